@@ -23,8 +23,12 @@ cd "$work"
 step() { printf '\n==> %s\n' "$*"; }
 
 step "terraform apply (quickstart, local provider build)"
-"$terraform" apply -auto-approve -input=false -no-color 2>&1 | grep -v -e '^│' -e '^╷' -e '^╵' || true
-test -f terraform.tfstate || { echo "apply did not produce state" >&2; exit 1; }
+if ! "$terraform" apply -auto-approve -input=false -no-color >apply.txt 2>&1; then
+	cat apply.txt
+	echo "FAIL: apply" >&2
+	exit 1
+fi
+grep -h "Apply complete" apply.txt
 
 step "terraform output"
 "$terraform" output -no-color
@@ -47,6 +51,6 @@ if "$terraform" plan -input=false -no-color -var pfc_pause_bytes=512000 >bad.txt
 	echo "FAIL: the bad threshold was not refused" >&2
 	exit 1
 fi
-grep -A3 "precondition failed" bad.txt
+sed -n '/precondition failed/,$p' bad.txt
 
 printf '\ndemo: OK\n'

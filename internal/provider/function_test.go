@@ -21,13 +21,13 @@ output "h800" { value = provider::roce::pfc_headroom(800, 40, 9100) }`,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownOutputValue("h400", knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"xon_bytes":  knownvalue.Int64Exact(19456),
-						"xoff_bytes": knownvalue.Int64Func(within(231424, 1024)),
-						"size_bytes": knownvalue.Int64Func(within(231424+19456, 1024)),
+						"xoff_bytes": knownvalue.Int64Func(withinKiB(231424)),
+						"size_bytes": knownvalue.Int64Func(withinKiB(231424 + 19456)),
 					})),
 					statecheck.ExpectKnownOutputValue("h800", knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"xon_bytes":  knownvalue.Int64Exact(38912),
-						"xoff_bytes": knownvalue.Int64Func(within(362496, 1024)),
-						"size_bytes": knownvalue.Int64Func(within(410624, 1024)),
+						"xoff_bytes": knownvalue.Int64Func(withinKiB(362496)),
+						"size_bytes": knownvalue.Int64Func(withinKiB(410624)),
 					})),
 				},
 			},
@@ -124,11 +124,11 @@ resource "terraform_data" "fabric" {
 	})
 }
 
-// within accepts a value no further than tolerance from want.
-func within(want, tolerance int64) func(int64) error {
+// withinKiB accepts a value no further than 1 KiB from want: SONiC's table rounds to 1 KiB.
+func withinKiB(want int64) func(int64) error {
 	return func(got int64) error {
-		if got < want-tolerance || got > want+tolerance {
-			return fmt.Errorf("got %d, want %d ± %d", got, want, tolerance)
+		if got < want-1024 || got > want+1024 {
+			return fmt.Errorf("got %d, want %d ± 1024", got, want)
 		}
 		return nil
 	}

@@ -103,4 +103,3 @@ func (r *resolver) duration(v types.String, p path.Path, env string, def time.Du
 	}
 	return d
 }
-

@@ -8,7 +8,8 @@ terraform {
 }
 
 # Headroom a 400G port on a 5 m cable needs for one lossless priority (MTU 9100):
-# { xon_bytes = 19456, xoff_bytes = 231424, size_bytes = 250880 }
+# { xon_bytes = 19456, xoff_bytes = 230400, size_bytes = 249856 }
+# (SONiC's SN5600 table lists xoff 231424: the formula matches it within 1 KiB.)
 output "leaf_port_headroom" {
   value = provider::roce::pfc_headroom(400, 5, 9100)
 }
