@@ -1,0 +1,175 @@
+package fabric
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ncclMaxHCAs is the most entries NCCL reads from NCCL_IB_HCA.
+const ncclMaxHCAs = 32
+
+var hcaNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+// HCASpec is a parsed NCCL_IB_HCA value. Exclude ("^") selects every HCA
+// but the entries; Exact ("=") matches names exactly instead of as prefixes.
+type HCASpec struct {
+	Exclude, Exact bool
+	Entries        []HCAEntry
+}
+
+// HCAEntry is one device of an NCCL_IB_HCA list; Port 0 means all ports.
+type HCAEntry struct {
+	Device string
+	Port   int
+}
+
+// ParseHCAList parses "[^][=]name[:port],..." as NCCL does. "^" must come
+// before "="; at most 32 entries; names are device names such as mlx5_0;
+// ports are 1..255. NCCL's newer ":rail:plane" suffixes are not accepted.
+func ParseHCAList(s string) (HCASpec, error) {
+	var h HCASpec
+	rest, err := parseListFlags(s, &h.Exclude, &h.Exact)
+	if err != nil {
+		return HCASpec{}, fmt.Errorf("NCCL_IB_HCA %w", err)
+	}
+	items := strings.Split(rest, ",")
+	if len(items) > ncclMaxHCAs {
+		return HCASpec{}, fmt.Errorf("NCCL_IB_HCA %q has %d entries: NCCL reads at most %d", s, len(items), ncclMaxHCAs)
+	}
+	for _, item := range items {
+		e, err := parseHCAEntry(item)
+		if err != nil {
+			return HCASpec{}, fmt.Errorf("NCCL_IB_HCA %q: %w", s, err)
+		}
+		if slices.Contains(h.Entries, e) {
+			return HCASpec{}, fmt.Errorf("NCCL_IB_HCA %q lists %q twice: give each entry once", s, item)
+		}
+		h.Entries = append(h.Entries, e)
+	}
+	return h, nil
+}
+
+// parseListFlags strips the leading "^" and "=" of an NCCL list.
+func parseListFlags(s string, exclude, exact *bool) (string, error) {
+	if s == "" {
+		return "", fmt.Errorf("is empty: list at least one name")
+	}
+	if strings.HasPrefix(s, "=^") {
+		return "", fmt.Errorf("%q puts = before ^: ^ must precede =, write %q", s, "^="+s[2:])
+	}
+	rest, found := strings.CutPrefix(s, "^")
+	*exclude = found
+	rest, *exact = strings.CutPrefix(rest, "=")
+	return rest, nil
+}
+
+func parseHCAEntry(item string) (HCAEntry, error) {
+	name, port, hasPort := strings.Cut(item, ":")
+	switch {
+	case item == "":
+		return HCAEntry{}, fmt.Errorf("empty entry: remove the extra comma")
+	case strings.ContainsAny(item, "^="):
+		return HCAEntry{}, fmt.Errorf("entry %q contains ^ or =: they apply to the whole list, put them once at its start", item)
+	case !hcaNameRE.MatchString(name):
+		return HCAEntry{}, fmt.Errorf("entry %q has device name %q: use a name such as mlx5_0", item, name)
+	case !hasPort:
+		return HCAEntry{Device: name}, nil
+	case strings.Contains(port, ":"):
+		return HCAEntry{}, fmt.Errorf("entry %q has more than a port after the device: rail and plane suffixes are not supported, use name:port", item)
+	}
+	n, err := strconv.Atoi(port)
+	if err != nil || n < 1 || n > 255 {
+		return HCAEntry{}, fmt.Errorf("entry %q has port %q: use a port number 1..255 or omit it for all ports", item, port)
+	}
+	return HCAEntry{Device: name, Port: n}, nil
+}
+
+// String renders the spec in NCCL_IB_HCA syntax.
+func (h HCASpec) String() string {
+	var b strings.Builder
+	if h.Exclude {
+		b.WriteString("^")
+	}
+	if h.Exact {
+		b.WriteString("=")
+	}
+	for i, e := range h.Entries {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(e.Device)
+		if e.Port != 0 {
+			b.WriteString(":" + strconv.Itoa(e.Port))
+		}
+	}
+	return b.String()
+}
+
+// HCAPrefixWarnings warns about prefix matching in a non-exact spec: an
+// entry whose name prefixes other known devices (mlx5_1 also selects
+// mlx5_10), or, when known is empty, any entry whose name ends in a digit.
+// With known devices it also warns about entries that match none of them.
+// Path "hcas".
+func HCAPrefixWarnings(h HCASpec, known []string) Findings {
+	var fs Findings
+	for _, e := range h.Entries {
+		fs = append(fs, hcaEntryWarnings(h, e, known)...)
+	}
+	return fs
+}
+
+func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string) Findings {
+	var matched, extra []string
+	for _, k := range known {
+		if k == e.Device {
+			matched = append(matched, k)
+		} else if !h.Exact && strings.HasPrefix(k, e.Device) {
+			matched = append(matched, k)
+			extra = append(extra, k)
+		}
+	}
+	switch {
+	case len(known) > 0 && len(matched) == 0:
+		return Findings{warnf("hcas", "HCA Not Found",
+			"hcas entry %q matches none of the devices %s: check the device name", e.Device, strings.Join(known, ", "))}
+	case len(extra) > 0:
+		return Findings{warnf("hcas", "HCA Name Matches as a Prefix",
+			"hcas entry %q also matches %s because NCCL_IB_HCA names are prefixes: start the list with = (%q) for exact names",
+			e.Device, strings.Join(extra, ", "), exactForm(h))}
+	case len(known) == 0 && !h.Exact && endsInDigit(e.Device):
+		return Findings{warnf("hcas", "HCA Name Matches as a Prefix",
+			"hcas entry %q is a prefix and would also match %s0..%s9 and longer names: start the list with = (%q) for exact names",
+			e.Device, e.Device, e.Device, exactForm(h))}
+	}
+	return nil
+}
+
+func exactForm(h HCASpec) string {
+	h.Exact = true
+	return h.String()
+}
+
+func endsInDigit(s string) bool {
+	return s != "" && s[len(s)-1] >= '0' && s[len(s)-1] <= '9'
+}
+
+// checkIfaceList checks an NCCL_SOCKET_IFNAME value: "[^][=]name,...".
+func checkIfaceList(value string) error {
+	if len(value) <= 1 {
+		return fmt.Errorf("value %q is ignored by NCCL (it needs more than 1 character): name the interface or its prefix", value)
+	}
+	var exclude, exact bool
+	rest, err := parseListFlags(value, &exclude, &exact)
+	if err != nil {
+		return fmt.Errorf("interface list %w", err)
+	}
+	for _, name := range strings.Split(rest, ",") {
+		if name == "" || len(name) > 15 || strings.ContainsAny(name, " \t/^=") {
+			return fmt.Errorf("interface list %q has entry %q: use interface names of 1 to 15 characters without spaces or /", value, name)
+		}
+	}
+	return nil
+}
