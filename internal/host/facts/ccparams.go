@@ -1,0 +1,82 @@
+package facts
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// CCParams holds the debugfs congestion-control parameters of one PCI
+// function by file name, e.g. "rp_dce_tcp_g": 1019, "np_cnp_dscp": 48.
+type CCParams map[string]int64
+
+const ccRoot = "/sys/kernel/debug/mlx5"
+
+// CCParamsScript returns the one command that prints the upstream debugfs
+// cc_params of the given PCI functions (all mlx5 functions when none are
+// given), one line per readable file:
+//
+//	<bdf> <name> <value>
+//
+// The files are mode 0600 under a root-only debugfs: run the script as root,
+// e.g. shell.Sudo(shell.Sh(script), opts). Under kernel lockdown the files
+// cannot be opened and the script prints nothing (see [ParseLockdown]). It
+// fails for an argument that is not a PCI address.
+func CCParamsScript(bdfs ...string) (shell.Script, error) { return ccParamsScript(ccRoot, bdfs) }
+
+// CCParamsFact is the debugfs congestion-control fact; its command must run
+// as root.
+func CCParamsFact(bdfs ...string) (Fact[map[string]CCParams], error) {
+	s, err := CCParamsScript(bdfs...)
+	if err != nil {
+		return Fact[map[string]CCParams]{}, err
+	}
+	return Fact[map[string]CCParams]{Name: "cc_params", Command: s, Parse: ParseCCParams}, nil
+}
+
+func ccParamsScript(root string, bdfs []string) (shell.Script, error) {
+	loop := `for c in ` + shell.Quote(root) + `/*/cc_params; do b=${c%/cc_params}; b=${b##*/}; `
+	if len(bdfs) > 0 {
+		words := make([]string, len(bdfs))
+		for k, b := range bdfs {
+			if !validBDF(b) {
+				return shell.Script{}, fmt.Errorf("cc_params: invalid PCI address %q", b)
+			}
+			words[k] = shell.Quote(b)
+		}
+		loop = `for b in ` + strings.Join(words, " ") + `; do c=` + shell.Quote(root) + `/$b/cc_params; `
+	}
+	// The body is a trusted constant; PCI addresses are checked above.
+	return shell.Raw(loop +
+		`for f in "$c"/*; do [ -f "$f" ] || continue; ` +
+		`{ read -r v <"$f"; } 2>/dev/null || continue; ` +
+		`printf '%s %s %s\n' "$b" "${f##*/}" "$v"; ` +
+		`done; done`), nil
+}
+
+// ParseCCParams reads the output of [CCParamsScript] into a map keyed by PCI
+// address.
+func ParseCCParams(out string) (map[string]CCParams, error) {
+	const fact = "cc_params"
+	res := map[string]CCParams{}
+	for i, line := range lines(out) {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 3 {
+			return nil, lineError(fact, i+1, line, "want \"<bdf> <name> <value>\"")
+		}
+		v, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			return nil, wrapLineError(fact, i+1, line, err, "value")
+		}
+		if res[f[0]] == nil {
+			res[f[0]] = CCParams{}
+		}
+		res[f[0]][f[1]] = v
+	}
+	return res, nil
+}

@@ -1,0 +1,108 @@
+package facts
+
+import (
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// Hold is a package kept from upgrades: an apt hold or a dnf version lock.
+type Hold struct {
+	// Name is the package name (a dnf lock may carry a glob).
+	Name string
+	// Version is the locked version ("[epoch:]version-release") for dnf;
+	// empty for apt holds, which hold whatever is installed.
+	Version string
+	// Exclude reports a dnf "versionlock exclude" entry: this version is
+	// excluded rather than locked.
+	Exclude bool
+}
+
+// AptHoldsCommand lists held packages.
+var AptHoldsCommand = shell.New("apt-mark", "showhold")
+
+// ParseAptHolds reads the output of [AptHoldsCommand]: one name per line.
+func ParseAptHolds(out string) ([]Hold, error) {
+	var res []Hold
+	for i, line := range lines(out) {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if strings.ContainsAny(t, " \t") {
+			return nil, lineError("apt-mark showhold", i+1, line, "want one package name")
+		}
+		res = append(res, Hold{Name: t})
+	}
+	return res, nil
+}
+
+// AptHoldsFact is the apt hold fact.
+var AptHoldsFact = Fact[[]Hold]{Name: "apt-mark showhold", Command: AptHoldsCommand, Parse: ParseAptHolds}
+
+// DnfVersionlockCommand lists dnf version locks; it needs the versionlock
+// plugin (python3-dnf-plugin-versionlock on dnf 4, built in on dnf 5).
+var DnfVersionlockCommand = shell.New("dnf", "-q", "versionlock", "list")
+
+// ParseDnfVersionlock reads the output of [DnfVersionlockCommand] in both
+// formats: dnf 4 prints lock entries such as "kernel-0:5.14.0-427.el9.*"
+// ("!" in front for excludes); dnf 5 prints "Package name: kernel" followed by
+// "evr = 5.14.0-427.el9" (or "evr != ..." for excludes). Lines with spaces
+// that are neither (metadata notices) are skipped.
+func ParseDnfVersionlock(out string) ([]Hold, error) {
+	const fact = "dnf versionlock"
+	var res []Hold
+	var cur *Hold
+	for i, line := range lines(out) {
+		t := strings.TrimSpace(line)
+		switch {
+		case t == "" || strings.HasPrefix(t, "#"):
+		case strings.HasPrefix(t, "Package name:"):
+			name := strings.TrimSpace(strings.TrimPrefix(t, "Package name:"))
+			if name == "" {
+				return nil, lineError(fact, i+1, line, "empty package name")
+			}
+			res = append(res, Hold{Name: name})
+			cur = &res[len(res)-1]
+		case strings.HasPrefix(t, "evr "):
+			if cur == nil {
+				return nil, lineError(fact, i+1, line, "evr before \"Package name:\"")
+			}
+			op, v, _ := strings.Cut(strings.TrimSpace(strings.TrimPrefix(t, "evr ")), " ")
+			cur.Version = strings.TrimSpace(v)
+			cur.Exclude = op == "!="
+		case strings.ContainsAny(t, " \t"):
+			cur = nil // a notice such as "Last metadata expiration check: ..."
+		default:
+			h := dnf4Lock(t)
+			if h.Name == "" {
+				return nil, lineError(fact, i+1, line, "lock entry without a package name")
+			}
+			res = append(res, h)
+			cur = nil
+		}
+	}
+	return res, nil
+}
+
+// dnf4Lock splits a dnf 4 lock entry "[!]name-[epoch:]version-release[.*]".
+func dnf4Lock(s string) Hold {
+	h := Hold{}
+	s, h.Exclude = strings.CutPrefix(s, "!")
+	rel := strings.LastIndexByte(s, '-')
+	if rel <= 0 {
+		h.Name = s
+		return h
+	}
+	ver := strings.LastIndexByte(s[:rel], '-')
+	if ver <= 0 {
+		h.Name = s
+		return h
+	}
+	h.Name = s[:ver]
+	h.Version = strings.TrimPrefix(strings.TrimSuffix(s[ver+1:], ".*"), "0:")
+	return h
+}
+
+// DnfVersionlockFact is the dnf version lock fact.
+var DnfVersionlockFact = Fact[[]Hold]{Name: "dnf versionlock", Command: DnfVersionlockCommand, Parse: ParseDnfVersionlock}

@@ -1,0 +1,62 @@
+package facts
+
+import (
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// rpmFormat is the rpm query format: one tab-separated line per package.
+const rpmFormat = `%{NAME}\t%{ARCH}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\n`
+
+// RPMQueryCommand returns the command that prints name, architecture, epoch
+// and version-release of the given packages (all packages when none are
+// given). For a package that is not installed rpm prints "package X is not
+// installed" on standard output and exits 1.
+func RPMQueryCommand(pkgs ...string) (shell.Command, error) {
+	if err := checkPackageNames(pkgs); err != nil {
+		return shell.Command{}, err
+	}
+	if len(pkgs) == 0 {
+		return shell.New("rpm", "-qa", "--qf", rpmFormat), nil
+	}
+	return shell.New("rpm", "-q", "--qf", rpmFormat).Arg(pkgs...), nil
+}
+
+// ParseRPMQuery reads the output of [RPMQueryCommand]. Packages that are not
+// installed come back with Installed false and no version.
+func ParseRPMQuery(out string) ([]Package, error) {
+	const fact = "rpm"
+	var res []Package
+	for i, line := range lines(out) {
+		t := strings.TrimSpace(line)
+		if t == "" {
+			continue
+		}
+		if name, ok := strings.CutPrefix(t, "package "); ok {
+			if name, ok = strings.CutSuffix(name, " is not installed"); ok {
+				res = append(res, Package{Name: name})
+				continue
+			}
+		}
+		f := strings.Split(line, "\t")
+		if len(f) != 4 || f[0] == "" {
+			return nil, lineError(fact, i+1, line, "want 4 tab-separated fields")
+		}
+		v := f[3]
+		if e := f[2]; e != "(none)" && e != "0" && e != "" {
+			v = e + ":" + v
+		}
+		res = append(res, Package{Name: f[0], Arch: f[1], Version: v, Status: "installed", Installed: true})
+	}
+	return res, nil
+}
+
+// RPMQueryFact is the RHEL package version fact for pkgs.
+func RPMQueryFact(pkgs ...string) (Fact[[]Package], error) {
+	c, err := RPMQueryCommand(pkgs...)
+	if err != nil {
+		return Fact[[]Package]{}, err
+	}
+	return Fact[[]Package]{Name: "rpm", Command: c, Parse: ParseRPMQuery}, nil
+}
