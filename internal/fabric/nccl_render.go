@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hashicorp/go-version"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // NCCLSetting is one NCCL variable and its value.
@@ -92,7 +94,7 @@ func checkSettings(settings []NCCLSetting) error {
 }
 
 // RenderNCCLProfileScript renders settings as an /etc/profile.d script of
-// "export KEY='value'" lines with POSIX single-quote escaping, for shells
+// "export KEY=value" lines quoted by internal/shell, for shells
 // that need the variables. It applies the same name and value rules as
 // RenderNCCLConf so both files always agree.
 func RenderNCCLProfileScript(settings []NCCLSetting) (string, error) {
@@ -101,13 +103,7 @@ func RenderNCCLProfileScript(settings []NCCLSetting) (string, error) {
 	}
 	var b strings.Builder
 	for _, s := range settings {
-		b.WriteString("export " + s.Name + "=" + shellQuote(s.Value) + "\n")
+		b.WriteString("export " + s.Name + "=" + shell.Quote(s.Value) + "\n")
 	}
 	return b.String(), nil
-}
-
-// shellQuote wraps v in single quotes; each single quote inside v closes
-// the quoting, adds a backslash-escaped quote and reopens it.
-func shellQuote(v string) string {
-	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }

@@ -114,7 +114,7 @@ func TestRenderNCCLProfileScript(t *testing.T) {
 		settings []NCCLSetting
 		want     string
 	}{
-		{"plain", roceSettings, "export NCCL_IB_HCA='=mlx5_0,mlx5_1'\nexport NCCL_IB_TC='106'\nexport NCCL_SOCKET_IFNAME='=eth0'\n"},
+		{"plain", roceSettings, "export NCCL_IB_HCA='=mlx5_0,mlx5_1'\nexport NCCL_IB_TC=106\nexport NCCL_SOCKET_IFNAME='=eth0'\n"},
 		{"single quote", []NCCLSetting{{"NCCL_DEBUG_FILE", "/tmp/it's"}}, `export NCCL_DEBUG_FILE='/tmp/it'\''s'` + "\n"},
 		{"shell metacharacters stay literal", []NCCLSetting{{"NCCL_NET", "$(reboot);`id` \"x\" \\ *"}},
 			"export NCCL_NET='$(reboot);`id` \"x\" \\ *'\n"},
