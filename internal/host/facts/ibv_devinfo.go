@@ -193,9 +193,9 @@ func setPortField(p *IBPort, key, val string) error {
 	case key == "state":
 		p.State, p.StateCode, err = nameCode(val)
 	case key == "max_mtu":
-		p.MaxMTU, _, err = numCode(val)
+		p.MaxMTU, err = leadingNumber(val)
 	case key == "active_mtu":
-		p.ActiveMTU, _, err = numCode(val)
+		p.ActiveMTU, err = leadingNumber(val)
 	case key == "link_layer":
 		p.LinkLayer = val
 	case key == "phys_state":
@@ -224,14 +224,13 @@ func nameCode(val string) (string, int, error) {
 	return strings.TrimSpace(name), n, err
 }
 
-// numCode splits "4096 (5)" into its number and code.
-func numCode(val string) (int, int, error) {
-	name, code, err := nameCode(val)
+// leadingNumber reads the number of "4096 (5)", checking the code is well formed.
+func leadingNumber(val string) (int, error) {
+	name, _, err := nameCode(val)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	n, err := atoi(name)
-	return n, code, err
+	return atoi(name)
 }
 
 // parseDevinfoGID reads key "GID[  3]" and value "::ffff:1.2.3.4, RoCE v2".

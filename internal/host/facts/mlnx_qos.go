@@ -217,8 +217,8 @@ func (q *MlnxQoS) readBuffers(s string) error {
 	return nil
 }
 
-// eightInts reads a row of eight small integers no larger than max.
-func eightInts(s string, max int) ([]int, error) {
+// eightInts reads a row of eight small integers no larger than limit.
+func eightInts(s string, limit int) ([]int, error) {
 	f := strings.Fields(s)
 	if len(f) != 8 {
 		return nil, fmt.Errorf("want 8 values, got %d", len(f))
@@ -229,8 +229,8 @@ func eightInts(s string, max int) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		if n < 0 || n > max {
-			return nil, rangeError("value", n, max)
+		if n < 0 || n > limit {
+			return nil, rangeError("value", n, limit)
 		}
 		vals[i] = n
 	}
@@ -249,7 +249,7 @@ func prio(s string) (int, error) {
 	return n, nil
 }
 
-// rangeError reports an integer outside 0..max.
-func rangeError(what string, n, max int) error {
-	return fmt.Errorf("%s %d out of range 0..%d", what, n, max)
+// rangeError reports an integer outside 0..limit.
+func rangeError(what string, n, limit int) error {
+	return fmt.Errorf("%s %d out of range 0..%d", what, n, limit)
 }

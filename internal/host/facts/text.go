@@ -48,7 +48,7 @@ func stripANSI(s string) string {
 			i = j // skip the final byte too
 		case ']':
 			j := i + 2
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+			for j < len(s) && s[j] != 0x07 && !isStringTerminator(s, j) {
 				j++
 			}
 			if j < len(s) && s[j] == 0x1b {
@@ -89,4 +89,9 @@ func atoi(s string) (int, error) {
 // "zsh: command not found: x").
 func notFound(line string) bool {
 	return strings.Contains(line, "command not found") || strings.HasSuffix(strings.TrimSpace(line), ": not found")
+}
+
+// isStringTerminator reports whether s[j:] starts with ESC \, which ends an OSC sequence.
+func isStringTerminator(s string, j int) bool {
+	return s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\'
 }
