@@ -1,0 +1,227 @@
+package gnmi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+)
+
+// opKind is a Set operation, in the order SONiC applies them.
+type opKind int
+
+const (
+	opDelete opKind = iota
+	opReplace
+	opUpdate
+)
+
+func (k opKind) String() string {
+	return [...]string{"delete", "replace", "update"}[k]
+}
+
+// batchOp is one operation of a Batch.
+type batchOp struct {
+	kind  opKind
+	path  Path
+	entry map[string]string // value of an entry-level replace or update
+	value string            // value of a field-level replace or update
+}
+
+// Batch is the CONFIG_DB changes of one Set, built first and sent last. The
+// zero value is an empty batch. Values are copied when added. Mistakes (a
+// field path given to Update, an empty entry) are collected and reported by
+// Err; Client.Set refuses a batch with errors before sending anything.
+//
+// On SONiC an update is a JSON-patch "add": an entry-level Update REPLACES
+// THE WHOLE ENTRY, and fields left out of value disappear from the switch.
+// Use UpdateField for one field, or Update only for entries whose every
+// field the caller owns. Replace fails on the switch when the path does not
+// exist yet; Delete of a missing path is silently ignored.
+type Batch struct {
+	ops  []batchOp
+	errs []error
+}
+
+// Update sets the entry at p (a CONFIG_DB entry path) to exactly value,
+// creating it when missing and dropping fields not in value.
+func (b *Batch) Update(p Path, value map[string]string) *Batch {
+	return b.addEntry(opUpdate, p, value)
+}
+
+// Replace sets the existing entry at p to exactly value; the switch rejects
+// it when the entry does not exist.
+func (b *Batch) Replace(p Path, value map[string]string) *Batch {
+	return b.addEntry(opReplace, p, value)
+}
+
+// UpdateField sets one field (p is a CONFIG_DB field path), creating the
+// entry when missing and leaving its other fields alone.
+func (b *Batch) UpdateField(p Path, value string) *Batch {
+	return b.addField(opUpdate, p, value)
+}
+
+// ReplaceField sets one existing field; the switch rejects it when the
+// field does not exist.
+func (b *Batch) ReplaceField(p Path, value string) *Batch {
+	return b.addField(opReplace, p, value)
+}
+
+// Delete removes a table, an entry or a field.
+func (b *Batch) Delete(p Path) *Batch {
+	if err := p.validate(); err != nil {
+		b.errs = append(b.errs, fmt.Errorf("delete: %w", err))
+		return b
+	}
+	b.ops = append(b.ops, batchOp{kind: opDelete, path: clonePath(p)})
+	return b
+}
+
+func (b *Batch) addEntry(kind opKind, p Path, value map[string]string) *Batch {
+	switch err := p.validate(); {
+	case err != nil:
+		b.errs = append(b.errs, fmt.Errorf("%s: %w", kind, err))
+	case p.Key() == "" || p.Field() != "":
+		b.errs = append(b.errs, fmt.Errorf("%s %s: want an entry path (TABLE/KEY); use %sField for a field", kind, p, strings.ToUpper(kind.String()[:1])+kind.String()[1:]))
+	case len(value) == 0:
+		b.errs = append(b.errs, fmt.Errorf("%s %s: an entry needs at least one field", kind, p))
+	default:
+		entry := make(map[string]string, len(value))
+		for f, v := range value {
+			entry[f] = v
+		}
+		b.ops = append(b.ops, batchOp{kind: kind, path: clonePath(p), entry: entry})
+	}
+	return b
+}
+
+func (b *Batch) addField(kind opKind, p Path, value string) *Batch {
+	switch err := p.validate(); {
+	case err != nil:
+		b.errs = append(b.errs, fmt.Errorf("%s: %w", kind, err))
+	case p.Field() == "":
+		b.errs = append(b.errs, fmt.Errorf("%s %s: want a field path (TABLE/KEY/field)", kind, p))
+	default:
+		b.ops = append(b.ops, batchOp{kind: kind, path: clonePath(p), value: value})
+	}
+	return b
+}
+
+func clonePath(p Path) Path { return Path{Origin: p.Origin, Elems: slices.Clone(p.Elems)} }
+
+// Len returns the number of operations.
+func (b *Batch) Len() int { return len(b.ops) }
+
+// Err returns the mistakes made while building the batch, joined, or nil.
+func (b *Batch) Err() error {
+	if len(b.errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("gnmi batch: %w", errors.Join(b.errs...))
+}
+
+// sorted returns the operations in SONiC's order (deletes, replaces,
+// updates), each kind ordered by path with numbers compared as numbers, so
+// a batch built in any order gives the same request. Operations on the
+// same path keep the order they were added in.
+func (b *Batch) sorted() []batchOp {
+	ops := slices.Clone(b.ops)
+	slices.SortStableFunc(ops, func(x, y batchOp) int {
+		if x.kind != y.kind {
+			return cmpInt(int(x.kind), int(y.kind))
+		}
+		return comparePaths(x.path, y.path)
+	})
+	return ops
+}
+
+func comparePaths(a, b Path) int {
+	for i := 0; i < len(a.Elems) && i < len(b.Elems); i++ {
+		if c := naturalCompare(a.Elems[i], b.Elems[i]); c != 0 {
+			return c
+		}
+	}
+	return cmpInt(len(a.Elems), len(b.Elems))
+}
+
+// Request returns the batch as one gNMI SetRequest: paths with origin
+// sonic-db, values JSON_IETF, every CONFIG_DB value a JSON string.
+func (b *Batch) Request() *gpb.SetRequest {
+	req := &gpb.SetRequest{}
+	for _, o := range b.sorted() {
+		if o.kind == opDelete {
+			req.Delete = append(req.Delete, o.path.Proto())
+			continue
+		}
+		var raw []byte
+		if o.entry != nil {
+			raw, _ = json.Marshal(o.entry) // a map[string]string always encodes; keys sorted
+		} else {
+			raw, _ = json.Marshal(o.value)
+		}
+		u := &gpb.Update{Path: o.path.Proto(), Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}}
+		if o.kind == opReplace {
+			req.Replace = append(req.Replace, u)
+		} else {
+			req.Update = append(req.Update, u)
+		}
+	}
+	return req
+}
+
+// Lines returns one readable line per operation, in request order, for a
+// Terraform plan:
+//
+//	delete CONFIG_DB/QUEUE/Ethernet0|4
+//	replace CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold = 102400
+//	update CONFIG_DB/WRED_PROFILE/ROCE {ecn=ecn_all, green_max_threshold=122880}
+//
+// Fields are sorted with numbers compared as numbers; values that are empty
+// or contain spaces, commas, braces, quotes or "=" are quoted.
+func (b *Batch) Lines() []string {
+	ops := b.sorted()
+	lines := make([]string, 0, len(ops))
+	for _, o := range ops {
+		line := o.kind.String() + " " + o.path.short()
+		switch {
+		case o.entry != nil:
+			fields := make([]string, 0, len(o.entry))
+			for f := range o.entry {
+				fields = append(fields, f)
+			}
+			slices.SortFunc(fields, naturalCompare)
+			parts := make([]string, len(fields))
+			for i, f := range fields {
+				parts[i] = f + "=" + quoteIfNeeded(o.entry[f])
+			}
+			line += " {" + strings.Join(parts, ", ") + "}"
+		case o.kind != opDelete:
+			line += " = " + quoteIfNeeded(o.value)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func quoteIfNeeded(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t,{}=\"\\") || strconv.Quote(v) != `"`+v+`"` {
+		return strconv.Quote(v)
+	}
+	return v
+}
+
+// tables returns the distinct tables the batch touches, sorted.
+func (b *Batch) tables() []string {
+	var out []string
+	for _, o := range b.ops {
+		if !slices.Contains(out, o.path.Table()) {
+			out = append(out, o.path.Table())
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,57 @@
+package gnmi
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name      string
+		cfg       Config
+		fragments []string // empty: valid
+	}{
+		{"tls with password", Config{Address: "10.0.0.1:8080", Username: "admin", Password: "x", CAFile: "ca.pem"}, nil},
+		{"mtls", Config{Address: "sw1:50051", CertFile: "c.pem", KeyFile: "k.pem", ServerName: "sw1.lab"}, nil},
+		{"insecure", Config{Address: "[::1]:8080", Insecure: true, Username: "u", Password: "p"}, nil},
+		{"no address", Config{}, []string{"address is required"}},
+		{"no port", Config{Address: "10.0.0.1"}, []string{"want host:port"}},
+		{"bad port", Config{Address: "10.0.0.1:99999"}, []string{"port in 1..65535"}},
+		{"no host", Config{Address: ":8080"}, []string{"want a host"}},
+		{"user without password", Config{Address: "a:1", Username: "admin"}, []string{"username and password must be set together"}},
+		{"cert without key", Config{Address: "a:1", CertFile: "c.pem"}, []string{"cert_file and key_file"}},
+		{"insecure with tls", Config{Address: "a:1", Insecure: true, CAFile: "ca.pem"}, []string{"insecure (plaintext) excludes"}},
+		{"negative durations", Config{Address: "a:1", DialTimeout: -time.Second, SetTimeout: -1, Retries: -1},
+			[]string{"dial_timeout -1s must not be negative", "set_timeout", "retries -1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			if len(tt.fragments) == 0 {
+				if err != nil {
+					t.Fatalf("Validate() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("Validate() = nil, want an error")
+			}
+			for _, f := range tt.fragments {
+				if !strings.Contains(err.Error(), f) {
+					t.Errorf("Validate() = %q, lacks %q", err, f)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigDefaults(t *testing.T) {
+	c := Config{Address: "a:1"}.withDefaults()
+	if c.SetTimeout != 10*time.Minute || c.DialTimeout != DefaultDialTimeout || c.RetryDelay != DefaultRetryDelay {
+		t.Errorf("defaults = %+v", c)
+	}
+	if c := (Config{RetryDelay: time.Minute}).withDefaults(); c.RetryMaxDelay != time.Minute {
+		t.Errorf("RetryMaxDelay %s below RetryDelay", c.RetryMaxDelay)
+	}
+}

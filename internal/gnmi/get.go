@@ -1,0 +1,140 @@
+package gnmi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// IsNotFound reports whether err says a path does not exist: SONiC answers
+// a Get of a missing key or field with NotFound "No valid entry found".
+func IsNotFound(err error) bool { return status.Code(err) == codes.NotFound }
+
+// Get reads paths in one JSON_IETF Get and returns each value's JSON keyed
+// by the path's String form. SONiC fails the whole Get with NotFound when a
+// key or field is missing (see IsNotFound) and leaves an empty table out of
+// the answer.
+func (c *Client) Get(ctx context.Context, paths ...Path) (map[string]json.RawMessage, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("gnmi get %s: no paths", c.cfg.Address)
+	}
+	req := &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_ALL}
+	for _, p := range paths {
+		req.Path = append(req.Path, p.Proto())
+	}
+	resp, err := c.get(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("gnmi get %s: %w", c.cfg.Address, err)
+	}
+	out := map[string]json.RawMessage{}
+	for _, n := range resp.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			p := PathFromProto(n.GetPrefix(), u.GetPath())
+			if p.Origin == "" {
+				p.Origin = paths[0].Origin
+			}
+			out[p.String()] = jsonOf(u.GetVal())
+		}
+	}
+	return out, nil
+}
+
+func (c *Client) get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
+	var resp *gpb.GetResponse
+	_, err := retry(ctx, c.readRetries(), c.backoff(), func(ctx context.Context) error {
+		var err error
+		resp, err = c.rpc.Get(ctx, req)
+		return err
+	})
+	return resp, err
+}
+
+func jsonOf(v *gpb.TypedValue) json.RawMessage {
+	if raw := v.GetJsonIetfVal(); raw != nil {
+		return raw
+	}
+	return v.GetJsonVal()
+}
+
+// GetEntry reads one CONFIG_DB entry. A missing entry is an error for which
+// IsNotFound is true.
+func (c *Client) GetEntry(ctx context.Context, table, key string) (sonic.Entry, error) {
+	p := ConfigDBPath(table, key, "")
+	values, err := c.Get(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	var e sonic.Entry
+	if err := json.Unmarshal(values[p.String()], &e); err != nil {
+		return nil, fmt.Errorf("gnmi get %s: decode %s: %w", c.cfg.Address, p, err)
+	}
+	return e, nil
+}
+
+// GetTables reads whole CONFIG_DB tables in one Get; missing or empty
+// tables are absent from the result.
+func (c *Client) GetTables(ctx context.Context, tables ...string) (sonic.DB, error) {
+	paths := make([]Path, len(tables))
+	for i, t := range tables {
+		paths[i] = ConfigDBPath(t, "", "")
+	}
+	values, err := c.Get(ctx, paths...)
+	if err != nil {
+		return nil, err
+	}
+	db := sonic.DB{}
+	for _, p := range paths {
+		raw, ok := values[p.String()]
+		if !ok {
+			continue
+		}
+		var t sonic.Table
+		if err := json.Unmarshal(raw, &t); err != nil {
+			return nil, fmt.Errorf("gnmi get %s: decode %s: %w", c.cfg.Address, p, err)
+		}
+		if len(t) > 0 {
+			db[p.Table()] = t
+		}
+	}
+	return db, nil
+}
+
+// BuildVersion returns the SONiC build version the switch reports at the
+// non-database target OTHERS, path osversion/build, e.g.
+// "SONiC.202411.480535-dd8e4c6e2"; sonic.ParseRelease reads the release
+// from it.
+func (c *Client) BuildVersion(ctx context.Context) (string, error) {
+	req := &gpb.GetRequest{
+		Prefix:   &gpb.Path{Target: "OTHERS"},
+		Path:     []*gpb.Path{{Elem: []*gpb.PathElem{{Name: "osversion"}, {Name: "build"}}}},
+		Encoding: gpb.Encoding_JSON_IETF,
+	}
+	resp, err := c.get(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("gnmi get %s: osversion/build: %w", c.cfg.Address, err)
+	}
+	var raw []byte
+	if n := resp.GetNotification(); len(n) > 0 && len(n[0].GetUpdate()) > 0 {
+		raw = jsonOf(n[0].GetUpdate()[0].GetVal())
+	}
+	if raw == nil {
+		return "", fmt.Errorf("gnmi get %s: osversion/build: empty answer", c.cfg.Address)
+	}
+	var v struct {
+		BuildVersion string `json:"build_version"`
+		Error        string `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", fmt.Errorf("gnmi get %s: decode osversion/build: %w", c.cfg.Address, err)
+	}
+	if v.Error != "" {
+		return "", fmt.Errorf("gnmi get %s: osversion/build: switch reports %q", c.cfg.Address, v.Error)
+	}
+	return v.BuildVersion, nil
+}

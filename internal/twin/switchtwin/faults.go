@@ -1,0 +1,95 @@
+package switchtwin
+
+import (
+	"sync"
+	"time"
+
+	"google.golang.org/grpc/codes"
+)
+
+// faults are the injected failures waiting to happen.
+type faults struct {
+	mu           sync.Mutex
+	failSet      []codes.Code
+	failSetApply []codes.Code
+	failGet      []codes.Code
+	slowSet      time.Duration
+}
+
+// FailNextSet makes the next Set fail with code before anything is applied.
+// Calls queue: n calls fail the next n Sets.
+func (t *Twin) FailNextSet(code codes.Code) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.failSet = append(t.faults.failSet, code)
+}
+
+// FailNextSetButApply makes the next valid Set commit its changes and then
+// fail with code anyway, as sonic-gnmi#238 reports ("Failed to apply patch"
+// although the patch was applied). A Set that fails validation fails as
+// usual and leaves the fault queued.
+func (t *Twin) FailNextSetButApply(code codes.Code) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.failSetApply = append(t.faults.failSetApply, code)
+}
+
+// FailNextGet makes the next Get fail with code. Calls queue.
+func (t *Twin) FailNextGet(code codes.Code) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.failGet = append(t.faults.failGet, code)
+}
+
+// SlowSet makes every following Set take at least d before it applies
+// (validated CONFIG_DB Sets take about 20 s on real switches,
+// sonic-gnmi#784). Like SONiC, a slow Set still completes when its client
+// gives up waiting; it is cut short only by Stop. Zero restores speed.
+func (t *Twin) SlowSet(d time.Duration) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.slowSet = d
+}
+
+// DropConnections closes every open client connection, as a switch reboot
+// or a gnmi container restart would, and returns how many it closed.
+// Clients see Unavailable on calls in flight; the twin keeps serving.
+func (t *Twin) DropConnections() int {
+	if l := t.listener(); l != nil {
+		return l.dropAll()
+	}
+	return 0
+}
+
+func pop(q *[]codes.Code) (codes.Code, bool) {
+	if len(*q) == 0 {
+		return codes.OK, false
+	}
+	c := (*q)[0]
+	*q = (*q)[1:]
+	return c, true
+}
+
+func (f *faults) takeFailSet() (codes.Code, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return pop(&f.failSet)
+}
+
+func (f *faults) takeFailGet() (codes.Code, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return pop(&f.failGet)
+}
+
+func (f *faults) takeFailSetApply() (codes.Code, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return pop(&f.failSetApply)
+}
+
+func (f *faults) slow() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.slowSet
+}
