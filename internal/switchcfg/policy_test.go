@@ -1,0 +1,42 @@
+package switchcfg
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+)
+
+func TestPolicyValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Policy)
+		want   []string // "severity path"
+	}{
+		{"sound", func(*Policy) {}, nil},
+		{"ratio 1.5", func(p *Policy) { p.PFC.PauseThresholdBytes = 153600 }, []string{"error pfc.pause_threshold_bytes"}},
+		{"ecn min above max", func(p *Policy) { p.ECN.MaxBytes = 100000 }, []string{"error ecn.min_threshold_bytes"}},
+		{"cnp on rdma priority", func(p *Policy) { p.Class.CNPPriority = 3 }, []string{"error cnp.priority"}},
+		{"bad port", func(p *Policy) { p.Ports = []string{"Ethernet0", "eth1"} }, []string{"error ports[1]"}},
+		{"repeated port", func(p *Policy) { p.Ports = []string{"Ethernet0", "Ethernet0"} }, []string{"error ports[1]"}},
+		{"strict rdma", func(p *Policy) { p.RDMA = Scheduler{Mode: SchedulerStrict} }, []string{"warning rdma_scheduler.mode"}},
+		{"dwrr weight 0", func(p *Policy) { p.CNP = Scheduler{Mode: SchedulerDWRR} }, []string{"error cnp_scheduler.weight"}},
+		{"watchdog", func(p *Policy) { p.Watchdog = &Watchdog{Action: "panic", DetectionTimeMs: 50, RestoreTimeMs: 200} },
+			[]string{"error pfc_watchdog.action", "error pfc_watchdog.detection_time_ms"}},
+		{"name", func(p *Policy) { p.Name = "RoCE policy" }, []string{"error name"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := testPolicy()
+			tt.change(&p)
+			var got []string
+			for _, f := range p.Validate(fabric.DefaultRatioWindow()) {
+				got = append(got, f.Severity.String()+" "+f.Path)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,92 @@
+package switchcfg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// SONiC is the backend for switches running SONiC: it reads and writes CONFIG_DB over gNMI.
+type SONiC struct {
+	client  *gnmi.Client
+	release sonic.Release
+}
+
+// NewSONiC returns a backend on client. release, when not zero, is used instead of the
+// release the switch reports.
+func NewSONiC(client *gnmi.Client, release sonic.Release) *SONiC {
+	return &SONiC{client: client, release: release}
+}
+
+// Observation is one refresh of a switch: the CONFIG_DB tables a policy touches and the
+// facts read from them. Everything a plan needs comes from it, so a refresh is one Get
+// whatever the number of ports.
+type Observation struct {
+	Facts Facts
+	db    sonic.DB
+}
+
+// Observe reads the switch in one gNMI Get.
+func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
+	db, err := s.client.GetTables(ctx, observedTables...)
+	if err != nil {
+		return Observation{}, fmt.Errorf("read CONFIG_DB of %s: %w", s.client.Address(), err)
+	}
+	f, err := factsFrom(db, s.release)
+	if err != nil {
+		return Observation{}, fmt.Errorf("switch %s: %w", s.client.Address(), err)
+	}
+	return Observation{Facts: f, db: db}, nil
+}
+
+// Plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release
+// would reject. An empty Changes means the switch already holds p.
+func (o Observation) Plan(p Policy) (*Changes, error) {
+	c := changesTo(desiredFor(p, o.Facts), o.db)
+	if err := c.checkRelease(o.db, o.Facts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Decode reads back the policy called name on ports; see decode.
+func (o Observation) Decode(name string, ports []string, prior Policy) (Policy, error) {
+	return decode(o.db, o.Facts, name, ports, prior)
+}
+
+// Snapshot records the values of the shared fields p is about to change.
+func (o Observation) Snapshot(p Policy) Snapshot {
+	return snapshotOf(desiredFor(p, o.Facts), o.db)
+}
+
+// Removal returns the Set that removes p's objects and restores the shared fields from snap;
+// a nil snap (an imported resource) restores SONiC's stock maps.
+func (o Observation) Removal(p Policy, snap Snapshot) (*Changes, error) {
+	d := desiredFor(p, o.Facts)
+	if snap == nil {
+		snap = stockSnapshot(d, o.db)
+	}
+	c := removal(d, o.db, snap)
+	if err := c.checkRelease(o.db, o.Facts); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Apply sends c as one SetRequest: SONiC applies it as one transaction, so the switch holds
+// either all of it or none. When the switch reports a failure although it holds everything c
+// sent (sonic-gnmi#238), Apply succeeds and returns a warning saying so.
+func (s *SONiC) Apply(ctx context.Context, c *Changes) (warning string, err error) {
+	if c.Empty() {
+		return "", nil
+	}
+	_, err = s.client.Set(ctx, c.Batch)
+	var setErr *gnmi.SetError
+	if errors.As(err, &setErr) && setErr.Applied != nil && *setErr.Applied {
+		return fmt.Sprintf("switch %s reported %v, but a read-back shows every change in place (a known SONiC gNMI behaviour); nothing else to do", s.client.Address(), setErr.Err), nil
+	}
+	return "", err
+}

@@ -1,0 +1,62 @@
+package switchcfg
+
+import (
+	"fmt"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// Changes is one planned Set: the batch to send and the CONFIG_DB it leaves behind.
+type Changes struct {
+	Batch *gnmi.Batch
+	after sonic.DB
+}
+
+// Lines are the readable operations, for the plan's planned_operations.
+func (c *Changes) Lines() []string {
+	if c == nil || c.Batch == nil {
+		return []string{}
+	}
+	return c.Batch.Lines()
+}
+
+// Empty reports whether there is nothing to send.
+func (c *Changes) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
+
+// changesTo returns the operations that bring observed to d, skipping what already matches.
+func changesTo(d desired, observed sonic.DB) *Changes {
+	c := &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+	for _, e := range d.entries {
+		if cur, ok := observed.Entry(e.table, e.key); ok && cur.Equal(e.value) {
+			continue
+		}
+		c.Batch.Update(gnmi.ConfigDBPath(e.table, e.key, ""), e.value)
+		c.after.SetEntry(e.table, e.key, e.value)
+	}
+	for _, f := range d.fields {
+		cur, _ := observed.Entry(f.table, f.key)
+		if v, ok := cur[f.field]; ok && v == f.value {
+			continue
+		}
+		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
+		if f.replaceOnly {
+			c.Batch.ReplaceField(p, f.value)
+		} else {
+			c.Batch.UpdateField(p, f.value)
+		}
+		c.after.SetField(f.table, f.key, f.field, f.value)
+	}
+	return c
+}
+
+// checkRelease refuses, before anything is sent, what the switch's GCU allowlist would reject.
+func (c *Changes) checkRelease(observed sonic.DB, f Facts) error {
+	if err := c.Batch.Err(); err != nil {
+		return err
+	}
+	if err := sonic.Check(f.Release, f.HWSKU, observed, c.after); err != nil {
+		return fmt.Errorf("SONiC %s on %s would reject this change: %w", f.Release, f.HWSKU, err)
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package switchcfg
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// ErrNotFound means the switch holds none of the objects a policy owns: the resource is gone.
+var ErrNotFound = errors.New("the switch has no QoS objects of this policy")
+
+// decode reads back, from CONFIG_DB, the policy that name and ports describe on the switch.
+// What CONFIG_DB does not hold (the PFC pause threshold, which SONiC derives itself) is taken
+// from prior. Ports are read through the first one; differences on the others show up as
+// drift when the decoded policy is rendered again and compared.
+func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Policy, error) {
+	p := prior
+	p.Name, p.Ports = name, ports
+	names := namesFor(p, f)
+	dscpMap, ok := db.Entry(tableDSCPToTC, names.maps)
+	if !ok || len(ports) == 0 {
+		return p, ErrNotFound
+	}
+	port := ports[0]
+	qos, _ := db.Entry(tablePortQoS, port)
+	prio, err := strconv.Atoi(qos["pfc_enable"])
+	if err != nil {
+		return p, fmt.Errorf("PORT_QOS_MAP|%s pfc_enable is %q: expected the one lossless priority of the policy", port, qos["pfc_enable"])
+	}
+	p.Class.Priority = prio
+	p.Class.DSCP = dscpsWithTC(dscpMap, prio)
+
+	if cnp, ok := queueWithScheduler(db, port, names.cnpScheduler); ok {
+		p.Class.CNPPriority = cnp
+		if d := dscpsWithTC(dscpMap, cnp); len(d) > 0 {
+			p.Class.CNPDSCP = d[0]
+		}
+	}
+	p.RDMA = decodeScheduler(db, names.rdmaScheduler, p.RDMA)
+	p.CNP = decodeScheduler(db, names.cnpScheduler, p.CNP)
+
+	queue, _ := db.Entry(tableQueue, port+"|"+strconv.Itoa(prio))
+	if wred, ok := db.Entry(tableWRED, queue["wred_profile"]); ok {
+		p.ECN = ECN{
+			MinBytes:               atoi64(wred["green_min_threshold"]),
+			MaxBytes:               atoi64(wred["green_max_threshold"]),
+			MarkProbabilityPercent: int(atoi64(wred["green_drop_probability"])),
+		}
+	}
+	if cable, ok := db.Entry(tableCableLength, cableLengthKey); ok {
+		if m, err := strconv.Atoi(strings.TrimSuffix(cable[port], "m")); err == nil {
+			p.CableLengthM = m
+		}
+	}
+	p.Watchdog = decodeWatchdog(db, port, qos)
+	return p, nil
+}
+
+func dscpsWithTC(m sonic.Entry, tc int) []int {
+	var out []int
+	for k, v := range m {
+		d, err := strconv.Atoi(k)
+		if err == nil && v == strconv.Itoa(tc) {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func queueWithScheduler(db sonic.DB, port, scheduler string) (int, bool) {
+	for q := range 8 {
+		if e, ok := db.Entry(tableQueue, port+"|"+strconv.Itoa(q)); ok && e["scheduler"] == scheduler {
+			return q, true
+		}
+	}
+	return 0, false
+}
+
+func decodeScheduler(db sonic.DB, key string, prior Scheduler) Scheduler {
+	e, ok := db.Entry(tableScheduler, key)
+	if !ok {
+		return prior
+	}
+	if e["type"] == "STRICT" {
+		return Scheduler{Mode: SchedulerStrict}
+	}
+	return Scheduler{Mode: SchedulerDWRR, Weight: int(atoi64(e["weight"]))}
+}
+
+func decodeWatchdog(db sonic.DB, port string, qos sonic.Entry) *Watchdog {
+	wd, ok := db.Entry(tablePFCWatchdog, port)
+	if !ok || qos["pfcwd_sw_enable"] == "" {
+		return nil
+	}
+	return &Watchdog{
+		Action:          wd["action"],
+		DetectionTimeMs: int(atoi64(wd["detection_time"])),
+		RestoreTimeMs:   int(atoi64(wd["restoration_time"])),
+	}
+}
+
+func atoi64(s string) int64 {
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n
+}

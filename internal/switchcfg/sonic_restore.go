@@ -1,0 +1,89 @@
+package switchcfg
+
+import (
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// Snapshot holds, for every shared field a policy sets, the value it had before the provider
+// first wrote it ("TABLE|KEY|field" → value; absent = the field did not exist). Delete puts
+// these values back, so destroying the resource returns the ports to the maps, schedulers
+// and thresholds they had.
+type Snapshot map[string]string
+
+// snapshotOf records the current values of d's shared fields.
+func snapshotOf(d desired, observed sonic.DB) Snapshot {
+	s := Snapshot{}
+	for _, f := range d.fields {
+		if e, ok := observed.Entry(f.table, f.key); ok {
+			if v, ok := e[f.field]; ok {
+				s[f.table+"|"+f.key+"|"+f.field] = v
+			}
+		}
+	}
+	return s
+}
+
+// stockFields are SONiC's template values (qos_config.j2) for the shared fields, used to
+// restore a switch whose resource was imported and so has no snapshot.
+var stockFields = map[string]string{
+	"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE", "tc_to_pg_map": "AZURE",
+	"pfc_to_queue_map": "AZURE", "pfc_to_pg_map": "AZURE", "pfc_enable": "3,4",
+}
+
+// stockSnapshot is the restore point of an imported resource: SONiC's stock maps where the
+// switch still has them; other fields are removed.
+func stockSnapshot(d desired, observed sonic.DB) Snapshot {
+	s := Snapshot{}
+	for _, f := range d.fields {
+		v, ok := stockFields[f.field]
+		if !ok || f.table != tablePortQoS {
+			continue
+		}
+		if f.field != "pfc_enable" {
+			if _, exists := observed.Entry(tableDSCPToTC, v); !exists {
+				continue
+			}
+		}
+		s[f.table+"|"+f.key+"|"+f.field] = v
+	}
+	for _, f := range d.fields {
+		if f.replaceOnly { // WRED thresholds cannot be removed: keep what is there
+			if e, ok := observed.Entry(f.table, f.key); ok {
+				s[f.table+"|"+f.key+"|"+f.field] = e[f.field]
+			}
+		}
+	}
+	return s
+}
+
+// removal returns the Set that undoes d: owned entries deleted, shared fields restored from
+// the snapshot or removed.
+func removal(d desired, observed sonic.DB, snap Snapshot) *Changes {
+	c := &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+	for _, f := range d.fields {
+		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
+		prior, had := snap[f.table+"|"+f.key+"|"+f.field]
+		cur, _ := observed.Entry(f.table, f.key)
+		now, exists := cur[f.field]
+		switch {
+		case had && exists && now == prior:
+		case had && f.replaceOnly:
+			c.Batch.ReplaceField(p, prior)
+			c.after.SetField(f.table, f.key, f.field, prior)
+		case had:
+			c.Batch.UpdateField(p, prior)
+			c.after.SetField(f.table, f.key, f.field, prior)
+		case exists && !f.replaceOnly:
+			c.Batch.Delete(p)
+			c.after.DeleteField(f.table, f.key, f.field)
+		}
+	}
+	for _, e := range d.entries {
+		if _, ok := observed.Entry(e.table, e.key); ok {
+			c.Batch.Delete(gnmi.ConfigDBPath(e.table, e.key, ""))
+			c.after.DeleteEntry(e.table, e.key)
+		}
+	}
+	return c
+}
