@@ -245,4 +245,3 @@ func stripLocalhost(lines []string) []string {
 	}
 	return out
 }
-
