@@ -45,7 +45,19 @@ func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
 // Plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release
 // would reject. An empty Changes means the switch already holds p.
 func (o Observation) Plan(p Policy) (*Changes, error) {
-	c := changesTo(desiredFor(p, o.Facts), o.db)
+	return o.PlanUpdate(nil, p, nil)
+}
+
+// PlanUpdate returns the Set that moves the switch from policy prior (nil when there is none)
+// to p: what p asks, plus the restore, from snap, of shared fields prior set and p no longer
+// does (a moved CNP queue, a dropped watchdog).
+func (o Observation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (*Changes, error) {
+	next := desiredFor(p, o.Facts)
+	c := newChanges(o.db)
+	if prior != nil {
+		c.restore(desiredFor(*prior, o.Facts).without(next), snap)
+	}
+	c.converge(next)
 	if err := c.checkRelease(o.db, o.Facts); err != nil {
 		return nil, err
 	}
@@ -57,9 +69,20 @@ func (o Observation) Decode(name string, ports []string, prior Policy) (Policy, 
 	return decode(o.db, o.Facts, name, ports, prior)
 }
 
-// Snapshot records the values of the shared fields p is about to change.
-func (o Observation) Snapshot(p Policy) Snapshot {
-	return snapshotOf(desiredFor(p, o.Facts), o.db)
+// Snapshot returns snap (a new one when nil) plus the current values of the shared fields
+// that p is about to set for the first time: all of them for a new resource (prior nil), those
+// prior did not set for an update. A field absent from the snapshot did not exist.
+func (o Observation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
+	out := Snapshot{}
+	for k, v := range snap {
+		out[k] = v
+	}
+	fresh := desiredFor(p, o.Facts)
+	if prior != nil {
+		fresh = fresh.without(desiredFor(*prior, o.Facts))
+	}
+	out.record(fresh, o.db)
+	return out
 }
 
 // Removal returns the Set that removes p's objects and restores the shared fields from snap;
@@ -69,7 +92,8 @@ func (o Observation) Removal(p Policy, snap Snapshot) (*Changes, error) {
 	if snap == nil {
 		snap = stockSnapshot(d, o.db)
 	}
-	c := removal(d, o.db, snap)
+	c := newChanges(o.db)
+	c.restore(d, snap)
 	if err := c.checkRelease(o.db, o.Facts); err != nil {
 		return nil, err
 	}

@@ -24,18 +24,21 @@ func (c *Changes) Lines() []string {
 // Empty reports whether there is nothing to send.
 func (c *Changes) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
 
-// changesTo returns the operations that bring observed to d, skipping what already matches.
-func changesTo(d desired, observed sonic.DB) *Changes {
-	c := &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+func newChanges(observed sonic.DB) *Changes {
+	return &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+}
+
+// converge adds the operations that bring the switch to d, skipping what already matches.
+func (c *Changes) converge(d desired) {
 	for _, e := range d.entries {
-		if cur, ok := observed.Entry(e.table, e.key); ok && cur.Equal(e.value) {
+		if cur, ok := c.after.Entry(e.table, e.key); ok && cur.Equal(e.value) {
 			continue
 		}
 		c.Batch.Update(gnmi.ConfigDBPath(e.table, e.key, ""), e.value)
 		c.after.SetEntry(e.table, e.key, e.value)
 	}
 	for _, f := range d.fields {
-		cur, _ := observed.Entry(f.table, f.key)
+		cur, _ := c.after.Entry(f.table, f.key)
 		if v, ok := cur[f.field]; ok && v == f.value {
 			continue
 		}
@@ -47,7 +50,6 @@ func changesTo(d desired, observed sonic.DB) *Changes {
 		}
 		c.after.SetField(f.table, f.key, f.field, f.value)
 	}
-	return c
 }
 
 // checkRelease refuses, before anything is sent, what the switch's GCU allowlist would reject.

@@ -11,17 +11,15 @@ import (
 // and thresholds they had.
 type Snapshot map[string]string
 
-// snapshotOf records the current values of d's shared fields.
-func snapshotOf(d desired, observed sonic.DB) Snapshot {
-	s := Snapshot{}
+// record stores the current values of d's shared fields.
+func (s Snapshot) record(d desired, observed sonic.DB) {
 	for _, f := range d.fields {
 		if e, ok := observed.Entry(f.table, f.key); ok {
 			if v, ok := e[f.field]; ok {
-				s[f.table+"|"+f.key+"|"+f.field] = v
+				s[f.key3()] = v
 			}
 		}
 	}
-	return s
 }
 
 // stockFields are SONiC's template values (qos_config.j2) for the shared fields, used to
@@ -45,26 +43,25 @@ func stockSnapshot(d desired, observed sonic.DB) Snapshot {
 				continue
 			}
 		}
-		s[f.table+"|"+f.key+"|"+f.field] = v
+		s[f.key3()] = v
 	}
 	for _, f := range d.fields {
 		if f.replaceOnly { // WRED thresholds cannot be removed: keep what is there
 			if e, ok := observed.Entry(f.table, f.key); ok {
-				s[f.table+"|"+f.key+"|"+f.field] = e[f.field]
+				s[f.key3()] = e[f.field]
 			}
 		}
 	}
 	return s
 }
 
-// removal returns the Set that undoes d: owned entries deleted, shared fields restored from
-// the snapshot or removed.
-func removal(d desired, observed sonic.DB, snap Snapshot) *Changes {
-	c := &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+// restore adds the operations that undo d: owned entries deleted, shared fields restored
+// from the snapshot or removed.
+func (c *Changes) restore(d desired, snap Snapshot) {
 	for _, f := range d.fields {
 		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
-		prior, had := snap[f.table+"|"+f.key+"|"+f.field]
-		cur, _ := observed.Entry(f.table, f.key)
+		prior, had := snap[f.key3()]
+		cur, _ := c.after.Entry(f.table, f.key)
 		now, exists := cur[f.field]
 		switch {
 		case had && exists && now == prior:
@@ -80,10 +77,36 @@ func removal(d desired, observed sonic.DB, snap Snapshot) *Changes {
 		}
 	}
 	for _, e := range d.entries {
-		if _, ok := observed.Entry(e.table, e.key); ok {
+		if _, ok := c.after.Entry(e.table, e.key); ok {
 			c.Batch.Delete(gnmi.ConfigDBPath(e.table, e.key, ""))
 			c.after.DeleteEntry(e.table, e.key)
 		}
 	}
-	return c
 }
+
+// without returns the parts of d that next does not also own: what an update must restore.
+func (d desired) without(next desired) desired {
+	fields := map[string]bool{}
+	for _, f := range next.fields {
+		fields[f.key3()] = true
+	}
+	entries := map[string]bool{}
+	for _, e := range next.entries {
+		entries[e.table+"|"+e.key] = true
+	}
+	var left desired
+	for _, f := range d.fields {
+		if !fields[f.key3()] {
+			left.fields = append(left.fields, f)
+		}
+	}
+	for _, e := range d.entries {
+		if !entries[e.table+"|"+e.key] {
+			left.entries = append(left.entries, e)
+		}
+	}
+	return left
+}
+
+// key3 names a field as snapshots do: TABLE|KEY|field.
+func (f ownedField) key3() string { return f.table + "|" + f.key + "|" + f.field }

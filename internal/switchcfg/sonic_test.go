@@ -170,7 +170,7 @@ func TestRemovalRestoresTheSwitch(t *testing.T) {
 	before := tw.Snapshot()
 	p := testPolicy()
 	o := observe(t, b)
-	snap := o.Snapshot(p)
+	snap := o.Snapshot(nil, p, nil)
 	c, _ := o.Plan(p)
 	apply(t, b, c)
 
@@ -181,6 +181,45 @@ func TestRemovalRestoresTheSwitch(t *testing.T) {
 	apply(t, b, rm)
 	if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
 		t.Errorf("switch after removal differs from before (-before +after):\n%s", diff)
+	}
+}
+
+func TestUpdateRestoresWhatThePolicyNoLongerSets(t *testing.T) {
+	tw, b := startTwin(t, switchtwin.Options{})
+	before := tw.Snapshot()
+	p := testPolicy()
+	o := observe(t, b)
+	snap := o.Snapshot(nil, p, nil)
+	c, _ := o.Plan(p)
+	apply(t, b, c)
+
+	next := p
+	next.Class.CNPPriority, next.Watchdog = 5, nil
+	o = observe(t, b)
+	snap = o.Snapshot(&p, next, snap)
+	c, err := o.PlanUpdate(&p, next, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, b, c)
+	after := tw.Snapshot()
+	if diff := cmp.Diff(before["QUEUE"]["Ethernet0|6"], after["QUEUE"]["Ethernet0|6"]); diff != "" {
+		t.Errorf("QUEUE|Ethernet0|6 not restored when CNP moved to priority 5 (-before +after):\n%s", diff)
+	}
+	if _, ok := after["PFC_WD"]["Ethernet0"]; ok {
+		t.Errorf("PFC_WD|Ethernet0 survived dropping the watchdog: %v", after["PFC_WD"]["Ethernet0"])
+	}
+	if q := after["QUEUE"]["Ethernet0|5"]; q["scheduler"] != "ROCE_CNP" {
+		t.Errorf("QUEUE|Ethernet0|5 = %v, want scheduler ROCE_CNP", q)
+	}
+
+	rm, err := observe(t, b).Removal(next, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, b, rm)
+	if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
+		t.Errorf("switch after update and removal differs from before (-before +after):\n%s", diff)
 	}
 }
 
