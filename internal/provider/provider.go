@@ -57,7 +57,9 @@ func (p *roceProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 }
 
 func (p *roceProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		newSwitchQoSResource,
+	}
 }
 
 func (p *roceProvider) DataSources(context.Context) []func() datasource.DataSource {

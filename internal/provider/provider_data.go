@@ -1,12 +1,88 @@
 package provider
 
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+)
+
 // providerData is what Configure hands to every resource and data source: the resolved
-// settings, and (as the transports join) the per-target connection pools shared by all
-// resources of one provider process.
+// settings and the per-target connection pools shared by all resources of one provider
+// process.
 type providerData struct {
 	settings settings
+	switches *gnmi.Pool
 }
 
 func newProviderData(s settings) *providerData {
-	return &providerData{settings: s}
+	return &providerData{settings: s, switches: gnmi.NewPool()}
+}
+
+// switchBackend returns the SONiC backend for a switch, on the pooled connection to it, with
+// the provider's gNMI settings overridden by the resource's own where it sets them.
+func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, release string) (*switchcfg.SONiC, error) {
+	cfg, err := d.gnmiConfig(address, o)
+	if err != nil {
+		return nil, err
+	}
+	var rel sonic.Release
+	if release != "" {
+		if rel, err = sonic.ParseRelease(release); err != nil {
+			return nil, fmt.Errorf("sonic_release %q: %w", release, err)
+		}
+	}
+	client, err := d.switches.Client(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return switchcfg.NewSONiC(client, rel), nil
+}
+
+func (d *providerData) gnmiConfig(address string, o *gnmiOverrideModel) (gnmi.Config, error) {
+	s := d.settings.GNMI
+	addr, err := withDefaultPort(address, s.Port)
+	if err != nil {
+		return gnmi.Config{}, err
+	}
+	cfg := gnmi.Config{
+		Address: addr, Username: s.Username, Password: s.Password,
+		CAFile: s.CAFile, CertFile: s.CertFile, KeyFile: s.KeyFile, ServerName: s.ServerName,
+		Insecure: s.Insecure, SetTimeout: s.SetTimeout, Retries: s.Retries,
+	}
+	if o != nil {
+		override(&cfg.Username, o.Username.ValueString())
+		override(&cfg.Password, o.Password.ValueString())
+		override(&cfg.CAFile, o.CAFile.ValueString())
+		override(&cfg.CertFile, o.CertFile.ValueString())
+		override(&cfg.KeyFile, o.KeyFile.ValueString())
+		override(&cfg.ServerName, o.ServerName.ValueString())
+		if !o.Insecure.IsNull() && !o.Insecure.IsUnknown() {
+			cfg.Insecure = o.Insecure.ValueBool()
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		return gnmi.Config{}, err
+	}
+	return cfg, nil
+}
+
+func override(dst *string, v string) {
+	if v != "" {
+		*dst = v
+	}
+}
+
+// withDefaultPort adds the provider's gNMI port to an address that has none.
+func withDefaultPort(address string, port int) (string, error) {
+	if _, _, err := net.SplitHostPort(address); err == nil {
+		return address, nil
+	}
+	if port == 0 {
+		return "", fmt.Errorf("address %q has no port and the provider sets no gnmi.port: write it as host:port (SONiC listens on 8080 or 50051, depending on the image)", address)
+	}
+	return net.JoinHostPort(address, strconv.Itoa(port)), nil
 }

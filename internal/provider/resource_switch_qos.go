@@ -1,0 +1,358 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*switchQoSResource)(nil)
+	_ resource.ResourceWithImportState    = (*switchQoSResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*switchQoSResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*switchQoSResource)(nil)
+)
+
+func newSwitchQoSResource() resource.Resource { return &switchQoSResource{} }
+
+type switchQoSResource struct {
+	data *providerData
+}
+
+// Private state keys: the values shared fields had before the provider changed them, and
+// a marker that the resource was just imported.
+const (
+	privateSnapshot = "snapshot"
+	privateImported = "imported"
+)
+
+// switchQoSRenames maps the fabric package's finding paths onto this resource's attributes.
+var switchQoSRenames = map[string]string{"ratio_window.": "pfc.ratio_"}
+
+func (r *switchQoSResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_switch_qos"
+}
+
+func (r *switchQoSResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = switchQoSSchema()
+}
+
+func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+// ValidateConfig applies every rule that needs no switch: traffic class, ECN/PFC ratio and
+// ordering, schedulers, watchdog and port name syntax.
+func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m switchQoSModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || !m.known() || m.ECN == nil || m.PFC == nil {
+		return
+	}
+	addFindings(&resp.Diagnostics, m.policy().Validate(m.ratioWindow()), switchQoSRenames)
+}
+
+// ModifyPlan reads the switch when something is to change and plans the exact operations,
+// refusing unknown ports, a reservation beyond the buffer pool, and what the switch's SONiC
+// release would reject.
+func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan switchQoSModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	var prior *switchQoSModel
+	if !req.State.Raw.IsNull() {
+		prior = &switchQoSModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, prior)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if !plan.known() {
+		plan.setComputedUnknown()
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	policy := plan.policy()
+	plan.ID = types.StringValue(switchQoSID(plan.Address.ValueString(), policy.Name, policy.Ports))
+	if prior != nil && prior.InSync.ValueBool() && reflect.DeepEqual(prior.policy(), policy) && !prior.Headroom.IsNull() {
+		plan.Headroom, plan.PlannedOperations, plan.InSync = prior.Headroom, prior.PlannedOperations, prior.InSync
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+
+	_, obs, ok := r.observe(ctx, &plan, &resp.Diagnostics, true)
+	if !ok {
+		if !resp.Diagnostics.HasError() {
+			plan.setComputedUnknown()
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		}
+		return
+	}
+	h, ok := r.checkSwitch(obs, &plan, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	snap := r.snapshot(ctx, req.Private, &resp.Diagnostics)
+	changes, err := obs.PlanUpdate(priorPolicy(prior), policy, obs.Snapshot(priorPolicy(prior), policy, snap))
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ports"), "Switch Would Reject the Change",
+			fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent. Check sonic_release, or change only what this release's GCU allows.", plan.Address.ValueString(), err))
+		return
+	}
+	resp.Diagnostics.Append(plan.setComputed(ctx, h, changes.Lines(), true)...)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan switchQoSModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	snap := r.apply(ctx, nil, &plan, nil, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state switchQoSModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	_, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
+	if !ok {
+		return
+	}
+	prior := state.policy()
+	decoded, err := obs.Decode(prior.Name, prior.Ports, prior)
+	if errors.Is(err, switchcfg.ErrNotFound) {
+		tflog.Info(ctx, "switch QoS objects are gone; removing the resource from state", map[string]any{"address": state.Address.ValueString()})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Read Switch QoS",
+			fmt.Sprintf("Reading the QoS objects %q on %s: %v. Fix the switch by hand or apply again.", prior.Name, state.Address.ValueString(), err))
+		return
+	}
+	imported, d := req.Private.GetKey(ctx, privateImported)
+	resp.Diagnostics.Append(d...)
+	residual, err := obs.Plan(decoded)
+	lines, inSync := residual.Lines(), err == nil && residual.Empty()
+	if err != nil {
+		lines = []string{err.Error()}
+	}
+	if imported == nil {
+		inSync = inSync && reflect.DeepEqual(prior, decoded)
+	}
+	state.setPolicy(decoded)
+	speed := int(state.PortSpeedGbps.ValueInt64())
+	h, _ := obs.Facts.Headroom(decoded, speed)
+	state.ID = types.StringValue(switchQoSID(state.Address.ValueString(), prior.Name, prior.Ports))
+	resp.Diagnostics.Append(state.setComputed(ctx, h, lines, inSync)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state switchQoSModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	prior := state.policy()
+	snap := r.apply(ctx, &prior, &plan, r.snapshot(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state switchQoSModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	backend, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
+	if !ok {
+		return
+	}
+	snap := r.snapshot(ctx, req.Private, &resp.Diagnostics)
+	changes, err := obs.Removal(state.policy(), snap)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Delete Switch QoS",
+			fmt.Sprintf("Planning the removal on %s: %v. Nothing was sent.", state.Address.ValueString(), err))
+		return
+	}
+	r.send(ctx, backend, changes, state.Address.ValueString(), "Delete", &resp.Diagnostics)
+}
+
+func (r *switchQoSResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	address, name, ports, err := parseSwitchQoSID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+		return
+	}
+	portValues := make([]types.String, len(ports))
+	for i, p := range ports {
+		portValues[i] = types.StringValue(p)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("address"), types.StringValue(address))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringValue(name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ports"), portValues)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
+}
+
+// apply observes the switch, checks the plan against it and sends one SetRequest moving it
+// from prior (nil for a new resource) to the planned policy; it fills the plan's computed
+// attributes and returns the updated restore snapshot.
+func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, plan *switchQoSModel, snap switchcfg.Snapshot, diags *diag.Diagnostics) switchcfg.Snapshot {
+	backend, obs, ok := r.observe(ctx, plan, diags, false)
+	if !ok {
+		return nil
+	}
+	h, ok := r.checkSwitch(obs, plan, diags)
+	if !ok {
+		return nil
+	}
+	policy := plan.policy()
+	snap = obs.Snapshot(prior, policy, snap)
+	changes, err := obs.PlanUpdate(prior, policy, snap)
+	if err != nil {
+		diags.AddError("Unable to Apply Switch QoS", fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent.", plan.Address.ValueString(), err))
+		return nil
+	}
+	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Batch.Len()})
+	if !r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", diags) {
+		return nil
+	}
+	// Values the plan already showed stay as shown: the state must match the plan.
+	if plan.Headroom.IsUnknown() {
+		diags.Append(plan.setHeadroom(h)...)
+	}
+	if plan.PlannedOperations.IsUnknown() {
+		diags.Append(plan.setLines(ctx, changes.Lines())...)
+	}
+	plan.InSync = types.BoolValue(true)
+	plan.ID = types.StringValue(switchQoSID(plan.Address.ValueString(), policy.Name, policy.Ports))
+	return snap
+}
+
+// send applies changes as one SetRequest and reports the outcome.
+func (r *switchQoSResource) send(ctx context.Context, backend *switchcfg.SONiC, changes *switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
+	warning, err := backend.Apply(ctx, changes)
+	if err != nil {
+		diags.AddError(fmt.Sprintf("Unable to %s Switch QoS", verb),
+			fmt.Sprintf("The SetRequest of %d operations to %s failed: %v\n\nSONiC applies a SetRequest as one transaction: the switch holds all of it or none. The next plan re-reads the switch and shows what is left to do.",
+				changes.Batch.Len(), address, err))
+		return false
+	}
+	if warning != "" {
+		diags.AddWarning("Switch Reported a Failure but Applied the Change", warning)
+	}
+	return true
+}
+
+// observe returns the backend and one observation of the switch. At plan time (planTime) an
+// unreachable switch is a warning, not an error: the operations are then computed at apply.
+func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (*switchcfg.SONiC, switchcfg.Observation, bool) {
+	if r.data == nil {
+		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
+		return nil, switchcfg.Observation{}, false
+	}
+	backend, err := r.data.switchBackend(m.Address.ValueString(), m.GNMI, m.SONiCRelease.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("address"), "Invalid Switch Connection Settings",
+			fmt.Sprintf("Connecting to %s: %v", m.Address.ValueString(), err))
+		return nil, switchcfg.Observation{}, false
+	}
+	obs, err := backend.Observe(ctx)
+	if err != nil {
+		summary, detail := "Unable to Read Switch", fmt.Sprintf("%v\n\nCheck the address, the gnmi credentials and CA, and that the switch's gnmi service is running.", err)
+		if planTime {
+			diags.AddAttributeWarning(path.Root("address"), summary+" at Plan Time", detail+" The operations will be computed at apply.")
+		} else {
+			diags.AddAttributeError(path.Root("address"), summary, detail)
+		}
+		return nil, switchcfg.Observation{}, false
+	}
+	return backend, obs, true
+}
+
+// checkSwitch applies the rules that need the switch: the ports exist, and headroom plus the
+// pause threshold fit the platform's lossless pool.
+func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSModel, diags *diag.Diagnostics) (h fabric.Headroom, ok bool) {
+	policy := m.policy()
+	addFindings(diags, obs.Facts.CheckPorts(policy.Ports), nil)
+	if diags.HasError() {
+		return h, false
+	}
+	h, fs := obs.Facts.Headroom(policy, int(m.PortSpeedGbps.ValueInt64()))
+	addFindings(diags, fs, nil)
+	return h, !diags.HasError()
+}
+
+func (r *switchQoSResource) snapshot(ctx context.Context, private privateReader, diags *diag.Diagnostics) switchcfg.Snapshot {
+	raw, d := private.GetKey(ctx, privateSnapshot)
+	diags.Append(d...)
+	if raw == nil {
+		return nil
+	}
+	var snap switchcfg.Snapshot
+	if err := json.Unmarshal(raw, &snap); err != nil {
+		diags.AddWarning("Unreadable Restore Point", "The saved values to restore on destroy could not be read ("+err.Error()+"); destroy will restore SONiC's stock maps instead.")
+		return nil
+	}
+	return snap
+}
+
+func (r *switchQoSResource) saveSnapshot(ctx context.Context, private privateWriter, snap switchcfg.Snapshot) diag.Diagnostics {
+	raw, err := json.Marshal(snap)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Unable to Save Restore Point", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, privateSnapshot, raw)
+}
+
+func priorPolicy(m *switchQoSModel) *switchcfg.Policy {
+	if m == nil {
+		return nil
+	}
+	p := m.policy()
+	return &p
+}

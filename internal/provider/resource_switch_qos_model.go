@@ -1,0 +1,281 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+)
+
+// switchQoSModel mirrors switchQoSSchema.
+type switchQoSModel struct {
+	ID                types.String       `tfsdk:"id"`
+	Address           types.String       `tfsdk:"address"`
+	Name              types.String       `tfsdk:"name"`
+	Ports             []types.String     `tfsdk:"ports"`
+	CableLengthM      types.Int64        `tfsdk:"cable_length_m"`
+	PortSpeedGbps     types.Int64        `tfsdk:"port_speed_gbps"`
+	SONiCRelease      types.String       `tfsdk:"sonic_release"`
+	RDMA              *rdmaClassModel    `tfsdk:"rdma"`
+	CNP               *cnpClassModel     `tfsdk:"cnp"`
+	ECN               *ecnModel          `tfsdk:"ecn"`
+	PFC               *pfcModel          `tfsdk:"pfc"`
+	RDMAScheduler     *schedulerModel    `tfsdk:"rdma_scheduler"`
+	CNPScheduler      *schedulerModel    `tfsdk:"cnp_scheduler"`
+	PFCWatchdog       *watchdogModel     `tfsdk:"pfc_watchdog"`
+	GNMI              *gnmiOverrideModel `tfsdk:"gnmi"`
+	Headroom          types.Object       `tfsdk:"headroom"`
+	PlannedOperations types.List         `tfsdk:"planned_operations"`
+	InSync            types.Bool         `tfsdk:"in_sync"`
+}
+
+type rdmaClassModel struct {
+	DSCP     []types.Int64 `tfsdk:"dscp"`
+	Priority types.Int64   `tfsdk:"priority"`
+}
+
+type cnpClassModel struct {
+	DSCP     types.Int64 `tfsdk:"dscp"`
+	Priority types.Int64 `tfsdk:"priority"`
+}
+
+type ecnModel struct {
+	MinThresholdBytes      types.Int64 `tfsdk:"min_threshold_bytes"`
+	MaxThresholdBytes      types.Int64 `tfsdk:"max_threshold_bytes"`
+	MarkProbabilityPercent types.Int64 `tfsdk:"mark_probability_percent"`
+}
+
+type pfcModel struct {
+	PauseThresholdBytes types.Int64   `tfsdk:"pause_threshold_bytes"`
+	RatioMin            types.Float64 `tfsdk:"ratio_min"`
+	RatioMax            types.Float64 `tfsdk:"ratio_max"`
+	RatioTarget         types.Float64 `tfsdk:"ratio_target"`
+}
+
+type schedulerModel struct {
+	Mode   types.String `tfsdk:"mode"`
+	Weight types.Int64  `tfsdk:"weight"`
+}
+
+type watchdogModel struct {
+	Action            types.String `tfsdk:"action"`
+	DetectionTimeMs   types.Int64  `tfsdk:"detection_time_ms"`
+	RestorationTimeMs types.Int64  `tfsdk:"restoration_time_ms"`
+}
+
+type gnmiOverrideModel struct {
+	Username   types.String `tfsdk:"username"`
+	Password   types.String `tfsdk:"password"`
+	CAFile     types.String `tfsdk:"ca_file"`
+	CertFile   types.String `tfsdk:"cert_file"`
+	KeyFile    types.String `tfsdk:"key_file"`
+	ServerName types.String `tfsdk:"server_name"`
+	Insecure   types.Bool   `tfsdk:"insecure"`
+}
+
+// known reports whether every input the policy is built from is known, which at validate
+// and plan time it may not be (values from variables or other resources).
+func (m *switchQoSModel) known() bool {
+	vals := []attr.Value{m.Address, m.Name, m.CableLengthM, m.PortSpeedGbps}
+	for _, p := range m.Ports {
+		vals = append(vals, p)
+	}
+	if m.RDMA != nil {
+		vals = append(vals, m.RDMA.Priority)
+		for _, d := range m.RDMA.DSCP {
+			vals = append(vals, d)
+		}
+	}
+	if m.CNP != nil {
+		vals = append(vals, m.CNP.DSCP, m.CNP.Priority)
+	}
+	if m.ECN != nil {
+		vals = append(vals, m.ECN.MinThresholdBytes, m.ECN.MaxThresholdBytes, m.ECN.MarkProbabilityPercent)
+	}
+	if m.PFC != nil {
+		vals = append(vals, m.PFC.PauseThresholdBytes, m.PFC.RatioMin, m.PFC.RatioMax, m.PFC.RatioTarget)
+	}
+	for _, s := range []*schedulerModel{m.RDMAScheduler, m.CNPScheduler} {
+		if s != nil {
+			vals = append(vals, s.Mode, s.Weight)
+		}
+	}
+	if w := m.PFCWatchdog; w != nil {
+		vals = append(vals, w.Action, w.DetectionTimeMs, w.RestorationTimeMs)
+	}
+	for _, v := range vals {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+// policy converts the model into the domain policy; unset parts take the schema defaults, so
+// a state read back after import (where pfc is unknown) still converts.
+func (m *switchQoSModel) policy() switchcfg.Policy {
+	p := switchcfg.Policy{
+		Name:         m.Name.ValueString(),
+		CableLengthM: int(m.CableLengthM.ValueInt64()),
+		Class:        fabric.DefaultTrafficClass(),
+		RDMA:         switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: 50},
+		CNP:          switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict},
+	}
+	if p.Name == "" {
+		p.Name = switchcfg.DefaultName
+	}
+	for _, port := range m.Ports {
+		p.Ports = append(p.Ports, port.ValueString())
+	}
+	if r := m.RDMA; r != nil {
+		p.Class.DSCP = nil
+		for _, d := range r.DSCP {
+			p.Class.DSCP = append(p.Class.DSCP, int(d.ValueInt64()))
+		}
+		p.Class.Priority = int(r.Priority.ValueInt64())
+	}
+	if c := m.CNP; c != nil {
+		p.Class.CNPDSCP, p.Class.CNPPriority = int(c.DSCP.ValueInt64()), int(c.Priority.ValueInt64())
+	}
+	if e := m.ECN; e != nil {
+		p.ECN = switchcfg.ECN{MinBytes: e.MinThresholdBytes.ValueInt64(), MaxBytes: e.MaxThresholdBytes.ValueInt64(), MarkProbabilityPercent: int(e.MarkProbabilityPercent.ValueInt64())}
+	}
+	if f := m.PFC; f != nil {
+		p.PFC.PauseThresholdBytes = f.PauseThresholdBytes.ValueInt64()
+	}
+	if s := m.RDMAScheduler; s != nil {
+		p.RDMA = switchcfg.Scheduler{Mode: s.Mode.ValueString(), Weight: int(s.Weight.ValueInt64())}
+	}
+	if s := m.CNPScheduler; s != nil {
+		p.CNP = switchcfg.Scheduler{Mode: s.Mode.ValueString(), Weight: int(s.Weight.ValueInt64())}
+	}
+	if w := m.PFCWatchdog; w != nil {
+		p.Watchdog = &switchcfg.Watchdog{Action: w.Action.ValueString(), DetectionTimeMs: int(w.DetectionTimeMs.ValueInt64()), RestoreTimeMs: int(w.RestorationTimeMs.ValueInt64())}
+	}
+	return p
+}
+
+// ratioWindow is the ECN/PFC ratio window the resource checks against.
+func (m *switchQoSModel) ratioWindow() fabric.RatioWindow {
+	w := fabric.DefaultRatioWindow()
+	if f := m.PFC; f != nil {
+		if !f.RatioMin.IsNull() {
+			w.Min = f.RatioMin.ValueFloat64()
+		}
+		if !f.RatioMax.IsNull() {
+			w.Max = f.RatioMax.ValueFloat64()
+		}
+		if !f.RatioTarget.IsNull() {
+			w.Target = f.RatioTarget.ValueFloat64()
+		}
+	}
+	return w
+}
+
+// setPolicy writes what the switch holds into the model, keeping the user's DSCP order when
+// the set of values is the same, and leaving the PFC design values (not on the switch) alone.
+func (m *switchQoSModel) setPolicy(p switchcfg.Policy) {
+	m.CableLengthM = types.Int64Value(int64(p.CableLengthM))
+	var current []int
+	if m.RDMA != nil {
+		for _, d := range m.RDMA.DSCP {
+			current = append(current, int(d.ValueInt64()))
+		}
+	}
+	dscp := p.Class.DSCP
+	if sameSet(current, dscp) {
+		dscp = current
+	}
+	m.RDMA = &rdmaClassModel{Priority: types.Int64Value(int64(p.Class.Priority))}
+	for _, d := range dscp {
+		m.RDMA.DSCP = append(m.RDMA.DSCP, types.Int64Value(int64(d)))
+	}
+	m.CNP = &cnpClassModel{DSCP: types.Int64Value(int64(p.Class.CNPDSCP)), Priority: types.Int64Value(int64(p.Class.CNPPriority))}
+	m.ECN = &ecnModel{
+		MinThresholdBytes:      types.Int64Value(p.ECN.MinBytes),
+		MaxThresholdBytes:      types.Int64Value(p.ECN.MaxBytes),
+		MarkProbabilityPercent: types.Int64Value(int64(p.ECN.MarkProbabilityPercent)),
+	}
+	m.RDMAScheduler = schedulerModelOf(p.RDMA)
+	m.CNPScheduler = schedulerModelOf(p.CNP)
+	if p.Watchdog == nil {
+		m.PFCWatchdog = nil
+	} else {
+		m.PFCWatchdog = &watchdogModel{
+			Action:            types.StringValue(p.Watchdog.Action),
+			DetectionTimeMs:   types.Int64Value(int64(p.Watchdog.DetectionTimeMs)),
+			RestorationTimeMs: types.Int64Value(int64(p.Watchdog.RestoreTimeMs)),
+		}
+	}
+}
+
+func schedulerModelOf(s switchcfg.Scheduler) *schedulerModel {
+	w := types.Int64Null()
+	if s.Mode == switchcfg.SchedulerDWRR {
+		w = types.Int64Value(int64(s.Weight))
+	}
+	return &schedulerModel{Mode: types.StringValue(s.Mode), Weight: w}
+}
+
+func sameSet(a, b []int) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
+}
+
+func (m *switchQoSModel) setComputed(ctx context.Context, h fabric.Headroom, lines []string, inSync bool) diag.Diagnostics {
+	diags := m.setHeadroom(h)
+	diags.Append(m.setLines(ctx, lines)...)
+	m.InSync = types.BoolValue(inSync)
+	return diags
+}
+
+func (m *switchQoSModel) setHeadroom(h fabric.Headroom) diag.Diagnostics {
+	obj, diags := types.ObjectValue(headroomAttrTypes, map[string]attr.Value{
+		"xon_bytes": types.Int64Value(h.XonBytes), "xoff_bytes": types.Int64Value(h.XoffBytes), "size_bytes": types.Int64Value(h.SizeBytes),
+	})
+	m.Headroom = obj
+	return diags
+}
+
+func (m *switchQoSModel) setLines(ctx context.Context, lines []string) diag.Diagnostics {
+	list, diags := types.ListValueFrom(ctx, types.StringType, lines)
+	m.PlannedOperations = list
+	return diags
+}
+
+func (m *switchQoSModel) setComputedUnknown() {
+	m.Headroom = types.ObjectUnknown(headroomAttrTypes)
+	m.PlannedOperations = types.ListUnknown(types.StringType)
+	m.InSync = types.BoolUnknown()
+}
+
+// switchQoSID is the resource ID and import ID: address/name/port,port.
+func switchQoSID(address, name string, ports []string) string {
+	return address + "/" + name + "/" + strings.Join(ports, ",")
+}
+
+// parseSwitchQoSID reads an import ID: address/name/ports or address/ports (default name).
+func parseSwitchQoSID(id string) (address, name string, ports []string, err error) {
+	parts := strings.Split(id, "/")
+	switch len(parts) {
+	case 2:
+		address, name, ports = parts[0], switchcfg.DefaultName, strings.Split(parts[1], ",")
+	case 3:
+		address, name, ports = parts[0], parts[1], strings.Split(parts[2], ",")
+	default:
+		return "", "", nil, fmt.Errorf("import ID %q: want <address>/<name>/<port>,<port>... or <address>/<port>,<port>..., e.g. 10.0.0.1:50051/ROCE/Ethernet0,Ethernet8", id)
+	}
+	if address == "" || name == "" || slices.Contains(ports, "") {
+		return "", "", nil, fmt.Errorf("import ID %q has an empty address, name or port: want <address>/<name>/<port>,<port>...", id)
+	}
+	return address, name, ports, nil
+}

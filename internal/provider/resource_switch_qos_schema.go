@@ -1,0 +1,155 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+)
+
+var (
+	classAttrTypes     = map[string]attr.Type{"dscp": types.Int64Type, "priority": types.Int64Type}
+	rdmaAttrTypes      = map[string]attr.Type{"dscp": types.ListType{ElemType: types.Int64Type}, "priority": types.Int64Type}
+	schedulerAttrTypes = map[string]attr.Type{"mode": types.StringType, "weight": types.Int64Type}
+)
+
+func switchQoSSchema() schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "Lossless RoCE QoS on one SONiC switch (NVIDIA Spectrum-4), written to CONFIG_DB over gNMI " +
+			"in one SetRequest per apply. The provider owns its own DSCP→TC and priority maps, schedulers and (on " +
+			"SONiC 202511 and later) a WRED profile, all named after `name`, and points the listed ports at them; " +
+			"fields it changes on shared entries are restored when the resource is destroyed. See the attribute " +
+			"descriptions for where each value lands.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "`<address>/<name>/<port>,<port>...`, the import ID.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"address": schema.StringAttribute{Required: true,
+				MarkdownDescription: "gNMI address of the switch, `host:port` (or `host` with the provider's `gnmi.port`).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"name": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(switchcfg.DefaultName),
+				MarkdownDescription: "Prefix of the CONFIG_DB objects this resource owns: maps `<name>`, schedulers `<name>_RDMA` and `<name>_CNP`, WRED profile `<name>_LOSSLESS` (202511+). Two resources on one switch need different names.",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"ports": schema.ListAttribute{Required: true, ElementType: types.StringType,
+				MarkdownDescription: "Ports that carry RoCE traffic (`Ethernet0`, `Ethernet8`, ...). Each gets `PORT_QOS_MAP|<port>` maps and `pfc_enable`, `QUEUE|<port>|<priority>` scheduler and WRED profile, and its `CABLE_LENGTH` entry."},
+			"cable_length_m": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(5),
+				MarkdownDescription: "Cable length of the ports in metres, written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed."},
+			"port_speed_gbps": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: "Port speed used for the headroom and capacity checks. By default each port's speed is read from `PORT|<port>`."},
+			"sonic_release": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "SONiC release branch (`202411`, `202505`, `202511`, ...) whose GCU allowlist applies. By default it is read from `VERSIONS|DATABASE`."},
+			"rdma": schema.SingleNestedAttribute{Optional: true, Computed: true,
+				Default:             objectdefault.StaticValue(types.ObjectValueMust(rdmaAttrTypes, map[string]attr.Value{"dscp": listOfInt64(fabric.DefaultRDMADSCP), "priority": types.Int64Value(fabric.DefaultRDMAPriority)})),
+				MarkdownDescription: "The lossless RDMA class: its DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`, and `priority` is the PFC-enabled, ECN-marked traffic class.",
+				Attributes: map[string]schema.Attribute{
+					"dscp": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.Int64Type,
+						Default:             listdefault.StaticValue(listOfInt64(fabric.DefaultRDMADSCP)),
+						MarkdownDescription: "DSCP values of RoCE data, 0-63. Default `[26]`."},
+					"priority": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultRDMAPriority),
+						MarkdownDescription: "Traffic class and PFC priority of RoCE data, 0-7. Default `3`."},
+				}},
+			"cnp": schema.SingleNestedAttribute{Optional: true, Computed: true,
+				Default:             objectdefault.StaticValue(types.ObjectValueMust(classAttrTypes, map[string]attr.Value{"dscp": types.Int64Value(fabric.DefaultCNPDSCP), "priority": types.Int64Value(fabric.DefaultCNPPriority)})),
+				MarkdownDescription: "Congestion notification packets (DCQCN): mapped to their own class, served by `cnp_scheduler`. Must differ from the RDMA priority.",
+				Attributes: map[string]schema.Attribute{
+					"dscp": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultCNPDSCP),
+						MarkdownDescription: "DSCP of CNPs (the NIC's `cnp_dscp`). Default `48`."},
+					"priority": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultCNPPriority),
+						MarkdownDescription: "Traffic class of CNPs (the NIC's `cnp_802p_prio`). Default `6`."},
+				}},
+			"ecn": schema.SingleNestedAttribute{Required: true,
+				MarkdownDescription: "ECN marking of the RDMA queue, in bytes of queue depth. On SONiC before 202511 GCU lets gNMI change only the green thresholds of the stock `AZURE_LOSSLESS` WRED profile, so the provider tunes that profile in place; from 202511 it owns `WRED_PROFILE|<name>_LOSSLESS` (`ecn = ecn_all`, WRED drop off).",
+				Attributes: map[string]schema.Attribute{
+					"min_threshold_bytes": schema.Int64Attribute{Required: true,
+						MarkdownDescription: "`green_min_threshold`: marking starts here (80-120 KB is the usual range at 400G)."},
+					"max_threshold_bytes": schema.Int64Attribute{Required: true,
+						MarkdownDescription: "`green_max_threshold`: marking probability reaches `mark_probability_percent` here. Must be above the minimum and at most the PFC pause threshold."},
+					"mark_probability_percent": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(100),
+						MarkdownDescription: "`green_drop_probability`, 1-100. Default `100`."},
+				}},
+			"pfc": schema.SingleNestedAttribute{Required: true,
+				MarkdownDescription: "The PFC side of the thresholds rule. SONiC on Spectrum has no byte knob for the pause point: buffermgrd derives the lossless profile (xon, xoff, size, `dynamic_th`) from speed and `CABLE_LENGTH`, and the provider leaves `BUFFER_PG`/`BUFFER_PROFILE` to it. `pause_threshold_bytes` is the pause point you design for: it is checked against the ECN thresholds (ratio window) and, with the computed headroom, against the platform's ingress lossless pool.",
+				Attributes: map[string]schema.Attribute{
+					"pause_threshold_bytes": schema.Int64Attribute{Required: true,
+						MarkdownDescription: "Designed PFC pause threshold in bytes: at least `ecn.max_threshold_bytes`, and between `ratio_min` and `ratio_max` times `ecn.min_threshold_bytes`."},
+					"ratio_min": schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(2.0),
+						MarkdownDescription: "Smallest allowed pause / ECN-min ratio. Default `2.0`."},
+					"ratio_max": schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(3.0),
+						MarkdownDescription: "Largest allowed pause / ECN-min ratio. Default `3.0`."},
+					"ratio_target": schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(2.5),
+						MarkdownDescription: "Recommended ratio; a plan warns when the ratio is more than 0.25 away. Default `2.5`."},
+				}},
+			"rdma_scheduler": schedulerSchema("RDMA queue (`SCHEDULER|<name>_RDMA`). NVIDIA's RoCE default is DWRR with weight 50; strict priority can starve other classes and draws a warning.", switchcfg.SchedulerDWRR, 50),
+			"cnp_scheduler":  schedulerSchema("CNP queue (`SCHEDULER|<name>_CNP`). Strict by default, so congestion notifications are never queued behind data.", switchcfg.SchedulerStrict, 0),
+			"pfc_watchdog": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "SONiC's PFC watchdog on the RDMA priority (`PFC_WD|<port>`, `pfcwd_sw_enable`). Left as it is when unset.",
+				Attributes: map[string]schema.Attribute{
+					"action": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("drop"),
+						MarkdownDescription: "`drop`, `forward` or `alert` when a queue is stuck in PFC storm. Default `drop`."},
+					"detection_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(200),
+						MarkdownDescription: "Storm detection time, 100-5000 ms. Default `200`."},
+					"restoration_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(200),
+						MarkdownDescription: "Time before the queue is restored, 100-60000 ms. Default `200`."},
+				}},
+			"gnmi": gnmiOverrideSchema(),
+			"headroom": schema.SingleNestedAttribute{Computed: true,
+				MarkdownDescription: "Lossless headroom SONiC reserves per port for the RDMA priority (the fastest listed port), from the Spectrum-4 formula: what `provider::roce::pfc_headroom` returns for the port's speed, `cable_length_m` and MTU.",
+				Attributes: map[string]schema.Attribute{
+					"xon_bytes":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Resume hysteresis."},
+					"xoff_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Bytes still arriving after PAUSE is sent."},
+					"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Reservation per port."},
+				}},
+			"planned_operations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "CONFIG_DB operations of the next apply, one readable line each (`update CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`). After a refresh it lists what drifted."},
+			"in_sync": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the switch held exactly this configuration at the last refresh. An out-of-band change makes it `false`, and the next plan updates the resource."},
+		},
+	}
+}
+
+func schedulerSchema(what, mode string, weight int64) schema.SingleNestedAttribute {
+	w := types.Int64Null()
+	if weight > 0 {
+		w = types.Int64Value(weight)
+	}
+	return schema.SingleNestedAttribute{Optional: true, Computed: true,
+		Default:             objectdefault.StaticValue(types.ObjectValueMust(schedulerAttrTypes, map[string]attr.Value{"mode": types.StringValue(mode), "weight": w})),
+		MarkdownDescription: "Scheduler of the " + what,
+		Attributes: map[string]schema.Attribute{
+			"mode": schema.StringAttribute{Required: true, MarkdownDescription: "`strict` or `dwrr`."},
+			"weight": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: "DWRR weight, 1-100 (`dwrr` only)."},
+		}}
+}
+
+func gnmiOverrideSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{Optional: true,
+		MarkdownDescription: "Credentials for this switch only, overriding the provider's `gnmi` settings attribute by attribute.",
+		Attributes: map[string]schema.Attribute{
+			"username":    schema.StringAttribute{Optional: true, MarkdownDescription: "Username sent as gRPC metadata."},
+			"password":    schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "Password sent as gRPC metadata."},
+			"ca_file":     schema.StringAttribute{Optional: true, MarkdownDescription: "PEM bundle of the CAs that sign this switch's certificate."},
+			"cert_file":   schema.StringAttribute{Optional: true, MarkdownDescription: "Client certificate for mTLS."},
+			"key_file":    schema.StringAttribute{Optional: true, MarkdownDescription: "Private key of `cert_file`."},
+			"server_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Name expected in the switch's certificate."},
+			"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plaintext gRPC for this switch."},
+		}}
+}
+
+func listOfInt64(values ...int) basetypes.ListValue {
+	elems := make([]attr.Value, len(values))
+	for i, v := range values {
+		elems[i] = types.Int64Value(int64(v))
+	}
+	return types.ListValueMust(types.Int64Type, elems)
+}

@@ -1,0 +1,301 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"google.golang.org/grpc/codes"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// leafConfig is the configuration of the issue that introduced the resource, as written.
+const leafConfig = `
+resource "roce_switch_qos" "leaf1" {
+  address        = %q
+  ports          = ["Ethernet0", "Ethernet8"]
+  cable_length_m = 5
+  rdma = { dscp = [26], priority = 3 }
+  cnp  = { dscp = 48, priority = 6 }
+  ecn  = { min_threshold_bytes = %d, max_threshold_bytes = 153600, mark_probability_percent = 100 }
+  pfc  = { pause_threshold_bytes = %d }
+}
+`
+
+func TestSwitchQoSLifecycle(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	before := f.twin.Snapshot()
+	const addr = "roce_switch_qos.leaf1"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+				return fmt.Errorf("destroy left the switch different from before (-before +after):\n%s", diff)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				PreConfig: f.twin.ResetStats,
+				Config:    f.config(leafConfig, f.addr, 102400, 256000),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListPartial(map[int]knownvalue.Check{
+						0: knownvalue.StringRegexp(regexp.MustCompile(`^replace CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_drop_probability = 100$`)),
+					})),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact(f.addr+"/ROCE/Ethernet0,Ethernet8")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("headroom").AtMapKey("xon_bytes"), knownvalue.Int64Exact(19456)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("rdma_scheduler"), knownvalue.ObjectExact(map[string]knownvalue.Check{
+						"mode": knownvalue.StringExact("dwrr"), "weight": knownvalue.Int64Exact(50),
+					})),
+				},
+				Check: func(*terraform.State) error {
+					if sets := f.twin.Stats().RPCs["Set"]; sets != 1 {
+						return fmt.Errorf("create sent %d SetRequests, want exactly 1", sets)
+					}
+					return f.expect(map[string]map[string]string{
+						"DSCP_TO_TC_MAP|ROCE":         {"26": "3", "48": "6", "3": "0"},
+						"PORT_QOS_MAP|Ethernet8":      {"dscp_to_tc_map": "ROCE", "pfc_enable": "3", "tc_to_pg_map": "ROCE"},
+						"QUEUE|Ethernet0|3":           {"scheduler": "ROCE_RDMA", "wred_profile": "AZURE_LOSSLESS"},
+						"QUEUE|Ethernet0|6":           {"scheduler": "ROCE_CNP"},
+						"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "102400", "green_max_threshold": "153600", "green_drop_probability": "100"},
+						"SCHEDULER|ROCE_CNP":          {"type": "STRICT"},
+						"CABLE_LENGTH|AZURE":          {"Ethernet0": "5m", "Ethernet8": "5m"},
+					})
+				},
+			},
+			{
+				// A threshold change is one replace, seen in the plan before it is sent.
+				Config: f.config(leafConfig, f.addr, 100000, 250000),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringExact("replace CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold = 100000"),
+					})),
+				}},
+				Check: func(*terraform.State) error {
+					return f.expect(map[string]map[string]string{"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "100000"}})
+				},
+			},
+			{
+				// Out-of-band edits show as an update and are put back.
+				PreConfig: func() {
+					wred := f.entry("WRED_PROFILE", "AZURE_LOSSLESS")
+					wred["green_min_threshold"] = "150000"
+					f.twin.SetEntry("WRED_PROFILE", "AZURE_LOSSLESS", wred)
+					tc := f.entry("TC_TO_QUEUE_MAP", "ROCE")
+					tc["3"] = "1"
+					f.twin.SetEntry("TC_TO_QUEUE_MAP", "ROCE", tc)
+				},
+				Config: f.config(leafConfig, f.addr, 100000, 250000),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListSizeExact(2)),
+				}},
+				Check: func(*terraform.State) error {
+					return f.expect(map[string]map[string]string{
+						"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "100000"},
+						"TC_TO_QUEUE_MAP|ROCE":        {"3": "3"},
+					})
+				},
+			},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"pfc", "planned_operations"},
+			},
+		},
+	})
+}
+
+// expect checks fields of twin entries, keyed "TABLE|KEY".
+func (f *switchFixture) expect(want map[string]map[string]string) error {
+	for tk, fields := range want {
+		table, key, _ := cutFirst(tk)
+		got := f.entry(table, key)
+		for field, v := range fields {
+			if got[field] != v {
+				return fmt.Errorf("%s %s = %q, want %q (entry %v)", tk, field, got[field], v, got)
+			}
+		}
+	}
+	return nil
+}
+
+func cutFirst(s string) (string, string, bool) {
+	for i := range s {
+		if s[i] == '|' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func TestSwitchQoSOwnsWREDProfileOn202511(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{Release: "202511"})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: f.config(leafConfig, f.addr, 102400, 256000),
+			Check: func(*terraform.State) error {
+				return f.expect(map[string]map[string]string{
+					"WRED_PROFILE|ROCE_LOSSLESS":  {"ecn": "ecn_all", "green_min_threshold": "102400"},
+					"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "1048576"},
+					"QUEUE|Ethernet8|3":           {"wred_profile": "ROCE_LOSSLESS"},
+				})
+			},
+		}},
+	})
+}
+
+func TestSwitchQoSPlanTimeErrors(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{Ports: 128})
+	many := `
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  ports   = [for i in range(128) : "Ethernet${i * 4}"]
+  ecn     = { min_threshold_bytes = 200000, max_threshold_bytes = 300000 }
+  pfc     = { pause_threshold_bytes = 500000 }
+}
+`
+	custom := `
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  ports   = %s
+  cnp     = { dscp = 48, priority = %d }
+  ecn     = { min_threshold_bytes = %d, max_threshold_bytes = 153600 }
+  pfc     = { pause_threshold_bytes = %d }
+}
+`
+	before := f.twin.Snapshot()
+	steps := []struct {
+		name, config string
+		want         string
+	}{
+		{"ratio 1.5", f.config(custom, f.addr, `["Ethernet0"]`, 6, 102400, 153600), `(?s)pfc\.pause_threshold_bytes is 153600, 1\.50 x`},
+		{"ECN min above max", f.config(custom, f.addr, `["Ethernet0"]`, 6, 160000, 400000), `(?s)ecn\.min_threshold_bytes.*160000`},
+		{"CNP on the RDMA priority", f.config(custom, f.addr, `["Ethernet0"]`, 3, 102400, 256000), `(?s)cnp\.priority`},
+		{"bad port name", f.config(custom, f.addr, `["eth0"]`, 6, 102400, 256000), `(?s)ports\[0\] is "eth0"`},
+		{"unknown port", f.config(custom, f.addr, `["Ethernet0", "Ethernet1024"]`, 6, 102400, 256000), `(?s)ports\[1\] is "Ethernet1024".*does not\s+have`},
+		{"capacity overflow", f.config(many, f.addr), `(?s)128 ports.*67737959`},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps:                    []resource.TestStep{{Config: s.config, ExpectError: regexp.MustCompile(s.want)}},
+			})
+		})
+	}
+	if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+		t.Errorf("refused plans changed the switch:\n%s", diff)
+	}
+	if sets := f.twin.Stats().RPCs["Set"]; sets != 0 {
+		t.Errorf("refused plans sent %d SetRequests", sets)
+	}
+}
+
+func TestSwitchQoSConnectionErrors(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	other, err := switchtwin.NewPKI("someone-else")
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherFiles, err := other.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(leafConfig, f.addr, 102400, 256000)
+	cases := map[string]struct{ provider, want string }{
+		"wrong password": {
+			fmt.Sprintf("provider \"roce\" {\n  gnmi = { username = %q, password = \"wrong\", ca_file = %q }\n}\n", twinUser, f.caFile),
+			`(?s)Unable to Read Switch.*Unauthenticated`,
+		},
+		"wrong CA": {
+			fmt.Sprintf("provider \"roce\" {\n  gnmi = { username = %q, password = %q, ca_file = %q }\n}\n", twinUser, twinPassword, otherFiles.CA),
+			`(?s)Unable to Read Switch.*certificate`,
+		},
+		"no port": {
+			fmt.Sprintf("provider \"roce\" {\n  gnmi = { username = %q, password = %q, ca_file = %q }\n}\n", twinUser, twinPassword, f.caFile),
+			`(?s)has no port and the\s+provider\s+sets\s+no\s+gnmi\.port`,
+		},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			config := c.provider + body
+			if name == "no port" {
+				config = c.provider + fmt.Sprintf(leafConfig, "127.0.0.1", 102400, 256000)
+			}
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps:                    []resource.TestStep{{Config: config, ExpectError: regexp.MustCompile(c.want)}},
+			})
+		})
+	}
+}
+
+func TestSwitchQoSFaults(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	before := f.twin.Snapshot()
+	config := f.config(leafConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				// A Set that fails leaves nothing behind.
+				PreConfig:   func() { f.twin.FailNextSet(codes.Unavailable) },
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)Unable to Apply Switch QoS.*nothing\s+was\s+applied`),
+			},
+			{
+				PreConfig: func() {
+					if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+						t.Errorf("failed Set changed the switch:\n%s", diff)
+					}
+					// SONiC can report failure for a Set it applied (sonic-gnmi#238).
+					f.twin.FailNextSetButApply(codes.Unknown)
+				},
+				Config: config,
+				Check: func(*terraform.State) error {
+					return f.expect(map[string]map[string]string{"PORT_QOS_MAP|Ethernet0": {"pfc_enable": "3"}})
+				},
+			},
+			{
+				// The connection reset of a restarted gnmi container is invisible to the user.
+				PreConfig: func() { f.twin.DropConnections() },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+		},
+	})
+}
+
+func TestSwitchQoSRefusesWhatTheReleaseRejects(t *testing.T) {
+	// GCU rejects WRED edits on a chip family it does not know: the plan must say so and
+	// send nothing.
+	f := newSwitchFixture(t, switchtwin.Options{HWSKU: "Unknown-SKU-X"})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      f.config(leafConfig, f.addr, 102400, 256000),
+			ExpectError: regexp.MustCompile(`(?s)Switch Would Reject the Change.*WRED_PROFILE`),
+		}},
+	})
+	if sets := f.twin.Stats().RPCs["Set"]; sets != 0 {
+		t.Errorf("a refused plan sent %d SetRequests", sets)
+	}
+}
