@@ -4,10 +4,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 // TestExamplesApply applies every documentation example that needs no switch or host, so
@@ -50,4 +54,27 @@ func TestEnvironmentVariablesDocumented(t *testing.T) {
 			t.Errorf("%s is not documented in templates/index.md.tmpl", n[1])
 		}
 	}
+}
+
+// TestSwitchQoSExampleApplies applies the resource page's example against a twin of the
+// switch it describes (SN5600 with 800G ports Ethernet0, 8, 16, ...).
+func TestSwitchQoSExampleApplies(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "roce_switch_qos", "resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newSwitchFixture(t, switchtwin.Options{HWSKU: "ACS-SN5600", Ports: 32})
+	config := f.provider + strings.ReplaceAll(string(src), "10.0.0.1:50051", f.addr)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				return f.expect(map[string]map[string]string{
+					"PORT_QOS_MAP|Ethernet248": {"pfc_enable": "3", "pfcwd_sw_enable": "3"},
+					"PFC_WD|Ethernet248":       {"action": "drop", "detection_time": "200"},
+				})
+			},
+		}},
+	})
 }

@@ -174,11 +174,18 @@ func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if imported == nil {
 		inSync = inSync && reflect.DeepEqual(prior, decoded)
 	}
+	if inSync && !state.PlannedOperations.IsNull() {
+		lines = nil // in sync: keep the operations of the last change, so outputs stay stable
+	}
 	state.setPolicy(decoded)
 	speed := int(state.PortSpeedGbps.ValueInt64())
 	h, _ := obs.Facts.Headroom(decoded, speed)
 	state.ID = types.StringValue(switchQoSID(state.Address.ValueString(), prior.Name, prior.Ports))
-	resp.Diagnostics.Append(state.setComputed(ctx, h, lines, inSync)...)
+	resp.Diagnostics.Append(state.setHeadroom(h)...)
+	if lines != nil {
+		resp.Diagnostics.Append(state.setLines(ctx, lines)...)
+	}
+	state.InSync = types.BoolValue(inSync)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }

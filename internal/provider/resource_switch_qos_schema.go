@@ -110,7 +110,7 @@ func switchQoSSchema() schema.Schema {
 					"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Reservation per port."},
 				}},
 			"planned_operations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "CONFIG_DB operations of the next apply, one readable line each (`update CONFIG_DB/localhost/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`). After a refresh it lists what drifted."},
+				MarkdownDescription: "CONFIG_DB operations of the change being planned, one readable line each (`update CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`); once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back."},
 			"in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the switch held exactly this configuration at the last refresh. An out-of-band change makes it `false`, and the next plan updates the resource."},
 		},
