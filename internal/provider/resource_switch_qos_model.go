@@ -275,7 +275,7 @@ func parseSwitchQoSID(id string) (address, name string, ports []string, err erro
 		return "", "", nil, fmt.Errorf("import ID %q: want <address>/<name>/<port>,<port>... or <address>/<port>,<port>..., e.g. 10.0.0.1:50051/ROCE/Ethernet0,Ethernet8", id)
 	}
 	if address == "" || name == "" || slices.Contains(ports, "") {
-		return "", "", nil, fmt.Errorf("import ID %q has an empty address, name or port: want <address>/<name>/<port>,<port>...", id)
+		return "", "", nil, fmt.Errorf("import ID %q has an empty address, name or port: want <address>/<name>/<port>,<port>", id)
 	}
 	return address, name, ports, nil
 }

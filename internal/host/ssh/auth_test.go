@@ -1,0 +1,239 @@
+package ssh
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/pem"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	xssh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
+)
+
+func TestAuthMethods(t *testing.T) {
+	user := currentUser(t)
+	keyed, keyPEM := newKey(t)
+	encPEM, encPub := newEncryptedKey(t, "correct horse")
+	certKey, certKeyPEM := newKey(t)
+	userCA, _ := newKey(t)
+	certFile := filepath.Join(t.TempDir(), "id-cert.pub")
+	writeFile(t, certFile, xssh.MarshalAuthorizedKey(signCert(t, userCA, certKey.PublicKey(), xssh.UserCert, []string{user})), 0o644)
+	keyFile := filepath.Join(t.TempDir(), "id_ed25519")
+	writeFile(t, keyFile, keyPEM, 0o600)
+	agentKey, agentSock := startAgent(t)
+
+	srv := startServer(t, serverOptions{
+		authorizedKeys: []xssh.PublicKey{keyed.PublicKey(), encPub, agentKey},
+		userCA:         userCA.PublicKey(),
+	})
+	known := knownHostsFile(t, srv.knownLine())
+
+	tests := []struct {
+		name string
+		cfg  Config
+	}{
+		{"inline key", Config{PrivateKey: string(keyPEM)}},
+		{"key file", Config{PrivateKeyFile: keyFile}},
+		{"encrypted key with passphrase", Config{PrivateKey: string(encPEM), Passphrase: "correct horse"}},
+		{"user certificate", Config{PrivateKey: string(certKeyPEM), CertificateFile: certFile}},
+		{"agent", Config{UseAgent: true, AgentSocket: agentSock}},
+		{"agent from SSH_AUTH_SOCK", Config{UseAgent: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SSH_AUTH_SOCK", agentSock)
+			cfg := tt.cfg
+			cfg.User, cfg.KnownHostsFile = user, known
+			got := mustRun(t, newTestPool(t, cfg).Client(srv.addr), "echo ok")
+			if string(got.Stdout) != "ok\n" {
+				t.Errorf("Stdout = %q, want ok", got.Stdout)
+			}
+		})
+	}
+}
+
+func TestAuthFailureIsNotRetried(t *testing.T) {
+	f := newFixture(t, serverOptions{})
+	_, otherPEM := newKey(t)
+	f.cfg.PrivateKey = string(otherPEM)
+	f.cfg.Retries = 5
+	p := newTestPool(t, f.cfg)
+	_, err := p.Client(f.srv.addr).Run(testContext(t), "true", RunOptions{})
+	var ce *ConnectError
+	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "unable to authenticate") {
+		t.Fatalf("Run = %v, want a *ConnectError for an authentication failure", err)
+	}
+	if got := hostCount(p, f.srv.addr); got.Dials != 1 || got.DialFailures != 1 {
+		t.Errorf("Stats = %+v, want exactly 1 failed dial", got)
+	}
+}
+
+func TestNewPoolKeyErrors(t *testing.T) {
+	encPEM, _ := newEncryptedKey(t, "secret")
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"encrypted key without passphrase", Config{User: "u", PrivateKey: string(encPEM)}, "encrypted and no passphrase"},
+		{"wrong passphrase", Config{User: "u", PrivateKey: string(encPEM), Passphrase: "nope"}, "decrypt with the passphrase"},
+		{"missing key file", Config{User: "u", PrivateKeyFile: "/nonexistent/id"}, "private key file"},
+		{"agent without socket", Config{User: "u", UseAgent: true}, "SSH_AUTH_SOCK"},
+		{"certificate for another key", Config{User: "u", PrivateKey: string(mustKeyPEM(t)), CertificateFile: certFileFor(t, mustKey(t))}, "does not certify"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("SSH_AUTH_SOCK", "")
+			p, err := NewPool(tt.cfg)
+			if err == nil {
+				p.Close()
+				t.Fatalf("NewPool succeeded, want an error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("NewPool error = %q, want it to contain %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "nope") {
+				t.Errorf("error %q leaks the passphrase", err)
+			}
+		})
+	}
+}
+
+// TestPasswordAuth needs a local user with a known password: it creates one
+// with useradd (root only) and removes it afterwards.
+func TestPasswordAuth(t *testing.T) {
+	name, password := testUser(t)
+	tests := []struct {
+		name string
+		opts serverOptions
+	}{
+		{"password", serverOptions{password: true}},
+		{"keyboard-interactive through PAM", serverOptions{pam: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := startServer(t, tt.opts)
+			cfg := Config{User: name, Password: password, KnownHostsFile: knownHostsFile(t, srv.knownLine())}
+			got := mustRun(t, newTestPool(t, cfg).Client(srv.addr), "id -un")
+			if strings.TrimSpace(string(got.Stdout)) != name {
+				t.Errorf("id -un = %q, want %q", got.Stdout, name)
+			}
+
+			cfg.Password = "wrong"
+			_, err := newTestPool(t, cfg).Client(srv.addr).Run(testContext(t), "true", RunOptions{})
+			if err == nil || !strings.Contains(err.Error(), "unable to authenticate") {
+				t.Errorf("Run with a wrong password = %v, want an authentication error", err)
+			}
+		})
+	}
+}
+
+// testUser creates a throwaway local user with a random password.
+func testUser(t *testing.T) (name, password string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("password authentication needs a local user with a known password: creating one needs root (useradd, chpasswd)")
+	}
+	for _, tool := range []string{"useradd", "userdel", "chpasswd"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("password authentication needs a local user with a known password: %s is not available", tool)
+		}
+	}
+	name = "rocessh" + strings.ToLower(rand.Text()[:6])
+	password = rand.Text()
+	if out, err := exec.Command("useradd", "-M", "-d", "/nonexistent", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
+		t.Fatalf("useradd: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("userdel", name).CombinedOutput(); err != nil {
+			t.Errorf("userdel %s: %v: %s", name, err, out)
+		}
+	})
+	cmd := exec.Command("chpasswd")
+	cmd.Stdin = strings.NewReader(name + ":" + password + "\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("chpasswd: %v: %s", err, out)
+	}
+	return name, password
+}
+
+func newEncryptedKey(t *testing.T, passphrase string) ([]byte, xssh.PublicKey) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := xssh.MarshalPrivateKeyWithPassphrase(priv, "enc", []byte(passphrase))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := xssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(block), s.PublicKey()
+}
+
+func mustKey(t *testing.T) xssh.Signer { s, _ := newKey(t); return s }
+
+func mustKeyPEM(t *testing.T) []byte { _, p := newKey(t); return p }
+
+// certFileFor writes a user certificate for key, signed by a fresh CA.
+func certFileFor(t *testing.T, key xssh.Signer) string {
+	ca, _ := newKey(t)
+	path := filepath.Join(t.TempDir(), "cert.pub")
+	writeFile(t, path, xssh.MarshalAuthorizedKey(signCert(t, ca, key.PublicKey(), xssh.UserCert, []string{"u"})), 0o644)
+	return path
+}
+
+// startAgent serves an in-memory ssh-agent holding one fresh key on a unix
+// socket, until the test ends.
+func startAgent(t *testing.T) (xssh.PublicKey, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: priv}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(t.TempDir(), "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				_ = agent.ServeAgent(keyring, c)
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		wg.Wait()
+	})
+	signer, err := xssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer.PublicKey(), sock
+}

@@ -1,0 +1,161 @@
+package ssh
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRunOutput(t *testing.T) {
+	f := newFixture(t, serverOptions{})
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+
+	tests := []struct {
+		name string
+		cmd  string
+		opts RunOptions
+		want Result
+	}{
+		{"stdout and stderr", "echo out; echo err >&2", RunOptions{}, Result{Stdout: []byte("out\n"), Stderr: []byte("err\n")}},
+		{"stdin", "tr a-z A-Z", RunOptions{Stdin: strings.NewReader("hello")}, Result{Stdout: []byte("HELLO")}},
+		{"allowed failure", "echo no >&2; exit 1", RunOptions{AllowFailure: true}, Result{Stderr: []byte("no\n"), ExitStatus: 1}},
+		{"shell syntax", `x='a b'; printf '%s|' $x "$x"`, RunOptions{}, Result{Stdout: []byte("a|b|a b|")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := c.Run(testContext(t), tt.cmd, tt.opts)
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpBytesAsStrings); diff != "" {
+				t.Errorf("Run(%q) mismatch (-want +got):\n%s", tt.cmd, diff)
+			}
+		})
+	}
+}
+
+var cmpBytesAsStrings = cmp.Transformer("string", func(b []byte) string { return string(b) })
+
+func TestRunCommandError(t *testing.T) {
+	f := newFixture(t, serverOptions{})
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+
+	t.Run("exit status and stderr", func(t *testing.T) {
+		cmd := "echo 'mlnx_qos: no such device' >&2; exit 3"
+		res, err := c.Run(testContext(t), cmd, RunOptions{})
+		var ce *CommandError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Run error = %v, want *CommandError", err)
+		}
+		if diff := cmp.Diff(Result{}, res, cmpBytesAsStrings); diff != "" {
+			t.Errorf("Result beside an error (-want +got):\n%s", diff)
+		}
+		want := &CommandError{Host: f.srv.addr, Command: cmd, ExitStatus: 3, Stderr: []byte("mlnx_qos: no such device\n")}
+		if diff := cmp.Diff(want, ce, cmpBytesAsStrings, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".Err" }, cmp.Ignore())); diff != "" {
+			t.Errorf("CommandError mismatch (-want +got):\n%s", diff)
+		}
+		for _, part := range []string{f.srv.addr, "exit 3", "exit status 3", "no such device"} {
+			if !strings.Contains(err.Error(), part) {
+				t.Errorf("error %q does not mention %q", err, part)
+			}
+		}
+	})
+
+	t.Run("stderr tail", func(t *testing.T) {
+		// 10 000 lines of stderr; the error keeps the last 2 KiB.
+		_, err := c.Run(testContext(t), `i=0; while [ $i -lt 10000 ]; do echo "line $i" >&2; i=$((i+1)); done; exit 7`, RunOptions{})
+		var ce *CommandError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Run error = %v, want *CommandError", err)
+		}
+		if len(ce.Stderr) != StderrTail {
+			t.Errorf("len(Stderr) = %d, want %d", len(ce.Stderr), StderrTail)
+		}
+		if !strings.HasSuffix(string(ce.Stderr), "line 9999\n") {
+			t.Errorf("Stderr tail ends with %q, want the last line", string(ce.Stderr[len(ce.Stderr)-20:]))
+		}
+		if ce.ExitStatus != 7 {
+			t.Errorf("ExitStatus = %d, want 7", ce.ExitStatus)
+		}
+	})
+
+	t.Run("killed by signal", func(t *testing.T) {
+		_, err := c.Run(testContext(t), "kill -TERM $$", RunOptions{})
+		var ce *CommandError
+		if !errors.As(err, &ce) {
+			t.Fatalf("Run error = %v, want *CommandError", err)
+		}
+		if ce.ExitStatus != -1 && ce.ExitStatus != 143 {
+			t.Errorf("ExitStatus = %d, want -1 (signal) or 143 (shell status)", ce.ExitStatus)
+		}
+	})
+}
+
+func TestRunCancel(t *testing.T) {
+	// One session slot on our side, two on sshd's (the second is the
+	// headroom the kill session uses): if the cancelled session leaked, on
+	// either side, the next command could not run.
+	f := newFixture(t, serverOptions{maxSessions: 2})
+	f.cfg.MaxSessions = 1
+	p := newTestPool(t, f.cfg)
+	c := p.Client(f.srv.addr)
+	mustRun(t, c, "true")
+
+	tests := []struct {
+		name string
+		cmd  string
+	}{
+		{"simple command", "sleep 37"},
+		{"compound command with a background child", "sleep 38 & sleep 39; echo not reached"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(testContext(t), 500*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, err := c.Run(ctx, tt.cmd, RunOptions{})
+			elapsed := time.Since(start)
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Run error = %v, want context.DeadlineExceeded", err)
+			}
+			if elapsed > 3*time.Second {
+				t.Errorf("cancelled Run returned after %s, want promptly", elapsed)
+			}
+
+			start = time.Now()
+			got := mustRun(t, c, "pgrep -f '^sleep 3[789]$' || echo none")
+			if string(got.Stdout) != "none\n" {
+				t.Errorf("processes of the cancelled command still run: %q", got.Stdout)
+			}
+			if d := time.Since(start); d > 3*time.Second {
+				t.Errorf("Run after cancel took %s: the session slot was not released promptly", d)
+			}
+		})
+	}
+	if got := hostCount(p, f.srv.addr).Dials; got != 1 {
+		t.Errorf("Dials = %d, want 1 (cancel must not drop the connection)", got)
+	}
+}
+
+func TestRunCancelledBeforeStart(t *testing.T) {
+	f := newFixture(t, serverOptions{})
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Run(ctx, "true", RunOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Run with a cancelled context = %v, want context.Canceled", err)
+	}
+}
+
+func TestInvalidAddress(t *testing.T) {
+	f := newFixture(t, serverOptions{})
+	p := newTestPool(t, f.cfg)
+	_, err := p.Client("host:notaport").Run(testContext(t), "true", RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "host:notaport") {
+		t.Errorf("Run on an invalid address = %v, want an error naming it", err)
+	}
+}

@@ -1,0 +1,273 @@
+package ssh
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+)
+
+// Defaults applied by [NewPool] to zero fields of a [Config].
+const (
+	DefaultPort           = 22
+	DefaultMaxSessions    = 8
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultKeepAlive      = 30 * time.Second
+	DefaultRetries        = 3
+)
+
+// Config says how to reach and authenticate to every host of a [Pool].
+//
+// Secrets (PrivateKey, Passphrase, Password, Become.Password) are only used
+// for authentication: they never appear in a command line, an error or a log.
+type Config struct {
+	// User is the login user. Required.
+	User string
+	// PrivateKey is an inline private key in PEM or OpenSSH format.
+	PrivateKey string
+	// PrivateKeyFile is the path of a private key file on the machine
+	// running the provider. Set at most one of PrivateKey and PrivateKeyFile.
+	PrivateKeyFile string
+	// Passphrase decrypts an encrypted PrivateKey or PrivateKeyFile.
+	Passphrase string
+	// CertificateFile is an OpenSSH user certificate (id_ed25519-cert.pub)
+	// for the private key or for a key held by the agent.
+	CertificateFile string
+	// Password enables password and keyboard-interactive authentication.
+	Password string
+	// UseAgent authenticates with the keys of an ssh-agent.
+	UseAgent bool
+	// AgentSocket is the agent's socket; empty means $SSH_AUTH_SOCK.
+	AgentSocket string
+
+	// KnownHostsFile is the known_hosts file used to verify host keys. Empty
+	// means ~/.ssh/known_hosts plus /etc/ssh/ssh_known_hosts when present.
+	// Hashed host names and @cert-authority and @revoked lines are honoured.
+	KnownHostsFile string
+	// HostKey pins the host key in authorized_keys format
+	// ("ssh-ed25519 AAAA..."). With the cert-authority option
+	// ("cert-authority ssh-ed25519 AAAA...") it pins the CA that signs the
+	// host certificates instead. A pinned key replaces known_hosts.
+	HostKey string
+	// InsecureIgnoreHostKey disables host key verification for the hosts
+	// and for jump hosts without their own HostKey. It is an explicit,
+	// dangerous opt-out: callers must warn when [Config.Insecure] is true.
+	InsecureIgnoreHostKey bool
+
+	// Port is the SSH port used when a host address has none; 0 means 22.
+	Port int
+	// ConnectTimeout bounds one connection attempt (TCP connect and SSH
+	// handshake, each jump included); 0 means 30 s.
+	ConnectTimeout time.Duration
+	// KeepAlive is the interval of keepalive requests on idle and busy
+	// connections; a connection that does not answer within two intervals is
+	// dropped and redialled on next use. 0 means 30 s; negative disables.
+	KeepAlive time.Duration
+	// MaxSessions caps the concurrent sessions (commands, SFTP) on one
+	// connection. Keep it below sshd's MaxSessions (10 by default): the
+	// difference is the headroom used to terminate cancelled commands. 0
+	// means 8.
+	MaxSessions int
+	// Retries is the number of extra connection attempts after a connection
+	// error (refused, reset, timeout, handshake EOF). 0 means 3; a negative
+	// value disables retries. Authentication and host key errors are never
+	// retried.
+	Retries int
+
+	// Jumps are the bastions to go through, in order, as with ssh -J.
+	Jumps []Hop
+	// Become configures sudo.
+	Become Become
+}
+
+// Hop is one jump host (bastion) of a [Config].
+type Hop struct {
+	// Address is "host" or "host:port" (port 22 when absent).
+	Address string
+	// User is the login user on the jump host; empty means Config.User.
+	User string
+	// PrivateKey is an inline private key for the jump host. With neither
+	// PrivateKey nor PrivateKeyFile the hop uses the Config's authentication.
+	PrivateKey string
+	// PrivateKeyFile is a private key file for the jump host.
+	PrivateKeyFile string
+	// HostKey pins the jump host's key (or, with the cert-authority option,
+	// its CA), as [Config.HostKey] does.
+	HostKey string
+	// KnownHostsFile verifies the jump host's key; empty means the Config's
+	// known_hosts (or its InsecureIgnoreHostKey).
+	KnownHostsFile string
+}
+
+// Become configures privilege escalation with sudo.
+type Become struct {
+	// Enabled runs every command and file operation through sudo, as
+	// Ansible's become: yes. Without it sudo is used only when a call asks.
+	Enabled bool
+	// User is the target user (sudo -u); empty means root.
+	User string
+	// Password is the sudo password. It is written to sudo's standard input,
+	// never put on the command line.
+	Password string
+}
+
+// Insecure reports whether host key verification is disabled for the hosts
+// or any jump host. Callers should warn loudly when it is true.
+func (c Config) Insecure() bool {
+	return c.InsecureIgnoreHostKey
+}
+
+// Validate checks c without touching the network or the file system. It
+// parses inline keys and pinned host keys.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+
+	if c.User == "" {
+		add("user is required")
+	}
+	if c.PrivateKey != "" && c.PrivateKeyFile != "" {
+		add("set only one of private key and private key file")
+	}
+	if c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent && c.Password == "" {
+		add("no authentication method: set a private key, a private key file, a password or use the agent")
+	}
+	if c.PrivateKey != "" {
+		if _, err := parseSigner([]byte(c.PrivateKey), c.Passphrase); err != nil {
+			add("private key: %w", err)
+		}
+	}
+	if c.CertificateFile != "" && c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent {
+		add("a certificate file needs a private key, a private key file or the agent")
+	}
+	if c.HostKey != "" {
+		if c.InsecureIgnoreHostKey {
+			add("host key and insecure ignore host key are mutually exclusive")
+		}
+		if c.KnownHostsFile != "" {
+			add("host key and known hosts file are mutually exclusive")
+		}
+		if _, err := parsePinnedKey(c.HostKey); err != nil {
+			add("host key: %w", err)
+		}
+	}
+	if c.InsecureIgnoreHostKey && c.KnownHostsFile != "" {
+		add("known hosts file and insecure ignore host key are mutually exclusive")
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		add("port %d out of range 1-65535", c.Port)
+	}
+	if c.ConnectTimeout < 0 {
+		add("connect timeout must not be negative")
+	}
+	if c.MaxSessions < 0 {
+		add("max sessions must not be negative")
+	}
+	if c.Become.Password != "" && strings.ContainsAny(c.Become.Password, "\r\n") {
+		add("become password must not contain a line break")
+	}
+	for i, h := range c.Jumps {
+		if err := h.validate(); err != nil {
+			add("jump %d: %w", i+1, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (h Hop) validate() error {
+	var errs []error
+	if h.Address == "" {
+		errs = append(errs, errors.New("address is required"))
+	} else if _, err := hostPort(h.Address, DefaultPort); err != nil {
+		errs = append(errs, err)
+	}
+	if h.PrivateKey != "" && h.PrivateKeyFile != "" {
+		errs = append(errs, errors.New("set only one of private key and private key file"))
+	}
+	if h.PrivateKey != "" {
+		if _, err := parseSigner([]byte(h.PrivateKey), ""); err != nil {
+			errs = append(errs, fmt.Errorf("private key: %w", err))
+		}
+	}
+	if h.HostKey != "" {
+		if h.KnownHostsFile != "" {
+			errs = append(errs, errors.New("host key and known hosts file are mutually exclusive"))
+		}
+		if _, err := parsePinnedKey(h.HostKey); err != nil {
+			errs = append(errs, fmt.Errorf("host key: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// withDefaults returns c with zero fields replaced by the defaults.
+func (c Config) withDefaults() Config {
+	if c.Port == 0 {
+		c.Port = DefaultPort
+	}
+	if c.ConnectTimeout == 0 {
+		c.ConnectTimeout = DefaultConnectTimeout
+	}
+	if c.KeepAlive == 0 {
+		c.KeepAlive = DefaultKeepAlive
+	}
+	if c.MaxSessions == 0 {
+		c.MaxSessions = DefaultMaxSessions
+	}
+	switch {
+	case c.Retries == 0:
+		c.Retries = DefaultRetries
+	case c.Retries < 0:
+		c.Retries = 0
+	}
+	return c
+}
+
+// hostPort returns address as host:port, adding port when it has none. IPv6
+// literals may be written bare or in brackets.
+func hostPort(address string, port int) (string, error) {
+	if address == "" {
+		return "", errors.New("empty host address")
+	}
+	if h, p, err := net.SplitHostPort(address); err == nil {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 || h == "" {
+			return "", fmt.Errorf("host address %q: invalid port or host", address)
+		}
+		return net.JoinHostPort(h, p), nil
+	}
+	h := strings.TrimSuffix(strings.TrimPrefix(address, "["), "]")
+	if strings.ContainsAny(h, "[]/ \t\n") {
+		return "", fmt.Errorf("host address %q is not host or host:port", address)
+	}
+	return net.JoinHostPort(h, strconv.Itoa(port)), nil
+}
+
+// pinnedKey is a parsed HostKey: a host key, or a CA with the cert-authority
+// option.
+type pinnedKey struct {
+	key xssh.PublicKey
+	ca  bool
+}
+
+func parsePinnedKey(s string) (pinnedKey, error) {
+	key, _, options, _, err := xssh.ParseAuthorizedKey([]byte(s))
+	if err != nil {
+		return pinnedKey{}, fmt.Errorf("not in authorized_keys format: %w", err)
+	}
+	var pk pinnedKey
+	pk.key = key
+	for _, o := range options {
+		if strings.EqualFold(o, "cert-authority") {
+			pk.ca = true
+		}
+	}
+	if _, isCert := key.(*xssh.Certificate); isCert {
+		return pinnedKey{}, errors.New("pin the host key or its CA, not a certificate")
+	}
+	return pk, nil
+}
