@@ -6,7 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
 tfplugindocs() {
-	(cd "$root/tools" && go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs "$@")
+	(cd "$root/tools/docs" && go run github.com/hashicorp/terraform-plugin-docs/cmd/tfplugindocs "$@")
 }
 
 case "${1:-}" in

@@ -1,4 +1,4 @@
-module github.com/clusterbid/terraform-provider-roce/tools
+module github.com/clusterbid/terraform-provider-roce/tools/docs
 
 go 1.26
 
