@@ -24,7 +24,7 @@ func newProviderData(s settings) *providerData {
 
 // switchBackend returns the SONiC backend for a switch, on the pooled connection to it, with
 // the provider's gNMI settings overridden by the resource's own where it sets them.
-func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, release string) (*switchcfg.SONiC, error) {
+func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, release string) (switchcfg.Backend, error) {
 	cfg, err := d.gnmiConfig(address, o)
 	if err != nil {
 		return nil, err

@@ -279,7 +279,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 }
 
 // send applies changes as one SetRequest and reports the outcome.
-func (r *switchQoSResource) send(ctx context.Context, backend *switchcfg.SONiC, changes *switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
+func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes *switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
 	warning, err := backend.Apply(ctx, changes)
 	if err != nil {
 		diags.AddError(fmt.Sprintf("Unable to %s Switch QoS", verb),
@@ -295,7 +295,7 @@ func (r *switchQoSResource) send(ctx context.Context, backend *switchcfg.SONiC, 
 
 // observe returns the backend and one observation of the switch. At plan time (planTime) an
 // unreachable switch is a warning, not an error: the operations are then computed at apply.
-func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (*switchcfg.SONiC, switchcfg.Observation, bool) {
+func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (switchcfg.Backend, switchcfg.Observation, bool) {
 	if r.data == nil {
 		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
 		return nil, switchcfg.Observation{}, false

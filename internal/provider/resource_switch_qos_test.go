@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -297,5 +298,29 @@ func TestSwitchQoSRefusesWhatTheReleaseRejects(t *testing.T) {
 	})
 	if sets := f.twin.Stats().RPCs["Set"]; sets != 0 {
 		t.Errorf("a refused plan sent %d SetRequests", sets)
+	}
+}
+
+// TestSwitchQoSIdleCloseIsInvisible runs the same steps against a switch that closes idle
+// connections after 2 ms (SONiC does after 5 s) and one that keeps them: the first must need
+// more connections (the client re-dialled inside a Terraform command) and the user must see
+// none of it.
+func TestSwitchQoSIdleCloseIsInvisible(t *testing.T) {
+	connections := func(idle time.Duration) int {
+		f := newSwitchFixture(t, switchtwin.Options{IdleTimeout: idle})
+		pause := func() { time.Sleep(100 * time.Millisecond) }
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{
+				{PreConfig: pause, Config: f.config(leafConfig, f.addr, 102400, 256000)},
+				{PreConfig: pause, Config: f.config(leafConfig, f.addr, 100000, 250000)},
+			},
+		})
+		return f.twin.Stats().Conns.Accepted
+	}
+	kept, closed := connections(time.Minute), connections(2*time.Millisecond)
+	t.Logf("connections: %d with idle connections kept, %d with idle close after 2 ms", kept, closed)
+	if closed <= kept {
+		t.Errorf("idle close caused no re-dial (%d connections against %d): the test proves nothing", closed, kept)
 	}
 }

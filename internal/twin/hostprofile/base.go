@@ -1,0 +1,164 @@
+package hostprofile
+
+import (
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The stand-in tools are POSIX sh scripts kept as files beside this one:
+// scripts/sbin/* become /usr/local/sbin/*, scripts/lib/* become
+// /usr/local/lib/twin/*.
+//
+//go:embed scripts
+var scripts embed.FS
+
+// Paths inside the twin that the base layer provides.
+const (
+	// StandInDir holds the stand-in tools; it must come first on PATH (it
+	// does on Debian/Ubuntu for root, for sudo's secure_path and for
+	// systemd units).
+	StandInDir = "/usr/local/sbin"
+	// LibDir holds what the stand-ins share.
+	LibDir = "/usr/local/lib/twin"
+	// BootScript is what systemd would do at boot: modules-load.d, then
+	// every enabled unit. hosttwin runs it inside the twin after
+	// ResetRuntime.
+	BootScript = StandInDir + "/twin-boot"
+	// baseStamp records the fingerprint of a built base layer.
+	baseStamp = "usr/local/share/twin/base.stamp"
+)
+
+// baseFormat changes whenever the base layer's layout changes in a way the
+// content fingerprint cannot see.
+const baseFormat = "hostprofile-base-1"
+
+type baseFile struct {
+	rel     string // relative to the layer root
+	content string
+	mode    fs.FileMode
+}
+
+// BuildBase fills dir with the layer every twin host shares, read-only: the
+// stand-in tools in /usr/local/sbin, their library in /usr/local/lib/twin
+// and the apt repository in /srv/twin-apt. It is idempotent and cheap when
+// dir already holds the same build (a fingerprint is kept in
+// /usr/local/share/twin/base.stamp); concurrent callers serialise on a lock
+// of dir. A stale build is replaced.
+func BuildBase(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("build base: %w", err)
+	}
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return fmt.Errorf("build base: %w", err)
+	}
+	defer unlock()
+	files, err := baseFiles()
+	if err != nil {
+		return fmt.Errorf("build base: %w", err)
+	}
+	fp, err := baseFingerprint(files)
+	if err != nil {
+		return fmt.Errorf("build base: %w", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, baseStamp)); err == nil && string(b) == fp {
+		return nil
+	}
+	t := newTree(dir)
+	t.remove(baseStamp)
+	for _, d := range []string{StandInDir, LibDir, RepoRoot} {
+		t.remove(strings.TrimPrefix(d, "/"))
+	}
+	for _, f := range files {
+		t.file(f.rel, f.content, f.mode)
+	}
+	for _, r := range Repos() {
+		if err := writeRepo(t, r); err != nil {
+			return fmt.Errorf("build base: repository %s %s: %w", r.Flavor, r.Version, err)
+		}
+	}
+	t.file(baseStamp, fp, 0o644)
+	if err := t.Err(); err != nil {
+		return fmt.Errorf("build base in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// baseFiles returns the scripts and generated data of the base layer.
+func baseFiles() ([]baseFile, error) {
+	var files []baseFile
+	for _, sub := range []struct{ src, dst string }{{"scripts/sbin", StandInDir}, {"scripts/lib", LibDir}} {
+		entries, err := scripts.ReadDir(sub.src)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			b, err := scripts.ReadFile(sub.src + "/" + e.Name())
+			if err != nil {
+				return nil, err
+			}
+			mode := fs.FileMode(0o644)
+			if sub.dst == StandInDir {
+				mode = 0o755
+			}
+			files = append(files, baseFile{rel: strings.TrimPrefix(path.Join(sub.dst, e.Name()), "/"), content: string(b), mode: mode})
+		}
+	}
+	files = append(files, baseFile{rel: strings.TrimPrefix(LibDir, "/") + "/nvconfig.db", content: nvconfigDB(), mode: 0o644})
+	return files, nil
+}
+
+// nvconfigDB renders the mlxconfig parameter table: "NAME DEFAULT
+// [value=LABEL,...]" per line.
+func nvconfigDB() string {
+	var b strings.Builder
+	b.WriteString("# nvconfig.db - mlxconfig parameters of the host twin: name, default, value labels\n")
+	for _, p := range nvParams() {
+		b.WriteString(p.name + " " + strconv.Itoa(p.def))
+		if len(p.names) > 0 {
+			keys := make([]int, 0, len(p.names))
+			for k := range p.names {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			labels := make([]string, len(keys))
+			for i, k := range keys {
+				labels[i] = strconv.Itoa(k) + "=" + p.names[k]
+			}
+			b.WriteString(" " + strings.Join(labels, ","))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// baseFingerprint hashes everything the base layer is made of.
+func baseFingerprint(files []baseFile) (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00", baseFormat, debArch())
+	for _, f := range files {
+		fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.rel, f.mode, f.content)
+	}
+	for _, r := range Repos() {
+		pkgs, err := ofedPackages(r.Flavor, r.Version)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range pkgs {
+			fmt.Fprintf(h, "%s\x00", p.control())
+			for _, f := range p.files {
+				fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.path, f.mode, f.content)
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}

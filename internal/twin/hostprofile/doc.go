@@ -1,0 +1,50 @@
+// Package hostprofile is the hardware and software model of a host twin: a
+// stand-in for a ConnectX-7/8 + 8-GPU Linux node that the provider's SSH
+// bootstrapper configures in tests, the demo and users' CI.
+//
+// A twin host's root is an overlayfs of three layers, top to bottom:
+//
+//	per-host layer  RenderHost: fake /sys, /etc/twin, preinstalled OFED, /run/twin
+//	base layer      BuildBase: stand-in tools, /srv/twin-apt repository
+//	/               the machine's own root
+//
+// Package hosttwin mounts that overlay in a private mount namespace, runs a
+// real sshd chrooted into it and calls ResetRuntime plus BootScript for a
+// reboot. Nothing here mounts or starts anything.
+//
+// The fake /sys is plain files laid out like the kernel's: netdevs with the
+// OFED ecn/ DCQCN tree (firmware defaults of research/host.md §1c; 0444 on
+// VFs), RDMA devices with GID tables (unused slots' attribute files cannot
+// be opened, as on a real kernel), debugfs cc_params (unopenable under
+// lockdown), /sys/kernel/security/lockdown and /sys/module. The stand-in
+// tools in /usr/local/sbin — ibv_devinfo, ibdev2netdev, show_gids,
+// mlnx_qos, cma_roce_tos, nvidia-smi, modprobe, rmmod, lsmod, modinfo,
+// dmesg, dkms, mlxconfig, systemctl, journalctl, udevadm and twin-boot —
+// are POSIX sh scripts that read that tree and print the real tools' output
+// formats. Profile-specific data comes from /etc/twin/profile.env, so one
+// base layer serves every profile. Every path in the scripts is prefixed
+// with $TWIN_ROOT, empty inside the twin; tests set it to run the scripts
+// from outside against a rendered tree.
+//
+// Behaviour a bootstrapper can rely on:
+//
+//   - OFED tools (mlnx_qos, show_gids, ibdev2netdev, cma_roce_tos) answer
+//     "command not found" (exit 127) unless /usr/bin/ofed_info exists, i.e.
+//     an OFED metapackage is installed; installing one from the twin
+//     repository makes them appear, and the ecn/ trees appear at the next
+//     reboot.
+//   - "modprobe nvidia-peermem" fails with "Invalid argument" (exit 1) on an
+//     inbox stack, and also, logging the symbol-version lines to dmesg, when
+//     the NVIDIA driver was built against another OFED than the installed
+//     one (profile peermem-wrong-order, or after an OFED install or
+//     upgrade); "dkms autoinstall" rebuilds it against the installed OFED.
+//   - mlxconfig set stores next-boot NV configuration; ResetRuntime applies
+//     it (DCQCN values, ROCE_CC_PRIO_MASK, QOS_TRUST_STATE).
+//   - systemctl runs Exec* lines of units in /etc/systemd/system with sh;
+//     twin-boot loads /etc/modules-load.d and starts enabled units.
+//
+// Known differences from a real host: sysfs files read back what was
+// written (the kernel would normalise "0x10" or print "Global tclass=106");
+// root can write the 0444 ecn/ files of a VF; udev rules never run; unit
+// ordering (After=) is ignored; the kernel version is the machine's.
+package hostprofile

@@ -1,0 +1,67 @@
+package hosttwin
+
+import (
+	"context"
+	"fmt"
+)
+
+// KillSSHD kills host name's sshd the hard way, as a crash would: the
+// listener, every connection and every command running in a session. Its
+// mounts go with it; what it wrote stays in the upper directory for
+// RestartSSHD.
+func (f *Fleet) KillSSHD(ctx context.Context, name string) error {
+	return f.withHost(name, func(t *twin) error {
+		return t.kill(ctx)
+	})
+}
+
+// RestartSSHD starts host name's sshd again on the same port with the same
+// keys and the same files (killing it first if it still runs).
+func (f *Fleet) RestartSSHD(ctx context.Context, name string) error {
+	return f.withHost(name, func(t *twin) error {
+		if err := t.kill(ctx); err != nil {
+			return err
+		}
+		return f.launch(ctx, t)
+	})
+}
+
+// RotateHostKey gives host name a new host key and restarts its sshd.
+// The known_hosts files keep the old key, so a client that checks them
+// now fails with a key mismatch, as after a reinstall.
+func (f *Fleet) RotateHostKey(ctx context.Context, name string) error {
+	return f.withHost(name, func(t *twin) error {
+		if err := t.kill(ctx); err != nil {
+			return err
+		}
+		if _, err := t.newHostKey(); err != nil {
+			return err
+		}
+		return f.launch(ctx, t)
+	})
+}
+
+// withHost runs op on host name with the host locked, wraps its error with
+// the host name and saves the fleet's state afterwards.
+func (f *Fleet) withHost(name string, op func(*twin) error) error {
+	t, err := f.lookup(name)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	stopped := f.stopped
+	f.mu.Unlock()
+	if stopped {
+		return fmt.Errorf("host %s: fleet is stopped", name)
+	}
+	t.mu.Lock()
+	err = op(t)
+	t.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("host %s: %w", name, err)
+	}
+	if err := f.saveState(); err != nil {
+		return fmt.Errorf("host %s: save state: %w", name, err)
+	}
+	return nil
+}

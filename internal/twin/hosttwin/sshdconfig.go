@@ -1,0 +1,43 @@
+package hosttwin
+
+import (
+	"fmt"
+	"strings"
+)
+
+// sshdConfig renders the sshd_config of a twin listening on port. Paths are
+// inside the twin. LogLevel VERBOSE makes sshd log "Accepted publickey" per
+// connection and "Starting session: command" per command, which
+// ConnectionCount and CommandCount count.
+func sshdConfig(name string, port int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# sshd_config of host twin %s, written by hosttwin; replaced on every start.\n", name)
+	lines := []string{
+		fmt.Sprintf("ListenAddress 127.0.0.1:%d", port),
+		"HostKey " + twinSSHDir + "/" + twinHostKeyName,
+		"AuthorizedKeysFile " + twinSSHDir + "/authorized_keys",
+		"PermitRootLogin prohibit-password",
+		"PubkeyAuthentication yes",
+		"PasswordAuthentication no",
+		"KbdInteractiveAuthentication no",
+		"UsePAM no",
+		"StrictModes no",
+		"PidFile /run/sshd.pid",
+		// OpenSSH defaults, spelled out because the bootstrapper's
+		// connection pool is sized against them (research/terraform.md §6.3).
+		"MaxSessions 10",
+		"MaxStartups 10:30:100",
+		"LogLevel VERBOSE",
+		"UseDNS no",
+		"PrintMotd no",
+		"X11Forwarding no",
+		"AcceptEnv LANG LC_*",
+		// Uploads go through SFTP; internal-sftp needs no binary in the twin.
+		"Subsystem sftp internal-sftp",
+	}
+	for _, l := range lines {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
