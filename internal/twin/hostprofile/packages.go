@@ -49,7 +49,9 @@ func Repos() []Repo {
 // Package is a package of the twin repository and the version it has in one
 // repository directory.
 type Package struct {
-	Name    string
+	// Name is the Debian package name, e.g. "mlnx-ofed-kernel-dkms".
+	Name string
+	// Version is its full Debian version, e.g. "25.10.OFED.25.10.1.7.1.1".
 	Version string
 }
 
