@@ -193,14 +193,19 @@ func (q *MlnxQoS) readDSCP(m []string) error {
 	return nil
 }
 
-// readBuffers reads "130944,130944,0,0,0,0,0,0,total_size=..." .
+// readBuffers reads "130944,130944,0,0,0,0,0,0,max_buffer_size=..." (current mlnx-tools;
+// older releases print total_size=).
 func (q *MlnxQoS) readBuffers(s string) error {
 	for _, f := range strings.Split(s, ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		if tot, ok := strings.CutPrefix(f, "total_size="); ok {
+		tot, ok := strings.CutPrefix(f, "max_buffer_size=")
+		if !ok {
+			tot, ok = strings.CutPrefix(f, "total_size=")
+		}
+		if ok {
 			n, err := strconv.ParseInt(tot, 10, 64)
 			if err != nil {
 				return err

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -147,4 +148,17 @@ func FuzzMlnxQoS(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseMlnxQoSOlderBufferTotal reads the buffer total of older mlnx-tools (total_size=).
+func TestParseMlnxQoSOlderBufferTotal(t *testing.T) {
+	current := fixture(t, "mlnx_qos_buffers.txt")
+	older := strings.Replace(current, ",max_buffer_size=", ",total_size=", 1)
+	got, err := ParseMlnxQoS(older)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TotalBufferSize != 2097152 {
+		t.Errorf("TotalBufferSize = %d, want 2097152", got.TotalBufferSize)
+	}
 }

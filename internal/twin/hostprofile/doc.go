@@ -43,6 +43,33 @@
 //   - systemctl runs Exec* lines of units in /etc/systemd/system with sh;
 //     twin-boot loads /etc/modules-load.d and starts enabled units.
 //
+// Mounting a twin (what hosttwin must do; TestOverlayChroot does it):
+//
+//   - Keep the layers, upperdir and workdir on a tmpfs (or any filesystem
+//     other than the one holding "/"): with "/" as a lowerdir, overlayfs
+//     refuses other layers on the same filesystem ("overlapping lowerdir
+//     path", ELOOP). On tmpfs RenderHost takes ~25 ms, ResetRuntime ~6 ms.
+//   - As root: mount -t overlay overlay -o
+//     lowerdir=<host>:<base>:/,upperdir=<upper>,workdir=<work> <merged>.
+//     RenderHost marks /etc/apt/sources.list.d, /etc/apt/preferences.d,
+//     /etc/systemd/system and /etc/modules-load.d opaque with
+//     trusted.overlay.opaque (so no "userxattr" mounts), and replaces
+//     /etc/apt/sources.list and /etc/modules, so the machine's apt
+//     sources, pins, units and module lists stay out of the twin.
+//   - Bind-mount /dev onto <merged>/dev and mount proc on <merged>/proc
+//     (apt and dpkg need them). Do not mount sysfs on <merged>/sys, nor a
+//     tmpfs on /run or /run/twin (or call ResetRuntime after mounting it).
+//   - /proc/driver/nvidia: bind-mount <merged>/run/twin/proc-driver-nvidia
+//     (ProcDriverNVIDIA) onto <merged>/proc/driver/nvidia; without an NVIDIA
+//     driver on the machine that directory does not exist, so mount a tmpfs
+//     on <merged>/proc/driver and create nvidia in it first.
+//   - Inside the twin TWIN_ROOT must be unset, and /usr/local/sbin
+//     (StandInDir) must come first on PATH for sessions, sudo (Debian's
+//     secure_path does) and systemd units (the stand-in systemctl does).
+//   - Reboot: ResetRuntime("/proc/<pid>/root", ...) for a process chrooted
+//     in the twin, then run BootScript inside it. The upper directory is
+//     the host's disk: keep it to keep /etc and /var across reboots.
+//
 // Known differences from a real host: sysfs files read back what was
 // written (the kernel would normalise "0x10" or print "Global tclass=106");
 // root can write the 0444 ecn/ files of a VF; udev rules never run; unit

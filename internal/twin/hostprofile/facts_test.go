@@ -186,18 +186,11 @@ func TestFactsTopoAndMemory(t *testing.T) {
 	}
 }
 
-// parseMlnxQoS parses mlnx_qos output with facts.ParseMlnxQoS. Current
-// mlnx-tools ends the buffer line with "max_buffer_size=N" (research/host.md
-// §2); older ones with "total_size=N", the only form facts reads so far. The
-// stand-in prints the current form; until facts reads it, the line is fed
-// in the older form and the gap is logged.
+// parseMlnxQoS parses the stand-in's mlnx_qos output, which prints the current mlnx-tools
+// buffer line ("max_buffer_size=N"), with facts.ParseMlnxQoS.
 func parseMlnxQoS(t *testing.T, out string) facts.MlnxQoS {
 	t.Helper()
 	q, err := facts.ParseMlnxQoS(out)
-	if err != nil && strings.Contains(err.Error(), "max_buffer_size=") {
-		t.Logf("facts.ParseMlnxQoS cannot read the current mlnx_qos buffer line yet: %v", err)
-		q, err = facts.ParseMlnxQoS(strings.Replace(out, ",max_buffer_size=", ",total_size=", 1))
-	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,7 +99,7 @@ func newHardware(p Profile, id HostID) hardware {
 			netdev: fmt.Sprintf("ens%df0np0", i+1),
 			bdf:    fmt.Sprintf("0000:%02x:00.0", bus),
 			mac:    [6]byte{0xb8, 0x3f, 0xd2, 0xa0, byte(id.Index), byte(i)},
-			ipv4:   netip.AddrFrom4([4]byte{10, byte(id.Index), byte(i), 1}),
+			ipv4:   id.IPv4(i),
 			numa:   i * 2 / p.Ports,
 			down:   p.PortDown(i),
 		}
@@ -157,7 +157,7 @@ func (pt port) linkLocal() netip.Addr {
 // globalIPv6 is the unique-local address that the gid-index-5 profile puts
 // in front of the IPv4 entries.
 func (pt port) globalIPv6() netip.Addr {
-	return netip.AddrFrom16([16]byte{0xfd, 0xaa, 0, 0, 0, byte(pt.ipv4.As4()[1]), 0, byte(pt.index), 15: 1})
+	return netip.AddrFrom16([16]byte{0xfd, 0xaa, 0, 0, 0, pt.ipv4.As4()[1], 0, byte(pt.index), 15: 1})
 }
 
 // gidEntry is one GID table slot; an empty typ marks an unused slot whose

@@ -43,6 +43,7 @@ echo ready
 read -r go
 echo "after reset: peermem loaded $(lsmod | grep -c '^nvidia_peermem' || true)"
 twin-boot >/dev/null
+echo "nvrm: $(grep -c '^NVRM version: NVIDIA UNIX' /proc/driver/nvidia/version)"
 echo "roce: $(systemctl is-active roce.service)"
 echo "modules-load: $(systemctl is-active systemd-modules-load || true)"
 echo "trust: $(mlnx_qos -i ens1f0np0 | grep 'trust state')"
@@ -88,7 +89,10 @@ func TestOverlayChroot(t *testing.T) {
 mount -t overlay overlay -o lowerdir=%[1]s:%[2]s:/,upperdir=%[3]s,workdir=%[4]s %[5]s
 mount --bind /dev %[5]s/dev
 mount -t proc proc %[5]s/proc
-exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["upper"], dirs["work"], dirs["merged"])
+mount -t tmpfs tmpfs %[5]s/proc/driver
+mkdir %[5]s/proc/driver/nvidia
+mount --bind %[5]s%[6]s %[5]s/proc/driver/nvidia
+exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["upper"], dirs["work"], dirs["merged"], ProcDriverNVIDIA)
 	cmd := exec.Command("unshare", "-m", "--propagation", "private", "/bin/sh", "-c", mount)
 	cmd.Env = []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
 	stdin, err := cmd.StdinPipe()
@@ -104,7 +108,7 @@ exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["uppe
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
+	defer func() { _ = cmd.Process.Kill() }()
 
 	var lines []string
 	sc := bufio.NewScanner(stdout)
@@ -112,8 +116,8 @@ exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["uppe
 		lines = append(lines, sc.Text())
 	}
 	if len(lines) == 0 {
-		stdin.Close()
-		cmd.Wait()
+		_ = stdin.Close()
+		_ = cmd.Wait()
 		if s := stderr.String(); strings.Contains(s, "unknown filesystem type") || strings.Contains(s, "Operation not permitted") {
 			t.Skipf("no overlay mounts here: %s", s)
 		}
@@ -123,7 +127,9 @@ exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["uppe
 	if err := ResetRuntime(fmt.Sprintf("/proc/%d/root", cmd.Process.Pid), p, id); err != nil {
 		t.Errorf("ResetRuntime via /proc/pid/root: %v", err)
 	}
-	io.WriteString(stdin, "go\n")
+	if _, err := io.WriteString(stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
 	stdin.Close()
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
@@ -140,6 +146,7 @@ exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["uppe
 		"holds: doca-ofed \n",
 		"dpkg: 25.10-1.7.1 hold ok installed\n",
 		"after reset: peermem loaded 0\n",
+		"nvrm: 1\n",
 		"roce: active\n",
 		// OFED was upgraded under the NVIDIA driver: peermem fails at boot.
 		"modules-load: failed\n",

@@ -2,6 +2,7 @@ package hostprofile
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 )
 
@@ -146,6 +147,27 @@ func (p Profile) PortDown(i int) bool { return slices.Contains(p.DownPorts, i) }
 // GPU kernel modules (the twin's kernel is the machine's, assumed >= 5.12).
 func (p Profile) DMABUF() bool { return p.OpenKernelModules }
 
+// RDMADevices returns the RDMA device names the host shows, "mlx5_0"...
+func (p Profile) RDMADevices() []string {
+	hw := newHardware(p, HostID{})
+	out := make([]string, len(hw.ports))
+	for i, pt := range hw.ports {
+		out[i] = pt.rdma
+	}
+	return out
+}
+
+// Netdevs returns the netdev of each RDMA device, in the same order:
+// "ens1f0np0"... ("ens1f0v0"... with VirtualFunctions).
+func (p Profile) Netdevs() []string {
+	hw := newHardware(p, HostID{})
+	out := make([]string, len(hw.ports))
+	for i, pt := range hw.ports {
+		out[i] = pt.netdev
+	}
+	return out
+}
+
 // HostID identifies one twin host. Index makes its addresses unique: MACs
 // b8:3f:d2:a0:<index>:<port>, IPv4 10.<index>.<port>.1.
 type HostID struct {
@@ -153,6 +175,12 @@ type HostID struct {
 	Name string
 	// Index is 0..255.
 	Index int
+}
+
+// IPv4 returns the address of port i (0-based) of the host, the one its
+// RoCE v2 IPv4 GID carries: 10.<index>.<i>.1.
+func (id HostID) IPv4(i int) netip.Addr {
+	return netip.AddrFrom4([4]byte{10, byte(id.Index), byte(i), 1})
 }
 
 // Validate reports an index out of range or an empty name.

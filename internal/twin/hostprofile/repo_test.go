@@ -107,7 +107,9 @@ func TestDebWithDpkgDeb(t *testing.T) {
 	}
 	mlnx, _ := ofedPackages(StackMLNX, "24.10-3.2.5.0")
 	script := filepath.Join(dir, "mlnx_ofed_info")
-	os.WriteFile(script, []byte(mlnx[0].files[0].content), 0o755)
+	if err := os.WriteFile(script, []byte(mlnx[0].files[0].content), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for arg, want := range map[string]string{"-s": "MLNX_OFED_LINUX-24.10-3.2.5.0:\n", "-n": "24.10-3.2.5.0\n"} {
 		if out, err := runCmd(t, script, arg); err != nil || out != want {
 			t.Errorf("mlnx ofed_info %s = %q, %v; want %q", arg, out, err, want)
@@ -149,7 +151,9 @@ func TestRepoIndexes(t *testing.T) {
 				file = f
 			}
 			if s, ok := strings.CutPrefix(l, "Size: "); ok {
-				fmt.Sscan(s, &size)
+				if _, err := fmt.Sscan(s, &size); err != nil {
+					t.Fatalf("Size line %q: %v", l, err)
+				}
 			}
 		}
 		st, err := os.Stat(filepath.Join(dir, file))
@@ -222,7 +226,9 @@ func TestRepoInstallsWithDpkg(t *testing.T) {
 	base := sharedBase(t)
 	root := t.TempDir()
 	for _, d := range []string{"var/lib/dpkg/info", "var/lib/dpkg/updates", "var/lib/dpkg/triggers"} {
-		os.MkdirAll(filepath.Join(root, d), 0o755)
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	writeFile(t, root, "var/lib/dpkg/status", "")
 	install := func(v string) {

@@ -55,7 +55,7 @@ func TestResetRuntimeRestoresBootState(t *testing.T) {
 	// The NVIDIA version file is rewritten in place: a bind mount of its
 	// directory stays valid.
 	after, err := os.Stat(version)
-	if err != nil || after.Sys().(*syscall.Stat_t).Ino != before.Sys().(*syscall.Stat_t).Ino {
+	if err != nil || inode(after) != inode(before) {
 		t.Errorf("proc-driver-nvidia/version replaced (%v), want rewritten in place", err)
 	}
 }
@@ -132,4 +132,12 @@ func TestResetRuntimeLockdownAndVF(t *testing.T) {
 	if err := ResetRuntime(t.TempDir(), Profile{}, HostID{Name: "n"}); err == nil {
 		t.Error("ResetRuntime accepted an invalid profile")
 	}
+}
+
+// inode returns a file's inode number, 0 where the platform gives none.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }

@@ -79,7 +79,9 @@ func TestOFEDToolsNeedOFED(t *testing.T) {
 	}
 	// Installing an OFED metapackage (here: its ofed_info) brings them.
 	writeFile(t, root, "usr/bin/ofed_info", ofedInfoScript(StackDOCA, "25.10-1.7.1"))
-	os.Chmod(filepath.Join(root, "usr/bin/ofed_info"), 0o755)
+	if err := os.Chmod(filepath.Join(root, "usr/bin/ofed_info"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if r := runTool(t, root, "", "ibdev2netdev"); r.code != 0 {
 		t.Errorf("ibdev2netdev after install: exit %d %s", r.code, r.stderr)
 	}

@@ -19,7 +19,7 @@ func lockDir(dir string) (func(), error) {
 		return nil, fmt.Errorf("lock %s: %w", dir, err)
 	}
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing the file releases it anyway
 		f.Close()
 	}, nil
 }
