@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 )
 
 const (
@@ -40,7 +43,8 @@ func up(o options) error {
 	}
 	defer log.Close()
 	args := []string{"serve", "--state-dir", o.stateDir, "--switches", strconv.Itoa(o.switches),
-		"--release", o.release, "--hwsku", o.hwsku, "--ports", strconv.Itoa(o.ports)}
+		"--release", o.release, "--hwsku", o.hwsku, "--ports", strconv.Itoa(o.ports),
+		"--hosts", strconv.Itoa(o.hosts), "--profile", o.profile}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -66,10 +70,14 @@ func up(o options) error {
 	}
 }
 
-// down stops the serve process of stateDir and waits for it to exit.
+// down stops the serve process of stateDir and waits for it to exit; host twins left by a
+// serve process that died are stopped too.
 func down(stateDir string) error {
 	pid, ok := runningPID(stateDir)
 	if !ok {
+		if err := stopOrphanHosts(stateDir); err != nil {
+			return err
+		}
 		fmt.Println("no twins running in", stateDir)
 		return nil
 	}
@@ -84,6 +92,35 @@ func down(stateDir string) error {
 		}
 	}
 	return fmt.Errorf("pid %d did not stop within %s", pid, stopTimeout)
+}
+
+func stopOrphanHosts(stateDir string) error {
+	dir := filepath.Join(stateDir, hostsDir)
+	if _, err := os.Stat(filepath.Join(dir, "fleet.json")); err != nil {
+		return nil
+	}
+	fleet, err := hosttwin.Attach(dir)
+	if err != nil {
+		return fmt.Errorf("host twins in %s: %w", dir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	return fleet.Stop(ctx)
+}
+
+// reboot power-cycles host name of a running fleet.
+func reboot(stateDir, name string) error {
+	fleet, err := hosttwin.Attach(filepath.Join(stateDir, hostsDir))
+	if err != nil {
+		return fmt.Errorf("no host twins in %s: %w", stateDir, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if err := fleet.Reboot(ctx, name); err != nil {
+		return err
+	}
+	fmt.Println(name, "rebooted")
+	return nil
 }
 
 func runningPID(stateDir string) (int, bool) {

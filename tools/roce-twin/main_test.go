@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	hostssh "github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
 
 // TestUpServesRealGNMIAndDownStops runs the built command as users do and talks to the switch
@@ -129,4 +132,56 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestUpStartsHostTwins starts host twins with the command, reaches one over SSH with the
+// written key and known_hosts (host key verified), reboots it, and stops everything.
+func TestUpStartsHostTwins(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "roce-twin")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	state := t.TempDir()
+	if out, err := exec.Command(bin, "up", "--state-dir", state, "--switches", "0", "--hosts", "2", "--profile", "gid-index-5").CombinedOutput(); err != nil {
+		t.Fatalf("up: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(bin, "down", "--state-dir", state).Run() })
+	var ep endpoints
+	raw, err := os.ReadFile(filepath.Join(state, endpointsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &ep); err != nil {
+		t.Fatal(err)
+	}
+	if len(ep.Hosts) != 2 || ep.Hosts[1].Name != "gpu2" || ep.Hosts[1].Profile != "gid-index-5" {
+		t.Fatalf("endpoints hosts = %+v", ep.Hosts)
+	}
+	h := ep.Hosts[1]
+	pool, err := hostssh.NewPool(hostssh.Config{User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	res, err := pool.Client(h.Address).Run(context.Background(), "hostname; cat /sys/class/infiniband/mlx5_0/ports/1/gid_attrs/types/5", hostssh.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.Stdout); got != "gpu2\nRoCE v2\n" {
+		t.Errorf("gpu2 says %q, want its name and a RoCE v2 GID at index 5", got)
+	}
+	if out, err := exec.Command(bin, "reboot", "--state-dir", state, "gpu2").CombinedOutput(); err != nil {
+		t.Fatalf("reboot: %v\n%s", err, out)
+	}
+	pool.Close()
+	if out, err := exec.Command(bin, "down", "--state-dir", state).CombinedOutput(); err != nil {
+		t.Fatalf("down: %v\n%s", err, out)
+	}
+	mounts, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(mounts), state) {
+		t.Errorf("mounts under %s left after down", state)
+	}
 }

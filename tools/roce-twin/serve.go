@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -11,13 +12,18 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 // endpoints is DIR/endpoints.json: what a test or a tfvars file needs to reach the twins.
 type endpoints struct {
 	Switches []switchEndpoint `json:"switches"`
+	Hosts    []hosttwin.Host  `json:"hosts"`
 }
+
+// hostsDir is where, under the state directory, the host fleet keeps its state.
+const hostsDir = "hosts"
 
 type switchEndpoint struct {
 	Name     string `json:"name"`
@@ -65,13 +71,41 @@ func serve(o options) error {
 			CAFile: files.CA, Release: tw.Release().String(), HWSKU: o.hwsku,
 		})
 	}
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
+	if o.hosts > 0 {
+		fleet, err := startHosts(o)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+			defer cancel()
+			if err := fleet.Stop(ctx); err != nil {
+				fmt.Fprintln(os.Stderr, "stop host twins:", err)
+			}
+		}()
+		ep.Hosts = fleet.Hosts()
+	}
 	if err := writeEndpoints(o.stateDir, ep); err != nil {
 		return err
 	}
-	stop := make(chan os.Signal, 1)
-	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	<-stop
 	return nil
+}
+
+func startHosts(o options) (*hosttwin.Fleet, error) {
+	specs := make([]hosttwin.HostSpec, o.hosts)
+	for i := range specs {
+		specs[i] = hosttwin.HostSpec{Name: fmt.Sprintf("gpu%d", i+1), Profile: o.profile}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	fleet, err := hosttwin.Start(ctx, hosttwin.Options{StateDir: filepath.Join(o.stateDir, hostsDir), Hosts: specs})
+	if err != nil {
+		return nil, fmt.Errorf("host twins: %w", err)
+	}
+	return fleet, nil
 }
 
 func writeEndpoints(dir string, ep endpoints) error {

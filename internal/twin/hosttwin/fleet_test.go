@@ -20,7 +20,7 @@ func TestStartTwoHostsServeRealSSH(t *testing.T) {
 	}
 	for _, h := range hosts {
 		c := dial(t, h)
-		if got := sshRun(t, c, "cat /etc/hostname"); got != h.Name+"\n" {
+		if got := sshRun(t, c, "cat /etc/hostname; hostname"); got != h.Name+"\n"+h.Name+"\n" {
 			t.Errorf("%s: /etc/hostname = %q, want %q", h.Name, got, h.Name+"\n")
 		}
 		if got := sshRun(t, c, "id -un"); got != "root\n" {

@@ -55,6 +55,7 @@ fi
 if [ -d "$m$hide" ]; then
 	mount -t tmpfs -o size=64k,mode=0755 "twin-hide-$name" "$m$hide"
 fi
+hostname "$name"
 exec chroot "$m" ` + sshdPath + ` -D -e -f ` + twinSSHDConfig + "\n"
 
 // twinEnv is the environment of sshd and of commands run in a twin.
@@ -107,7 +108,8 @@ func launch(ctx context.Context, s launchSpec) (*process, error) {
 	// A new mount namespace for the script (Go makes / private in it) and a
 	// process group of its own, so the sshd listener and anything the
 	// script runs can be killed as one.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Unshareflags: syscall.CLONE_NEWNS}
+	// A UTS namespace of its own, so the hostname command inside says the twin name.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Unshareflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS}
 	err = cmd.Start()
 	logf.Close()
 	if err != nil {
