@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
@@ -16,6 +18,10 @@ import (
 type providerData struct {
 	settings settings
 	switches *gnmi.Pool
+
+	hostsOnce sync.Once
+	hosts     *ssh.Pool
+	hostsErr  error
 }
 
 func newProviderData(s settings) *providerData {
@@ -78,11 +84,16 @@ func override(dst *string, v string) {
 
 // withDefaultPort adds the provider's gNMI port to an address that has none.
 func withDefaultPort(address string, port int) (string, error) {
-	if _, _, err := net.SplitHostPort(address); err == nil {
-		return address, nil
-	}
-	if port == 0 {
+	if _, _, err := net.SplitHostPort(address); err != nil && port == 0 {
 		return "", fmt.Errorf("address %q has no port and the provider sets no gnmi.port: write it as host:port (SONiC listens on 8080 or 50051, depending on the image)", address)
 	}
-	return net.JoinHostPort(address, strconv.Itoa(port)), nil
+	return joinDefaultPort(address, port), nil
+}
+
+// joinDefaultPort returns address as it is when it has a port, else address:port.
+func joinDefaultPort(address string, port int) string {
+	if _, _, err := net.SplitHostPort(address); err == nil {
+		return address
+	}
+	return net.JoinHostPort(address, strconv.Itoa(port))
 }
