@@ -63,7 +63,9 @@ func (p *roceProvider) Resources(context.Context) []func() resource.Resource {
 }
 
 func (p *roceProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return nil
+	return []func() datasource.DataSource{
+		newHostFactsDataSource,
+	}
 }
 
 func (p *roceProvider) Functions(context.Context) []func() function.Function {

@@ -41,7 +41,11 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "no Terraform CLI: run `make tools` (installs bin/terraform) or set TF_ACC_TERRAFORM_PATH")
 		os.Exit(1)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if stopHostTwins() != 0 && code == 0 {
+		code = 1
+	}
+	os.Exit(code)
 }
 
 func TestProviderSchemaValidates(t *testing.T) {

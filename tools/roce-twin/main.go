@@ -10,7 +10,8 @@
 //
 // up starts the twins in a background process and writes DIR/endpoints.json with, for each
 // switch, its name, address, username, password and ca_file, and for each host its name,
-// address, port, user, private_key_file, known_hosts_file and profile; reboot resets a host's
+// address, port, user, private_key_file, known_hosts_file and profile (plus one "ssh" login
+// that reaches every host); reboot resets a host's
 // hardware state as a power cycle would; down stops everything.
 package main
 

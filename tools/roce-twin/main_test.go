@@ -158,7 +158,10 @@ func TestUpStartsHostTwins(t *testing.T) {
 		t.Fatalf("endpoints hosts = %+v", ep.Hosts)
 	}
 	h := ep.Hosts[1]
-	pool, err := hostssh.NewPool(hostssh.Config{User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile})
+	if ep.SSH == nil {
+		t.Fatal("endpoints have no fleet-wide ssh login")
+	}
+	pool, err := hostssh.NewPool(hostssh.Config{User: ep.SSH.User, PrivateKeyFile: ep.SSH.PrivateKeyFile, KnownHostsFile: ep.SSH.KnownHostsFile})
 	if err != nil {
 		t.Fatal(err)
 	}

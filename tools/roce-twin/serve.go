@@ -20,6 +20,14 @@ import (
 type endpoints struct {
 	Switches []switchEndpoint `json:"switches"`
 	Hosts    []hosttwin.Host  `json:"hosts"`
+	// SSH is one login that reaches every host, for a provider's ssh block.
+	SSH *fleetSSH `json:"ssh,omitempty"`
+}
+
+type fleetSSH struct {
+	User           string `json:"user"`
+	PrivateKeyFile string `json:"private_key_file"`
+	KnownHostsFile string `json:"known_hosts_file"`
 }
 
 // hostsDir is where, under the state directory, the host fleet keeps its state.
@@ -86,6 +94,7 @@ func serve(o options) error {
 			}
 		}()
 		ep.Hosts = fleet.Hosts()
+		ep.SSH = &fleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
 	}
 	if err := writeEndpoints(o.stateDir, ep); err != nil {
 		return err

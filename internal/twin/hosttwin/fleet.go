@@ -75,6 +75,10 @@ func (f *Fleet) Host(name string) (Host, bool) {
 // they were when the fleet started.
 func (f *Fleet) KnownHostsFile() string { return fleetKnownHostsPath(f.stateDir) }
 
+// UserKeyFile is a private key that every host of the fleet accepts for root, as one
+// cluster-wide key would: with KnownHostsFile it is all one provider configuration needs.
+func (f *Fleet) UserKeyFile() string { return fleetUserKeyPath(f.stateDir) }
+
 // Root returns the path under which this machine sees host name's root
 // directory (/proc/<pid>/root), for reading or editing the twin's files
 // from outside. It is valid while the host runs.

@@ -163,3 +163,16 @@ func TestMachineHomeAndTmpHidden(t *testing.T) {
 	// The twin's own writes there work and persist.
 	sshRun(t, c, "echo x > /root/.twin && echo y > /tmp/twin")
 }
+
+// TestFleetUserKeyReachesEveryHost: one key and one known_hosts file reach the whole fleet,
+// as one provider configuration does for a cluster.
+func TestFleetUserKeyReachesEveryHost(t *testing.T) {
+	requireTwins(t)
+	f := startFleet(t, Options{Hosts: []HostSpec{{Name: "k1"}, {Name: "k2"}}})
+	for _, h := range f.Hosts() {
+		h.PrivateKeyFile, h.KnownHostsFile = f.UserKeyFile(), f.KnownHostsFile()
+		if got := sshRun(t, dial(t, h), "hostname"); got != h.Name+"\n" {
+			t.Errorf("%s with the fleet key says %q", h.Name, got)
+		}
+	}
+}

@@ -42,6 +42,7 @@ func hostDirPath(stateDir, name string) string { return filepath.Join(stateDir, 
 func fleetKnownHostsPath(stateDir string) string {
 	return filepath.Join(stateDir, "known_hosts")
 }
+func fleetUserKeyPath(stateDir string) string { return filepath.Join(stateDir, "id_ed25519") }
 
 // logPath is where host name's sshd log goes.
 func logPath(stateDir, logDir, name string) string {

@@ -59,7 +59,11 @@ func (f *Fleet) prepare(spec HostSpec, index, port int) (*twin, error) {
 	if err := user.write(p.userKey()); err != nil {
 		return nil, err
 	}
-	if err := writeFileAtomic(p.authorizedKeys(), []byte(user.authorized), 0o644); err != nil {
+	fleetKey, err := fleetUserKey(f.stateDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(p.authorizedKeys(), []byte(user.authorized+fleetKey), 0o644); err != nil {
 		return nil, err
 	}
 	hostKey, err := t.newHostKey()
@@ -108,4 +112,21 @@ func (t *twin) setPort(port int, hostKey ssh.PublicKey) error {
 		return err
 	}
 	return writeFileAtomic(t.paths.knownHosts(), []byte(knownHostsLine(t.host.Address, hostKey)), 0o644)
+}
+
+// fleetUserKey returns the authorized_keys line of the fleet-wide user key, creating the key
+// on first use.
+func fleetUserKey(stateDir string) (string, error) {
+	path := fleetUserKeyPath(stateDir)
+	if pub, err := os.ReadFile(path + ".pub"); err == nil {
+		return string(pub), nil
+	}
+	k, err := newKeyPair("root@fleet-client")
+	if err != nil {
+		return "", err
+	}
+	if err := k.write(path); err != nil {
+		return "", err
+	}
+	return k.authorized, nil
 }

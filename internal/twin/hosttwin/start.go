@@ -118,6 +118,10 @@ func (f *Fleet) start(ctx context.Context, opts Options) error {
 	if err := buildMask(maskDirPath(f.stateDir)); err != nil {
 		return fmt.Errorf("build mask layer: %w", err)
 	}
+	// The fleet-wide user key, made once before the hosts start in parallel.
+	if _, err := fleetUserKey(f.stateDir); err != nil {
+		return fmt.Errorf("fleet user key: %w", err)
+	}
 	ports := make([]int, len(opts.Hosts))
 	if opts.BasePort > 0 {
 		for i := range ports {

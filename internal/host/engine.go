@@ -1,0 +1,141 @@
+package host
+
+import (
+	"context"
+	"os"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+)
+
+// Engine plans and applies tasks on one host.
+type Engine struct {
+	// Runner reaches the host.
+	Runner Runner
+	// Sudo runs the gather and the steps that need root through sudo, for a
+	// login user other than root.
+	Sudo bool
+}
+
+// Plan gathers the facts all tasks need in one round trip and plans each
+// task. It changes nothing on the host: it is check mode.
+func (e Engine) Plan(ctx context.Context, tasks []Task) (Report, error) {
+	r := &countingRunner{Runner: e.Runner}
+	f, err := e.gatherFor(ctx, r, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	trs, err := planTasks(f, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	return Report{Host: r.Address(), Tasks: trs, RoundTrips: r.n}, nil
+}
+
+// Apply plans the tasks as Plan does, applies every change in order (one
+// round trip per file write or per run of consecutive command changes of a
+// task), then gathers and plans again to verify. A change that fails stops
+// the apply with a *TaskError; a second plan that still has changes is a
+// *NotConvergedError. When no task has a change, nothing is run after the
+// gather.
+func (e Engine) Apply(ctx context.Context, tasks []Task) (Report, error) {
+	r := &countingRunner{Runner: e.Runner}
+	f, err := e.gatherFor(ctx, r, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	trs, err := planTasks(f, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	changed := false
+	for _, tr := range trs {
+		for _, b := range batches(tr.Changes) {
+			if err := b.apply(ctx, r, e.Sudo); err != nil {
+				return Report{}, &TaskError{Host: r.Address(), Task: tr.Task, Op: "apply", Change: b.summary(), Err: err}
+			}
+			changed = true
+		}
+	}
+	rep := Report{Host: r.Address(), Applied: true, Tasks: trs}
+	if changed {
+		if err := e.verify(ctx, r, tasks); err != nil {
+			return Report{}, err
+		}
+	}
+	rep.RoundTrips = r.n
+	return rep, nil
+}
+
+// verify gathers again and requires an empty plan.
+func (e Engine) verify(ctx context.Context, r Runner, tasks []Task) error {
+	f, err := e.gatherFor(ctx, r, tasks)
+	if err != nil {
+		return err
+	}
+	trs, err := planTasks(f, tasks)
+	if err != nil {
+		return err
+	}
+	var pending []Change
+	for _, tr := range trs {
+		pending = append(pending, tr.Changes...)
+	}
+	if len(pending) > 0 {
+		return &NotConvergedError{Host: r.Address(), Pending: pending}
+	}
+	return nil
+}
+
+// gatherFor gathers the union of the tasks' needs; no tasks need no gather.
+func (e Engine) gatherFor(ctx context.Context, r Runner, tasks []Task) (Facts, error) {
+	var want FactSet
+	for _, t := range tasks {
+		want = want.Union(t.Needs())
+	}
+	if want.Empty() {
+		return Facts{Host: r.Address(), Absent: map[string]string{}}, nil
+	}
+	return gather(ctx, r, want, e.Sudo)
+}
+
+// planTasks plans every task against f and checks the steps it yields.
+func planTasks(f Facts, tasks []Task) ([]TaskReport, error) {
+	out := make([]TaskReport, 0, len(tasks))
+	for _, t := range tasks {
+		name := t.Name()
+		cs, err := t.Plan(f)
+		if err != nil {
+			return nil, &TaskError{Host: f.Host, Task: name, Op: "plan", Err: err}
+		}
+		tr := TaskReport{Task: name}
+		for _, c := range cs {
+			c.Task = name
+			if c.Apply == nil {
+				tr.Reasons = append(tr.Reasons, c.Summary)
+				continue
+			}
+			if err := c.Apply.validate(); err != nil {
+				return nil, &TaskError{Host: f.Host, Task: name, Op: "plan", Change: c.Summary, Err: err}
+			}
+			tr.Changes = append(tr.Changes, c)
+		}
+		out = append(out, tr)
+	}
+	return out, nil
+}
+
+// countingRunner counts the round trips of one Plan or Apply.
+type countingRunner struct {
+	Runner
+	n int
+}
+
+func (c *countingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+	c.n++
+	return c.Runner.Run(ctx, cmd, opts)
+}
+
+func (c *countingRunner) WriteFile(ctx context.Context, path string, data []byte, mode os.FileMode, owner string, sudo bool) error {
+	c.n++
+	return c.Runner.WriteFile(ctx, path, data, mode, owner, sudo)
+}

@@ -1,0 +1,161 @@
+package host
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// MaxFileContent is how much of a file the file fact brings back; larger files
+// are compared by their SHA-256 alone.
+const MaxFileContent = 64 << 10
+
+// FileType is the kind of a file system entry.
+type FileType string
+
+// The file types the file fact reports.
+const (
+	FileRegular   FileType = "regular file"
+	FileDirectory FileType = "directory"
+	FileSymlink   FileType = "symbolic link"
+	FileOther     FileType = "other"
+)
+
+// FileInfo is what the file fact read of one path. A path that does not exist
+// has Exists false and nothing else set.
+type FileInfo struct {
+	// Path is the absolute path.
+	Path string
+	// Exists reports whether the path exists (a dangling symlink does).
+	Exists bool
+	// Type is the kind of entry; symlinks are not followed.
+	Type FileType
+	// Mode holds the permission bits, setuid, setgid and sticky included.
+	Mode os.FileMode
+	// UID and GID are the numeric owner and group.
+	UID, GID int
+	// Owner and Group are their names ("UNKNOWN" when the host has none).
+	Owner, Group string
+	// Size is the size in bytes.
+	Size int64
+	// SHA256 is the hex SHA-256 of the content.
+	SHA256 string
+	// Content is the content, cut at MaxFileContent bytes.
+	Content []byte
+}
+
+// Complete reports whether Content holds the whole file.
+func (fi FileInfo) Complete() bool { return int64(len(fi.Content)) == fi.Size }
+
+// fileProbe prints "absent" for a missing path, otherwise a stat line
+// ("<raw mode hex> <uid> <gid> <user> <group> <size>"), the sha256sum line and
+// the first MaxFileContent bytes. The path is its first argument ("$1"), so it
+// is never part of the script text. It is a trusted constant.
+var fileProbe = `if [ ! -e "$1" ] && [ ! -h "$1" ]; then echo absent; exit 0; fi; ` +
+	`stat -c '%f %u %g %U %G %s' -- "$1" && sha256sum <"$1" && exec head -c ` +
+	strconv.Itoa(MaxFileContent) + ` -- "$1"`
+
+// fileCommand is the command of the file fact for path: "sh -c <probe> sh
+// <path>", every word quoted.
+func fileCommand(path string) shell.Command {
+	return shell.New("sh", "-c", fileProbe, "sh", path)
+}
+
+// ParseFileProbe reads the output of the file fact for path.
+func ParseFileProbe(path, out string) (FileInfo, error) {
+	label := fileLabel(path)
+	if out == "absent\n" {
+		return FileInfo{Path: path}, nil
+	}
+	statLine, rest, ok1 := strings.Cut(out, "\n")
+	sumLine, content, ok2 := strings.Cut(rest, "\n")
+	if !ok1 || !ok2 {
+		return FileInfo{}, &facts.ParseError{Fact: label, Text: cut(out), Msg: "want a stat line and a sha256sum line"}
+	}
+	fi, err := parseStat(path, statLine)
+	if err != nil {
+		return FileInfo{}, &facts.ParseError{Fact: label, Line: 1, Text: cut(statLine), Msg: "want <mode> <uid> <gid> <user> <group> <size>", Err: err}
+	}
+	sum, _, _ := strings.Cut(sumLine, " ")
+	if !isHex(sum, 64) {
+		return FileInfo{}, &facts.ParseError{Fact: label, Line: 2, Text: cut(sumLine), Msg: "want a SHA-256"}
+	}
+	fi.SHA256 = sum
+	if int64(len(content)) > fi.Size || len(content) > MaxFileContent {
+		return FileInfo{}, &facts.ParseError{Fact: label, Msg: "more content than the file's size"}
+	}
+	fi.Content = []byte(content)
+	return fi, nil
+}
+
+func parseStat(path, line string) (FileInfo, error) {
+	f := strings.Split(line, " ")
+	if len(f) != 6 {
+		return FileInfo{}, strconv.ErrSyntax
+	}
+	raw, err := strconv.ParseUint(f[0], 16, 32)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	uid, err := strconv.Atoi(f[1])
+	if err != nil {
+		return FileInfo{}, err
+	}
+	gid, err := strconv.Atoi(f[2])
+	if err != nil {
+		return FileInfo{}, err
+	}
+	size, err := strconv.ParseInt(f[5], 10, 64)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	return FileInfo{
+		Path: path, Exists: true, Type: fileType(raw), Mode: fileMode(raw),
+		UID: uid, GID: gid, Owner: f[3], Group: f[4], Size: size,
+	}, nil
+}
+
+// fileType reads the S_IFMT bits of a raw st_mode.
+func fileType(raw uint64) FileType {
+	switch raw & 0o170000 {
+	case 0o100000:
+		return FileRegular
+	case 0o040000:
+		return FileDirectory
+	case 0o120000:
+		return FileSymlink
+	}
+	return FileOther
+}
+
+// fileMode converts the permission, setuid, setgid and sticky bits of a raw
+// st_mode to an os.FileMode.
+func fileMode(raw uint64) os.FileMode {
+	m := os.FileMode(raw & 0o777)
+	if raw&0o4000 != 0 {
+		m |= os.ModeSetuid
+	}
+	if raw&0o2000 != 0 {
+		m |= os.ModeSetgid
+	}
+	if raw&0o1000 != 0 {
+		m |= os.ModeSticky
+	}
+	return m
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,195 @@
+package host
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// OFEDPackages are the package patterns whose versions FactPackages reads:
+// the OFED metapackages and the packages an OFED install replaces.
+var OFEDPackages = []string{
+	"doca-ofed*", "mlnx-*", "ofed-scripts",
+	"rdma-core", "ibverbs-utils", "ibverbs-providers", "libibverbs1",
+}
+
+// step is one part of the gather script: a fact's command, or a loop that
+// prints one section per ConnectX netdev.
+type step struct {
+	// label names the fact in errors and in Facts.Absent.
+	label string
+	// cmd is the fact's command (see isolated), when inline is nil.
+	cmd shell.Command
+	// inline, when set, returns a trusted constant run in the gather shell
+	// itself (it may use the mlx5_ and mark_ functions); it is given the
+	// step's index.
+	inline func(index int) string
+	// loop reports an inline step that marks one section per netdev itself,
+	// keyed by the netdev's name; others get one section, marked after them.
+	loop bool
+	// ok lists the exit statuses whose output is parsed; others make the fact
+	// absent. Empty means 0 only.
+	ok []int
+	// parse stores the output of a section in f.
+	parse func(f *Facts, key, out string) error
+}
+
+func (s step) accepts(status int) bool {
+	if len(s.ok) == 0 {
+		return status == 0
+	}
+	return slices.Contains(s.ok, status)
+}
+
+// factStep adapts a fact of package facts to a step that stores its value
+// with set.
+func factStep[T any](id Fact, fc facts.Fact[T], set func(*Facts, T), ok ...int) step {
+	return step{
+		label: id.String(),
+		cmd:   isolated(fc.Command),
+		ok:    ok,
+		parse: func(f *Facts, _, out string) error {
+			v, err := fc.Parse(out)
+			if err != nil {
+				return err
+			}
+			set(f, v)
+			return nil
+		},
+	}
+}
+
+// isolated returns r as it runs in the gather script: a simple command as it
+// is, a compound script in its own "sh -c" so that its variables and exits
+// cannot touch the gather shell.
+func isolated(r shell.Runnable) shell.Command {
+	if c, ok := r.(shell.Command); ok {
+		return c
+	}
+	return shell.Sh(r)
+}
+
+// gatherSteps returns the steps that read want, in the order of the Fact
+// constants and then the files.
+func gatherSteps(want FactSet) ([]step, error) {
+	var steps []step
+	for _, id := range want.Facts() {
+		s, err := stepFor(id)
+		if err != nil {
+			return nil, err
+		}
+		steps = append(steps, s)
+	}
+	for _, p := range want.files {
+		steps = append(steps, fileStep(p))
+	}
+	return steps, nil
+}
+
+func stepFor(id Fact) (step, error) {
+	switch id {
+	case FactOFED:
+		// ofed_info exists only with OFED: "not found" (127) means inbox,
+		// which ParseOFEDInfo reads from empty output.
+		return factStep(id, facts.OFEDInfoFact, func(f *Facts, v facts.OFEDInfo) { f.OFED = v }, 0, 127), nil
+	case FactKernel:
+		return factStep(id, facts.Fact[Kernel]{Command: kernelCommand, Parse: ParseKernelRelease}, func(f *Facts, v Kernel) { f.Kernel = v }), nil
+	case FactLockdown:
+		return factStep(id, facts.LockdownFact, func(f *Facts, v facts.LockdownMode) { f.Lockdown = v }), nil
+	case FactIBDevices:
+		return factStep(id, facts.IBVDevinfoFact, func(f *Facts, v []facts.IBDevice) { f.IBDevices = v }), nil
+	case FactIBDev2Netdev:
+		return factStep(id, facts.IBDev2NetdevFact, func(f *Facts, v []facts.DevNetdev) { f.DevNetdevs = v }), nil
+	case FactNetdevs:
+		return netdevStep(), nil
+	case FactGIDs:
+		return factStep(id, facts.GIDTableFact, func(f *Facts, v []facts.GIDEntry) { f.GIDs = v }), nil
+	case FactTopology:
+		return factStep(id, facts.TopoFact, func(f *Facts, v facts.Topology) { f.Topology = v }), nil
+	case FactGPUMemory:
+		return factStep(id, facts.GPUMemoryFact, func(f *Facts, v []facts.GPUMemory) { f.GPUMemory = v }), nil
+	case FactModules:
+		return factStep(id, facts.LsmodFact, func(f *Facts, v map[string]facts.Module) { f.Modules = v }), nil
+	case FactPeerMem:
+		return factStep(id, facts.PeerMemFact, func(f *Facts, v facts.PeerMem) { f.PeerMem = v }), nil
+	case FactNVIDIA:
+		return factStep(id, facts.NVIDIAVersionFact, func(f *Facts, v facts.NVIDIADriver) { f.NVIDIA = v }), nil
+	case FactECN:
+		fc, err := facts.ECNTreeFact()
+		if err != nil {
+			return step{}, err
+		}
+		return factStep(id, fc, func(f *Facts, v map[string]facts.ECNState) { f.ECN = v }), nil
+	case FactQoS:
+		return qosStep(), nil
+	case FactPackages:
+		fc, err := facts.DpkgQueryFact(OFEDPackages...)
+		if err != nil {
+			return step{}, err
+		}
+		// dpkg-query exits 1 when a pattern matches no package; the
+		// lines of the others still come.
+		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
+	case FactHolds:
+		return factStep(id, facts.AptHoldsFact, func(f *Facts, v []facts.Hold) { f.Holds = v }), nil
+	}
+	return step{}, &unknownFactError{id}
+}
+
+type unknownFactError struct{ f Fact }
+
+func (e *unknownFactError) Error() string { return "unknown fact " + e.f.String() }
+
+// netdevStep lists the ConnectX netdevs from sysfs.
+func netdevStep() step {
+	return step{
+		label:  FactNetdevs.String(),
+		inline: func(int) string { return netdevLoop },
+		parse: func(f *Facts, _, out string) error {
+			v, err := ParseNetdevs(out)
+			f.Netdevs = v
+			return err
+		},
+	}
+}
+
+// qosStep runs mlnx_qos on every ConnectX netdev that is not a VF (a VF
+// prints only "not supported" lines), one section per netdev. The command is
+// facts.MlnxQoSCommand with the name taken from a shell variable.
+func qosStep() step {
+	return step{
+		label: FactQoS.String(),
+		loop:  true,
+		inline: func(index int) string {
+			return `for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
+				`if [ -e "$d_/device/physfn" ]; then continue; fi; ` +
+				`mlnx_qos -i "${d_##*/}" </dev/null; mark_ ` + strconv.Itoa(index) + ` $? "${d_##*/}"; done`
+		},
+		parse: func(f *Facts, key, out string) error {
+			v, err := facts.ParseMlnxQoS(out)
+			if err != nil {
+				return err
+			}
+			f.QoS[key] = v
+			return nil
+		},
+	}
+}
+
+// fileStep reads one file.
+func fileStep(path string) step {
+	return step{
+		label: fileLabel(path),
+		cmd:   fileCommand(path),
+		parse: func(f *Facts, _, out string) error {
+			fi, err := ParseFileProbe(path, out)
+			if err != nil {
+				return err
+			}
+			f.Files[path] = fi
+			return nil
+		},
+	}
+}
