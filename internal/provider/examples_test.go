@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
@@ -74,6 +77,26 @@ func TestSwitchQoSExampleApplies(t *testing.T) {
 					"PORT_QOS_MAP|Ethernet248": {"pfc_enable": "3", "pfcwd_sw_enable": "3"},
 					"PFC_WD|Ethernet248":       {"action": "drop", "detection_time": "200"},
 				})
+			},
+		}},
+	})
+}
+
+// TestHostFactsExampleApplies runs the data source page's example against a twin host.
+func TestHostFactsExampleApplies(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "data-sources", "roce_host_facts", "data-source.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, provider := hostTwins(t)
+	config := provider + strings.ReplaceAll(string(src), `"10.0.1.11"`, fmt.Sprintf("%q", twinAddress(t, f, "gid5")))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("gid_indexes", knownvalue.ListExact([]knownvalue.Check{knownvalue.Int64Exact(5)})),
+				statecheck.ExpectKnownOutputValue("gpus_far_from_their_nic", knownvalue.ListSizeExact(0)),
 			},
 		}},
 	})
