@@ -30,6 +30,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "vf", Profile: "vf"},
 	{Name: "dmabuf", Profile: "dmabuf"},
 	{Name: "wrongorder", Profile: "peermem-wrong-order"},
+	{Name: "nccl", Profile: "cx7"},
+	{Name: "ncclgid", Profile: "gid-index-5"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one
@@ -70,4 +72,16 @@ func stopHostTwins() int {
 		return 1
 	}
 	return 0
+}
+
+// onTwin runs a shell script inside a twin host, outside SSH, and returns its output.
+func onTwin(t *testing.T, f *hosttwin.Fleet, name, script string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := f.Run(ctx, name, script)
+	if err != nil {
+		t.Fatalf("on %s: %s: %v\n%s", name, script, err, out)
+	}
+	return string(out)
 }

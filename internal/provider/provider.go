@@ -59,6 +59,7 @@ func (p *roceProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 func (p *roceProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		newSwitchQoSResource,
+		newNCCLEnvProfileResource,
 	}
 }
 

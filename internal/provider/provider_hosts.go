@@ -1,8 +1,10 @@
 package provider
 
 import (
+	"errors"
 	"fmt"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
 
@@ -43,4 +45,28 @@ func sshConfig(s sshSettings) ssh.Config {
 		}}
 	}
 	return cfg
+}
+
+// hostEngine returns the bootstrapper engine for a host on the pooled connection, with sudo
+// when the provider's ssh.become says so, and the address it resolved.
+func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) {
+	address := joinDefaultPort(hostAddr, d.settings.SSH.Port)
+	client, err := d.hostClient(address)
+	if err != nil {
+		return host.Engine{}, address, err
+	}
+	return host.Engine{Runner: client, Sudo: d.settings.SSH.Become.Enabled}, address, nil
+}
+
+func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }
+
+// reachError marks a failure to read a host, as opposed to a problem with the configuration.
+type reachError struct{ err error }
+
+func (e reachError) Error() string { return e.err.Error() }
+func (e reachError) Unwrap() error { return e.err }
+
+func isReachError(err error) bool {
+	var re reachError
+	return errors.As(err, &re)
 }

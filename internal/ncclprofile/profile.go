@@ -1,0 +1,215 @@
+// Package ncclprofile turns the NCCL settings of a host resource into the lines of
+// /etc/nccl.conf, consistent with the fabric's traffic class and the host's GID table.
+package ncclprofile
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+// GID index modes.
+const (
+	// GIDAuto leaves NCCL_IB_GID_INDEX unset: NCCL 2.21 and later pick the RoCE v2 entry
+	// per HCA themselves, which is what NCCL's own documentation asks for.
+	GIDAuto = "auto"
+	// GIDDetect reads the host's GID table and writes the RoCE v2 IPv4 index, refusing
+	// hosts where the HCAs disagree (a set value applies to every HCA).
+	GIDDetect = "detect"
+)
+
+// Profile is what a user asks of one host's NCCL environment. Nil pointers and empty
+// strings leave a variable to NCCL's default (it is not written).
+type Profile struct {
+	HCAs             []string // exact device names; rendered with "=" so mlx5_1 cannot match mlx5_10
+	SocketIfname     string
+	RDMADSCP         int // NCCL_IB_TC = DSCP << 2 | ECT(0)
+	GIDIndex         string
+	QPsPerConnection *int
+	CrossNIC         *int
+	GDRLevel         string
+	Debug            string
+	DebugSubsys      string
+	NCCLVersion      string // installed NCCL, decides whether "#" comments are safe
+	Extra            map[string]string
+}
+
+// Validate checks the profile without a host; findings carry the resource's attribute paths.
+func (p Profile) Validate() fabric.Findings {
+	var fs fabric.Findings
+	for i, h := range p.HCAs {
+		if h == "" || strings.ContainsAny(h, "=^,: \t") {
+			fs = append(fs, errorAt(fmt.Sprintf("hcas[%d]", i), "Invalid HCA Name",
+				fmt.Sprintf("hcas[%d] is %q; give an RDMA device name such as \"mlx5_0\" (the provider adds the exact-match prefix).", i, h)))
+		}
+	}
+	if _, err := fabric.ToS(p.RDMADSCP, fabric.ECNBitsECT0); err != nil {
+		fs = append(fs, errorAt("rdma_dscp", "Invalid DSCP", err.Error()))
+	}
+	if p.GIDIndex != GIDAuto && p.GIDIndex != GIDDetect {
+		if n, err := strconv.Atoi(p.GIDIndex); err != nil || n < 0 || n > 255 {
+			fs = append(fs, errorAt("gid_index", "Invalid GID Index",
+				fmt.Sprintf("gid_index is %q; use \"auto\" (NCCL >= 2.21 picks it), \"detect\" (read it from the host's GID table) or a number 0-255.", p.GIDIndex)))
+		}
+	}
+	settings, err := p.fixedSettings()
+	if err != nil {
+		return append(fs, errorAt("extra", "Invalid NCCL Variables", err.Error()))
+	}
+	badHCAs := len(fs) > 0 && strings.HasPrefix(fs[0].Path, "hcas")
+	for _, s := range settings {
+		if s.Name == "NCCL_IB_HCA" && badHCAs {
+			continue // already reported per element
+		}
+		at := attributeOf(s.Name)
+		err := fabric.ValidateNCCLValue(s.Name, s.Value)
+		var unknown *fabric.UnknownNCCLVarError
+		switch {
+		case errors.As(err, &unknown):
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: at, Summary: "Unknown NCCL Variable",
+				Detail: fmt.Sprintf("%s is not in the provider's table of NCCL variables (%v); it is written as given.", s.Name, err)})
+		case err != nil:
+			fs = append(fs, errorAt(at, "Invalid NCCL Value", fmt.Sprintf("%s=%s: %v", s.Name, s.Value, err)))
+		}
+	}
+	return fs
+}
+
+// NeedsGIDs reports whether Settings needs the host's GID table.
+func (p Profile) NeedsGIDs() bool { return p.GIDIndex == GIDDetect }
+
+// Settings returns the variables in the order they are written. gids is the host's GID
+// table, needed only when NeedsGIDs.
+func (p Profile) Settings(gids []facts.GIDEntry) ([]fabric.NCCLSetting, error) {
+	settings, err := p.fixedSettings()
+	if err != nil {
+		return nil, err
+	}
+	switch p.GIDIndex {
+	case GIDAuto:
+	case GIDDetect:
+		idx, err := detectGIDIndex(gids, p.HCAs)
+		if err != nil {
+			return nil, err
+		}
+		settings = append(settings, fabric.NCCLSetting{Name: "NCCL_IB_GID_INDEX", Value: strconv.Itoa(idx)})
+	default:
+		settings = append(settings, fabric.NCCLSetting{Name: "NCCL_IB_GID_INDEX", Value: p.GIDIndex})
+	}
+	return settings, nil
+}
+
+// Render returns the /etc/nccl.conf text and the matching /etc/profile.d script.
+func (p Profile) Render(gids []facts.GIDEntry) (conf, script string, err error) {
+	settings, err := p.Settings(gids)
+	if err != nil {
+		return "", "", err
+	}
+	conf, err = fabric.RenderNCCLConf(settings, p.NCCLVersion, "Managed by Terraform (roce_nccl_env_profile); local edits are reverted.")
+	if err != nil {
+		return "", "", err
+	}
+	script, err = fabric.RenderNCCLProfileScript(settings)
+	if err != nil {
+		return "", "", err
+	}
+	return conf, "# Managed by Terraform (roce_nccl_env_profile).\n" + script, nil
+}
+
+// TrafficClass is the NCCL_IB_TC the profile writes.
+func (p Profile) TrafficClass() int {
+	tos, _ := fabric.ToS(p.RDMADSCP, fabric.ECNBitsECT0)
+	return tos
+}
+
+func (p Profile) fixedSettings() ([]fabric.NCCLSetting, error) {
+	var out []fabric.NCCLSetting
+	add := func(name, value string) {
+		if value != "" {
+			out = append(out, fabric.NCCLSetting{Name: name, Value: value})
+		}
+	}
+	if len(p.HCAs) > 0 {
+		add("NCCL_IB_HCA", "="+strings.Join(p.HCAs, ","))
+	}
+	add("NCCL_SOCKET_IFNAME", p.SocketIfname)
+	add("NCCL_IB_TC", strconv.Itoa(p.TrafficClass()))
+	if p.QPsPerConnection != nil {
+		add("NCCL_IB_QPS_PER_CONNECTION", strconv.Itoa(*p.QPsPerConnection))
+	}
+	if p.CrossNIC != nil {
+		add("NCCL_CROSS_NIC", strconv.Itoa(*p.CrossNIC))
+	}
+	add("NCCL_NET_GDR_LEVEL", p.GDRLevel)
+	add("NCCL_DEBUG", p.Debug)
+	add("NCCL_DEBUG_SUBSYS", p.DebugSubsys)
+	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
+		if _, typed := typedAttribute[name]; typed {
+			return nil, fmt.Errorf("extra sets %s, which has its own attribute %s: set it there", name, typedAttribute[name])
+		}
+		add(name, p.Extra[name])
+	}
+	return out, nil
+}
+
+// typedAttribute maps the variables the resource has attributes for to those attributes.
+var typedAttribute = map[string]string{
+	"NCCL_IB_HCA": "hcas", "NCCL_SOCKET_IFNAME": "socket_ifname", "NCCL_IB_TC": "rdma_dscp",
+	"NCCL_IB_GID_INDEX": "gid_index", "NCCL_IB_QPS_PER_CONNECTION": "qps_per_connection",
+	"NCCL_CROSS_NIC": "cross_nic", "NCCL_NET_GDR_LEVEL": "gdr_level", "NCCL_DEBUG": "debug",
+	"NCCL_DEBUG_SUBSYS": "debug_subsys",
+}
+
+func attributeOf(name string) string {
+	if a, ok := typedAttribute[name]; ok {
+		return a
+	}
+	return "extra." + name
+}
+
+// detectGIDIndex returns the RoCE v2 IPv4 GID index shared by the HCAs (every RDMA device
+// in the table when hcas is empty).
+func detectGIDIndex(gids []facts.GIDEntry, hcas []string) (int, error) {
+	if len(hcas) == 0 {
+		seen := map[string]bool{}
+		for _, g := range gids {
+			if !seen[g.Device] {
+				seen[g.Device] = true
+				hcas = append(hcas, g.Device)
+			}
+		}
+		slices.Sort(hcas)
+	}
+	if len(hcas) == 0 {
+		return 0, errors.New("gid_index = \"detect\": the host has no GID table (no RDMA devices found)")
+	}
+	byIndex := map[int][]string{}
+	for _, h := range hcas {
+		idx, ok := facts.RoCEv2IPv4Index(gids, h)
+		if !ok {
+			return 0, fmt.Errorf("gid_index = \"detect\": %s has no RoCE v2 IPv4 GID: give its netdev an IPv4 address, or use gid_index = \"auto\"", h)
+		}
+		byIndex[idx] = append(byIndex[idx], h)
+	}
+	if len(byIndex) > 1 {
+		var parts []string
+		for _, idx := range slices.Sorted(maps.Keys(byIndex)) {
+			parts = append(parts, fmt.Sprintf("%d on %s", idx, strings.Join(byIndex[idx], ",")))
+		}
+		return 0, fmt.Errorf("gid_index = \"detect\": the HCAs disagree on the RoCE v2 IPv4 GID index (%s) and NCCL_IB_GID_INDEX applies to all of them: use gid_index = \"auto\" (NCCL >= 2.21 picks per HCA) or fix the GID tables", strings.Join(parts, "; "))
+	}
+	for idx := range byIndex {
+		return idx, nil
+	}
+	return 0, nil
+}
+
+func errorAt(path, summary, detail string) fabric.Finding {
+	return fabric.Finding{Severity: fabric.SeverityError, Path: path, Summary: summary, Detail: detail}
+}

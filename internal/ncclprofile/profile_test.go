@@ -1,0 +1,123 @@
+package ncclprofile
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+func ptr(i int) *int { return &i }
+
+func railProfile() Profile {
+	return Profile{
+		HCAs:             []string{"mlx5_0", "mlx5_1"},
+		SocketIfname:     "=eth0",
+		RDMADSCP:         26,
+		GIDIndex:         GIDAuto,
+		QPsPerConnection: ptr(4),
+		CrossNIC:         ptr(0),
+		GDRLevel:         "PXB",
+	}
+}
+
+func TestRender(t *testing.T) {
+	conf, script, err := railProfile().Render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantConf := "NCCL_IB_HCA==mlx5_0,mlx5_1\nNCCL_SOCKET_IFNAME==eth0\nNCCL_IB_TC=106\nNCCL_IB_QPS_PER_CONNECTION=4\nNCCL_CROSS_NIC=0\nNCCL_NET_GDR_LEVEL=PXB\n"
+	if diff := cmp.Diff(wantConf, conf); diff != "" {
+		t.Errorf("nccl.conf (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(script, "export NCCL_IB_HCA='=mlx5_0,mlx5_1'\n") || !strings.Contains(script, "export NCCL_IB_TC=106\n") {
+		t.Errorf("profile.d script:\n%s", script)
+	}
+}
+
+func TestRenderCommentOnlyWhereNCCLSkipsIt(t *testing.T) {
+	p := railProfile()
+	p.NCCLVersion = "2.26.2-1"
+	conf, _, err := p.Render(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(conf, "# Managed by Terraform") {
+		t.Errorf("NCCL 2.26 skips comments, so the header should be there:\n%s", conf)
+	}
+	p.NCCLVersion = "2.23.4-1"
+	conf, _, _ = p.Render(nil)
+	if strings.Contains(conf, "#") {
+		t.Errorf("NCCL 2.23 reads '#' lines as variables; no comment expected:\n%s", conf)
+	}
+}
+
+func gidTable(indexes map[string]int) []facts.GIDEntry {
+	var out []facts.GIDEntry
+	for dev, idx := range indexes {
+		out = append(out,
+			facts.GIDEntry{Device: dev, Port: 1, Index: 0, Type: facts.GIDRoCEv1},
+			facts.GIDEntry{Device: dev, Port: 1, Index: idx, Type: facts.GIDRoCEv2, IPv4: true, GID: "0000:0000:0000:0000:0000:ffff:0a00:0001"},
+		)
+	}
+	return out
+}
+
+func TestDetectGIDIndex(t *testing.T) {
+	p := railProfile()
+	p.GIDIndex = GIDDetect
+	settings, err := p.Settings(gidTable(map[string]int{"mlx5_0": 5, "mlx5_1": 5, "mlx5_2": 3}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := settings[len(settings)-1]; last != (fabric.NCCLSetting{Name: "NCCL_IB_GID_INDEX", Value: "5"}) {
+		t.Errorf("detected %v, want NCCL_IB_GID_INDEX=5 (mlx5_2 is not in hcas)", last)
+	}
+	_, err = p.Settings(gidTable(map[string]int{"mlx5_0": 3, "mlx5_1": 5}))
+	if err == nil || !strings.Contains(err.Error(), "3 on mlx5_0; 5 on mlx5_1") {
+		t.Errorf("disagreeing HCAs: %v", err)
+	}
+	p.HCAs = nil
+	_, err = p.Settings(gidTable(map[string]int{"mlx5_0": 3, "mlx5_1": 5}))
+	if err == nil {
+		t.Error("all HCAs disagreeing was accepted")
+	}
+	_, err = p.Settings(nil)
+	if err == nil || !strings.Contains(err.Error(), "no GID table") {
+		t.Errorf("empty table: %v", err)
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Profile)
+		want   []string
+	}{
+		{"sound", func(*Profile) {}, nil},
+		{"prefix syntax in hca", func(p *Profile) { p.HCAs = []string{"=mlx5_0"} }, []string{"error hcas[0]"}},
+		{"dscp", func(p *Profile) { p.RDMADSCP = 64 }, []string{"error rdma_dscp"}},
+		{"gid index", func(p *Profile) { p.GIDIndex = "3rd" }, []string{"error gid_index"}},
+		{"qps", func(p *Profile) { p.QPsPerConnection = ptr(0) }, []string{"error qps_per_connection"}},
+		{"gdr level", func(p *Profile) { p.GDRLevel = "NEAR" }, []string{"error gdr_level"}},
+		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ALGO": "Ring"} }, []string{"warning extra.NCCL_ALGO"}},
+		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{"error extra"}},
+		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{"error extra.NCCL_IB_TIMEOUT"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := railProfile()
+			tt.change(&p)
+			var got []string
+			for _, f := range p.Validate() {
+				got = append(got, f.Severity.String()+" "+f.Path)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,379 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
+	"github.com/clusterbid/terraform-provider-roce/internal/ncclprofile"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*ncclEnvProfileResource)(nil)
+	_ resource.ResourceWithImportState    = (*ncclEnvProfileResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*ncclEnvProfileResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*ncclEnvProfileResource)(nil)
+)
+
+func newNCCLEnvProfileResource() resource.Resource { return &ncclEnvProfileResource{} }
+
+type ncclEnvProfileResource struct {
+	data *providerData
+}
+
+type ncclEnvProfileModel struct {
+	ID                types.String            `tfsdk:"id"`
+	Host              types.String            `tfsdk:"host"`
+	Path              types.String            `tfsdk:"path"`
+	ProfileScriptPath types.String            `tfsdk:"profile_script_path"`
+	HCAs              []types.String          `tfsdk:"hcas"`
+	SocketIfname      types.String            `tfsdk:"socket_ifname"`
+	RDMADSCP          types.Int64             `tfsdk:"rdma_dscp"`
+	GIDIndex          types.String            `tfsdk:"gid_index"`
+	QPsPerConnection  types.Int64             `tfsdk:"qps_per_connection"`
+	CrossNIC          types.Int64             `tfsdk:"cross_nic"`
+	GDRLevel          types.String            `tfsdk:"gdr_level"`
+	Debug             types.String            `tfsdk:"debug"`
+	DebugSubsys       types.String            `tfsdk:"debug_subsys"`
+	NCCLVersion       types.String            `tfsdk:"nccl_version"`
+	Extra             map[string]types.String `tfsdk:"extra"`
+	IBTC              types.Int64             `tfsdk:"ib_tc"`
+	Rendered          types.String            `tfsdk:"rendered"`
+	InSync            types.Bool              `tfsdk:"in_sync"`
+}
+
+const defaultNCCLConfPath = "/etc/nccl.conf"
+
+func (r *ncclEnvProfileResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_nccl_env_profile"
+}
+
+func (r *ncclEnvProfileResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	opt := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The NCCL environment of one GPU host, written to `/etc/nccl.conf` exactly as NCCL parses it " +
+			"(`KEY=value`, no quotes, no `export`; `#` comments only for NCCL ≥ 2.26). NCCL reads the file inside every " +
+			"process, so slurm, mpirun and torchrun jobs all see it (containers only when it is mounted). `NCCL_IB_TC` is " +
+			"derived from the fabric's RDMA DSCP, so it cannot disagree with the switches and NICs.\n\n" +
+			"One resource per host, with `for_each` over the inventory: each host keeps its own state, a failed host does " +
+			"not block the others, and at 1 000 hosts Terraform plans 1 000 small instances in well under a second.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "`<host>|<path>`, the import ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"host": schema.StringAttribute{Required: true, MarkdownDescription: "SSH address of the host, `address` or `address:port`.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"path": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultNCCLConfPath),
+				MarkdownDescription: "Where NCCL reads the file: `/etc/nccl.conf` (lowest precedence: the process environment and `NCCL_CONF_FILE`/`~/.nccl.conf` win).",
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"profile_script_path": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Also write the same variables as `export` lines for interactive shells, e.g. `/etc/profile.d/nccl.sh`."},
+			"hcas": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "RDMA devices NCCL may use, by exact name (`mlx5_0`); written as `NCCL_IB_HCA==mlx5_0,...` so `mlx5_1` cannot also match `mlx5_10`. Unset: all."},
+			"socket_ifname": opt("`NCCL_SOCKET_IFNAME`: interface(s) for bootstrap traffic (prefix list, `=` exact, `^` exclude)."),
+			"rdma_dscp": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultRDMADSCP),
+				MarkdownDescription: "DSCP of RoCE data on the fabric; `NCCL_IB_TC` is `rdma_dscp << 2 | 2` (ECT(0)): 106 for DSCP 26."},
+			"gid_index": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(ncclprofile.GIDAuto),
+				MarkdownDescription: "`auto` (leave `NCCL_IB_GID_INDEX` unset: NCCL ≥ 2.21 picks the RoCE v2 entry per HCA), `detect` (read the host's GID table at plan time and write the RoCE v2 IPv4 index, failing when the HCAs disagree), or a number."},
+			"qps_per_connection": schema.Int64Attribute{Optional: true, MarkdownDescription: "`NCCL_IB_QPS_PER_CONNECTION`, 1-128 (NCCL's default is 1)."},
+			"cross_nic":          schema.Int64Attribute{Optional: true, MarkdownDescription: "`NCCL_CROSS_NIC`: 0 for rail-optimised fabrics, 1 allow, 2 prefer same NIC (NCCL's default)."},
+			"gdr_level":          opt("`NCCL_NET_GDR_LEVEL`: `LOC`, `PIX`, `PXB`, `PHB` or `SYS`."),
+			"debug":              opt("`NCCL_DEBUG`: `VERSION`, `WARN`, `INFO` or `TRACE`."),
+			"debug_subsys":       opt("`NCCL_DEBUG_SUBSYS`, e.g. `INIT,NET`."),
+			"nccl_version":       opt("Installed NCCL version (`2.26.2`): decides whether the file may carry a `#` comment (NCCL before 2.26 reads it as a variable)."),
+			"extra": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Further `NCCL_*` variables; known ones are checked against NCCL's ranges, unknown ones draw a warning."},
+			"ib_tc": schema.Int64Attribute{Computed: true, MarkdownDescription: "The `NCCL_IB_TC` written."},
+			"rendered": schema.StringAttribute{Computed: true,
+				MarkdownDescription: "The file's content, visible in the plan; after a refresh, what the host holds."},
+			"in_sync": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the host's files held exactly this profile at the last refresh."},
+		},
+	}
+}
+
+func (r *ncclEnvProfileResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m ncclEnvProfileModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || !m.known() {
+		return
+	}
+	addFindings(&resp.Diagnostics, m.profile().Validate(), nil)
+}
+
+// ModifyPlan renders the file into the plan. Only gid_index = "detect" reads the host (one
+// round trip for its GID table).
+func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan ncclEnvProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !plan.known() {
+		return
+	}
+	p := plan.profile()
+	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
+	plan.IBTC = types.Int64Value(int64(p.TrafficClass()))
+	plan.InSync = types.BoolValue(true)
+	conf, _, err := r.render(ctx, &plan)
+	switch {
+	case err == nil:
+		plan.Rendered = types.StringValue(conf)
+	case isReachError(err):
+		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time",
+			fmt.Sprintf("gid_index = \"detect\" needs the host's GID table: %v. The file is rendered at apply.", err))
+		plan.Rendered = types.StringUnknown()
+	default:
+		resp.Diagnostics.AddAttributeError(path.Root("gid_index"), "Cannot Render NCCL Profile", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *ncclEnvProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan ncclEnvProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *ncclEnvProfileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state ncclEnvProfileModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.write(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if old := state.ProfileScriptPath.ValueString(); old != "" && old != plan.ProfileScriptPath.ValueString() {
+		r.remove(ctx, &state, []string{old}, &resp.Diagnostics)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state ncclEnvProfileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	engine, address, err := r.engine(state.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	want := host.FactSet{}.WithFiles(state.paths()...)
+	if state.profile().NeedsGIDs() {
+		want = want.Union(host.NewFactSet(host.FactGIDs))
+	}
+	f, err := host.Gather(ctx, engine.Runner, want)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read NCCL Profile", fmt.Sprintf("Reading %s: %v", address, err))
+		return
+	}
+	conf, ok := f.File(state.Path.ValueString())
+	if !ok || !conf.Exists {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	wantConf, wantScript, err := state.profile().Render(f.GIDs)
+	inSync := err == nil && string(conf.Content) == wantConf && conf.Complete()
+	if script := state.ProfileScriptPath.ValueString(); script != "" {
+		fi, _ := f.File(script)
+		inSync = inSync && fi.Exists && string(fi.Content) == wantScript
+	}
+	state.Rendered = types.StringValue(string(conf.Content))
+	state.InSync = types.BoolValue(inSync)
+	state.IBTC = types.Int64Value(int64(state.profile().TrafficClass()))
+	state.ID = types.StringValue(state.Host.ValueString() + "|" + state.Path.ValueString())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *ncclEnvProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state ncclEnvProfileModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.remove(ctx, &state, state.paths(), &resp.Diagnostics)
+}
+
+func (r *ncclEnvProfileResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	hostAddr, p, ok := strings.Cut(req.ID, "|")
+	if !ok || hostAddr == "" || !strings.HasPrefix(p, "/") {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("import ID %q: want <host>|<absolute path>, e.g. 10.0.1.11|/etc/nccl.conf", req.ID))
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(hostAddr))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("path"), types.StringValue(p))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("rdma_dscp"), types.Int64Value(fabric.DefaultRDMADSCP))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("gid_index"), types.StringValue(ncclprofile.GIDAuto))...)
+}
+
+// write renders the profile (reading the GID table when it must) and writes the files in one
+// engine apply: atomic writes, then a verify gather.
+func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, diags *diag.Diagnostics) {
+	engine, address, err := r.engine(plan.Host.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	conf, script, err := r.render(ctx, plan)
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Cannot Render NCCL Profile", fmt.Sprintf("%s: %v", address, err))
+		return
+	}
+	if !plan.Rendered.IsUnknown() && plan.Rendered.ValueString() != conf {
+		diags.AddError("NCCL Profile Changed Since Plan",
+			fmt.Sprintf("The GID table of %s changed between plan and apply, so the file differs from the plan. Run plan again.", address))
+		return
+	}
+	todo := []host.Task{tasks.File{Path: plan.Path.ValueString(), Content: conf, Mode: 0o644, Owner: "root:root"}}
+	if s := plan.ProfileScriptPath.ValueString(); s != "" {
+		todo = append(todo, tasks.File{Path: s, Content: script, Mode: 0o644, Owner: "root:root"})
+	}
+	if _, err := engine.Apply(ctx, todo); err != nil {
+		diags.AddAttributeError(path.Root("host"), "Unable to Write NCCL Profile", fmt.Sprintf("%s: %v", address, err))
+		return
+	}
+	plan.Rendered = types.StringValue(conf)
+	plan.IBTC = types.Int64Value(int64(plan.profile().TrafficClass()))
+	plan.InSync = types.BoolValue(true)
+	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
+}
+
+func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileModel, paths []string, diags *diag.Diagnostics) {
+	engine, address, err := r.engine(m.Host.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	cmd, err := shell.New("rm", append([]string{"-f", "--"}, paths...)...).Render()
+	if err != nil {
+		diags.AddError("Unable to Delete NCCL Profile", err.Error())
+		return
+	}
+	if _, err := engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo)); err != nil {
+		diags.AddError("Unable to Delete NCCL Profile", fmt.Sprintf("Removing %s on %s: %v", strings.Join(paths, ", "), address, err))
+	}
+}
+
+// render returns the files' content, reading the host's GID table when gid_index is "detect".
+func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileModel) (conf, script string, err error) {
+	p := m.profile()
+	if !p.NeedsGIDs() {
+		return p.Render(nil)
+	}
+	engine, _, err := r.engine(m.Host.ValueString())
+	if err != nil {
+		return "", "", err
+	}
+	f, err := host.Gather(ctx, engine.Runner, host.NewFactSet(host.FactGIDs))
+	if err != nil {
+		return "", "", reachError{err}
+	}
+	return p.Render(f.GIDs)
+}
+
+func (r *ncclEnvProfileResource) engine(hostAddr string) (host.Engine, string, error) {
+	return r.data.hostEngine(hostAddr)
+}
+
+func (m *ncclEnvProfileModel) paths() []string {
+	ps := []string{m.Path.ValueString()}
+	if s := m.ProfileScriptPath.ValueString(); s != "" {
+		ps = append(ps, s)
+	}
+	return ps
+}
+
+func (m *ncclEnvProfileModel) known() bool {
+	vals := []attr.Value{m.Host, m.Path, m.ProfileScriptPath, m.SocketIfname, m.RDMADSCP, m.GIDIndex, m.QPsPerConnection,
+		m.CrossNIC, m.GDRLevel, m.Debug, m.DebugSubsys, m.NCCLVersion}
+	for _, h := range m.HCAs {
+		vals = append(vals, h)
+	}
+	for _, v := range m.Extra {
+		vals = append(vals, v)
+	}
+	for _, v := range vals {
+		if v.IsUnknown() {
+			return false
+		}
+	}
+	return true
+}
+
+func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
+	p := ncclprofile.Profile{
+		SocketIfname: m.SocketIfname.ValueString(),
+		RDMADSCP:     int(m.RDMADSCP.ValueInt64()),
+		GIDIndex:     m.GIDIndex.ValueString(),
+		GDRLevel:     m.GDRLevel.ValueString(),
+		Debug:        m.Debug.ValueString(),
+		DebugSubsys:  m.DebugSubsys.ValueString(),
+		NCCLVersion:  m.NCCLVersion.ValueString(),
+		Extra:        map[string]string{},
+	}
+	if m.RDMADSCP.IsNull() {
+		p.RDMADSCP = fabric.DefaultRDMADSCP
+	}
+	if p.GIDIndex == "" {
+		p.GIDIndex = ncclprofile.GIDAuto
+	}
+	for _, h := range m.HCAs {
+		p.HCAs = append(p.HCAs, h.ValueString())
+	}
+	if !m.QPsPerConnection.IsNull() {
+		v := int(m.QPsPerConnection.ValueInt64())
+		p.QPsPerConnection = &v
+	}
+	if !m.CrossNIC.IsNull() {
+		v := int(m.CrossNIC.ValueInt64())
+		p.CrossNIC = &v
+	}
+	for k, v := range m.Extra {
+		p.Extra[k] = v.ValueString()
+	}
+	return p
+}

@@ -1,0 +1,122 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+const ncclRailConf = "NCCL_IB_HCA==mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7\nNCCL_SOCKET_IFNAME==ens1f0np0\nNCCL_IB_TC=106\nNCCL_IB_QPS_PER_CONNECTION=4\nNCCL_CROSS_NIC=0\n"
+
+func TestNCCLEnvProfileLifecycle(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_nccl_env_profile.gpu"
+	config := provider + fmt.Sprintf(`
+resource "roce_nccl_env_profile" "gpu" {
+  host                = %q
+  hcas                = [for i in range(8) : "mlx5_${i}"]
+  socket_ifname       = "=ens1f0np0"
+  qps_per_connection  = 4
+  cross_nic           = 0
+  profile_script_path = "/etc/profile.d/nccl.sh"
+}
+`, twinAddress(t, f, "nccl"))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if out := onTwin(t, f, "nccl", "ls /etc/nccl.conf /etc/profile.d/nccl.sh 2>&1 || true"); !regexp.MustCompile(`No such file.*\n.*No such file`).MatchString(out) {
+				return fmt.Errorf("destroy left files: %s", out)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("rendered"), knownvalue.StringExact(ncclRailConf)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ib_tc"), knownvalue.Int64Exact(106)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+				},
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "nccl", "cat /etc/nccl.conf"); got != ncclRailConf {
+						return fmt.Errorf("/etc/nccl.conf on the host:\n%s", got)
+					}
+					if got := onTwin(t, f, "nccl", "stat -c '%a %U' /etc/nccl.conf; . /etc/profile.d/nccl.sh; echo $NCCL_IB_HCA $NCCL_IB_TC"); got != "644 root\n=mlx5_0,mlx5_1,mlx5_2,mlx5_3,mlx5_4,mlx5_5,mlx5_6,mlx5_7 106\n" {
+						return fmt.Errorf("mode/owner or the profile.d script: %q", got)
+					}
+					return nil
+				},
+			},
+			{
+				// A local edit shows as drift and is reverted.
+				PreConfig: func() { onTwin(t, f, "nccl", "echo NCCL_IB_TC=0 >> /etc/nccl.conf") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "nccl", "cat /etc/nccl.conf"); got != ncclRailConf {
+						return fmt.Errorf("drift not reverted:\n%s", got)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"hcas", "socket_ifname", "qps_per_connection", "cross_nic", "profile_script_path", "in_sync"},
+			},
+		},
+	})
+}
+
+func TestNCCLEnvProfileDetectsGIDIndex(t *testing.T) {
+	f, provider := hostTwins(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: provider + fmt.Sprintf(`
+resource "roce_nccl_env_profile" "gpu" {
+  host      = %q
+  gid_index = "detect"
+}
+`, twinAddress(t, f, "ncclgid")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("roce_nccl_env_profile.gpu", tfjsonpath.New("rendered"),
+					knownvalue.StringExact("NCCL_IB_TC=106\nNCCL_IB_GID_INDEX=5\n")),
+			},
+		}},
+	})
+}
+
+func TestNCCLEnvProfilePlanTimeErrors(t *testing.T) {
+	f, provider := hostTwins(t)
+	hostAddr := twinAddress(t, f, "nccl")
+	cases := map[string]struct{ body, want string }{
+		"qps out of range":        {`qps_per_connection = 0`, `(?s)NCCL_IB_QPS_PER_CONNECTION=0`},
+		"typed variable in extra": {`extra = { NCCL_IB_TC = "0" }`, `(?s)has its own attribute\s+rdma_dscp`},
+		"hca with prefix syntax":  {`hcas = ["^mlx5_0"]`, `(?s)hcas\[0\] is "\^mlx5_0"`},
+		"gid index word":          {`gid_index = "third"`, `(?s)gid_index is "third"`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"gpu\" {\n  host = %q\n  %s\n}\n", hostAddr, c.body),
+					ExpectError: regexp.MustCompile(c.want),
+				}},
+			})
+		})
+	}
+}
