@@ -101,3 +101,28 @@ func TestHostFactsExampleApplies(t *testing.T) {
 		}},
 	})
 }
+
+// TestNCCLEnvProfileExampleApplies applies the resource page's example to two twin hosts.
+func TestNCCLEnvProfileExampleApplies(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "roce_nccl_env_profile", "resource.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, provider := hostTwins(t)
+	config := strings.Replace(string(src), `["10.0.1.11", "10.0.1.12"]`,
+		fmt.Sprintf("[%q, %q]", twinAddress(t, f, "cx8"), twinAddress(t, f, "dmabuf")), 1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: provider + config,
+			Check: func(*terraform.State) error {
+				for _, h := range []string{"cx8", "dmabuf"} {
+					if got := onTwin(t, f, h, "grep -c NCCL_ /etc/nccl.conf"); got != "5\n" {
+						return fmt.Errorf("%s: /etc/nccl.conf has %q NCCL lines, want 5", h, got)
+					}
+				}
+				return nil
+			},
+		}},
+	})
+}
