@@ -102,7 +102,8 @@ func TestHostFactsExampleApplies(t *testing.T) {
 	})
 }
 
-// TestNCCLEnvProfileExampleApplies applies the resource page's example to two twin hosts.
+// TestNCCLEnvProfileExampleApplies applies the resource page's for_each example to two twin
+// hosts with the Terraform CLI and a local build of the provider.
 func TestNCCLEnvProfileExampleApplies(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "roce_nccl_env_profile", "resource.tf"))
 	if err != nil {
@@ -111,18 +112,15 @@ func TestNCCLEnvProfileExampleApplies(t *testing.T) {
 	f, provider := hostTwins(t)
 	config := strings.Replace(string(src), `["10.0.1.11", "10.0.1.12"]`,
 		fmt.Sprintf("[%q, %q]", twinAddress(t, f, "cx8"), twinAddress(t, f, "dmabuf")), 1)
-	resource.UnitTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testProviderFactories,
-		Steps: []resource.TestStep{{
-			Config: provider + config,
-			Check: func(*terraform.State) error {
-				for _, h := range []string{"cx8", "dmabuf"} {
-					if got := onTwin(t, f, h, "grep -c NCCL_ /etc/nccl.conf"); got != "5\n" {
-						return fmt.Errorf("%s: /etc/nccl.conf has %q NCCL lines, want 5", h, got)
-					}
-				}
-				return nil
-			},
-		}},
+	cli := newTerraformCLI(t, map[string]string{
+		"main.tf":     config,
+		"provider.tf": "terraform {\n  required_providers {\n    roce = { source = \"clusterbid/roce\" }\n  }\n}\n" + provider,
+	})
+	cli.applyPlanDestroy(func() {
+		for _, h := range []string{"cx8", "dmabuf"} {
+			if got := onTwin(t, f, h, "grep -c NCCL_ /etc/nccl.conf"); got != "5\n" {
+				t.Errorf("%s: /etc/nccl.conf has %q NCCL lines, want 5", h, got)
+			}
+		}
 	})
 }
