@@ -1,0 +1,147 @@
+package preflight
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+// logHint is the remedy of an NCCL log that lacks the lines a check reads.
+const logHint = "run the test across at least two hosts with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET and pass the whole log"
+
+// socketCauses is the remedy of a fallback to the Socket transport.
+const socketCauses = "NCCL could not use RDMA; the usual causes: no RoCE v2 GID on the HCAs (see roce_v2_gid), NCCL_IB_DISABLE=1 in the environment or /etc/nccl.conf, NCCL_IB_HCA names that match no device (use = for exact names; ^ goes before =), a missing or failing net plugin (see the NET/Plugin lines), libibverbs or the mlx5 provider missing where the job runs (in the container)"
+
+// checkNCCL returns the verdicts of an NCCL debug log.
+func checkNCCL(l facts.NCCLLog, o Options) []Verdict {
+	vs := []Verdict{ncclNetwork(l)}
+	vs = append(vs, ncclGDRHCA(l, o)...)
+	vs = append(vs, ncclGDRPaths(l, o)...)
+	vs = append(vs, ncclChannels(l, o))
+	return append(vs, ncclWarnings(l)...)
+}
+
+// ncclNetwork judges the "Using network X" lines: IB (or a plugin of the
+// IB family such as IBext) passes, Socket is the fallback when RDMA is
+// unusable.
+func ncclNetwork(l facts.NCCLLog) Verdict {
+	if len(l.Networks) == 0 {
+		return fail(CheckNCCLNetwork, "", "the log has no \"Using network\" line", logHint)
+	}
+	seen := "using network " + strings.Join(l.Networks, ", ")
+	if l.Version != "" {
+		seen = "NCCL " + l.Version + " " + seen
+	}
+	if l.NoIBDevice {
+		seen += "; NET/IB : No device found"
+	}
+	var bad []string
+	for _, n := range l.Networks {
+		if !strings.HasPrefix(n, "IB") {
+			bad = append(bad, n)
+		}
+	}
+	switch {
+	case len(bad) == 0:
+		return pass(CheckNCCLNetwork, "", seen+hcaList(l))
+	case len(l.Networks) > 1:
+		return fail(CheckNCCLNetwork, "", seen+": ranks disagreed, some fell back to "+strings.Join(bad, ", "), socketCauses+"; compare the hosts whose ranks fell back")
+	}
+	return fail(CheckNCCLNetwork, "", seen, socketCauses)
+}
+
+// hcaList renders the HCAs of the "NET/IB : Using" line.
+func hcaList(l facts.NCCLLog) string {
+	if len(l.HCAs) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(l.HCAs))
+	for _, h := range l.HCAs {
+		names = append(names, fmt.Sprintf("%s:%d/%s", h.Device, h.Port, h.LinkLayer))
+	}
+	return "; HCAs " + strings.Join(names, " ")
+}
+
+// ncclGDRHCA returns an nccl_gdr_hca verdict per HCA of the "GPU Direct RDMA
+// Enabled|Disabled for HCA" lines, by name. NCCL 2.30 logs them only at
+// TRACE level; without them the verdict is a passing note.
+func ncclGDRHCA(l facts.NCCLLog, o Options) []Verdict {
+	if len(l.GDRByHCA) == 0 {
+		return []Verdict{pass(CheckNCCLGDRHCA, "", "no per-HCA GPU Direct RDMA lines (NCCL 2.30 logs them at TRACE level only, or NET is missing from NCCL_DEBUG_SUBSYS); nccl_gdrdma_channels is the reliable signal")}
+	}
+	var vs []Verdict
+	for _, hca := range slices.Sorted(maps.Keys(l.GDRByHCA)) {
+		if l.GDRByHCA[hca] {
+			vs = append(vs, pass(CheckNCCLGDRHCA, hca, "GPU Direct RDMA enabled"))
+			continue
+		}
+		vs = append(vs, o.gdr(CheckNCCLGDRHCA, hca, false,
+			"GPU Direct RDMA disabled: NCCL found neither a registered peer-memory client nor DMA-BUF support",
+			"make GPU memory registrable: load nvidia-peermem built against OFED, or enable DMA-BUF (kernel ≥ 5.12, open GPU kernel modules); see gpudirect"))
+	}
+	return vs
+}
+
+// ncclGDRPaths returns an nccl_gdr_path verdict per distinct GPU/HCA pair of
+// the "GPU Direct RDMA Enabled|Disabled for GPU g / HCA h" lines (NCCL up to
+// 2.29); a disabled pair is usually too far apart in the PCIe tree.
+func ncclGDRPaths(l facts.NCCLLog, o Options) []Verdict {
+	var vs []Verdict
+	index := map[string]int{}
+	for _, p := range l.GDRPaths {
+		subject := "GPU " + p.GPU + " / HCA " + p.HCA
+		seen := "GPU Direct RDMA disabled"
+		if p.Enabled {
+			seen = "GPU Direct RDMA enabled"
+		}
+		if p.Detail != "" {
+			seen += " (" + p.Detail + ")"
+		}
+		v := o.gdr(CheckNCCLGDRPath, subject, p.Enabled, seen,
+			"the GPU and the HCA are farther apart than NCCL_NET_GDR_LEVEL allows (default PXB): see gpu_nic_affinity; put them under one PCIe switch or raise NCCL_NET_GDR_LEVEL knowingly")
+		if i, dup := index[subject]; dup {
+			vs[i] = v // the last line for a pair wins
+			continue
+		}
+		index[subject] = len(vs)
+		vs = append(vs, v)
+	}
+	return vs
+}
+
+// ncclChannels judges the channel lines: at least one must go via
+// NET/IB/<n>/GDRDMA.
+func ncclChannels(l facts.NCCLLog, o Options) Verdict {
+	if l.NetChannels == 0 {
+		return fail(CheckNCCLGDRDMA, "", "no channel goes via NET: the run stayed on one host or the log lacks the INIT channel lines", logHint)
+	}
+	seen := fmt.Sprintf("%d of %d network channels via GDRDMA", l.GDRDMAChannels, l.NetChannels)
+	if l.GDRDMAChannels > 0 && l.GDRDMAChannels < l.NetChannels {
+		seen += fmt.Sprintf(", %d without", l.NetChannels-l.GDRDMAChannels)
+	}
+	return o.gdr(CheckNCCLGDRDMA, "", l.GDRDMAChannels > 0, seen,
+		"no channel used GPU Direct RDMA, so data is staged through host memory: fix nccl_network, gpudirect and gpu_nic_affinity first")
+}
+
+// ncclWarnings returns a failed nccl_warn verdict per WARN line, with its
+// known cause and remedy, or one passing verdict when there is none.
+func ncclWarnings(l facts.NCCLLog) []Verdict {
+	if len(l.Warnings) == 0 {
+		return []Verdict{pass(CheckNCCLWarn, "", "no NCCL WARN lines")}
+	}
+	vs := make([]Verdict, 0, len(l.Warnings))
+	for _, w := range l.Warnings {
+		seen, remedy := w.Line, w.Remedy
+		if w.Cause != "" {
+			seen += "; usual cause: " + w.Cause
+		}
+		if remedy == "" {
+			remedy = "no known cause for this warning: look it up in NCCL's troubleshooting guide; the first WARN of a run is usually the root cause"
+		}
+		vs = append(vs, fail(CheckNCCLWarn, string(w.Kind), seen, remedy))
+	}
+	return vs
+}

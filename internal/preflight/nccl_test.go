@@ -1,0 +1,150 @@
+package preflight
+
+import (
+	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/google/go-cmp/cmp"
+)
+
+// The recorded logs: a healthy RoCE run with GDR, a fallback to Socket, and
+// a run full of warnings whose ranks disagreed on the network.
+func TestCheckNCCLFixtures(t *testing.T) {
+	tests := []struct {
+		file    string
+		want    []outcome
+		details map[string][]string // by check, in the first verdict of it
+		remedy  map[string][]string
+	}{
+		{"nccl_ib_gdr.txt", []outcome{
+			{CheckNCCLNetwork, "", true},
+			{CheckNCCLGDRHCA, "mlx5_0", true}, {CheckNCCLGDRHCA, "mlx5_1", true},
+			{CheckNCCLGDRPath, "GPU 18000 / HCA 0", true},
+			{CheckNCCLGDRDMA, "", true},
+			{CheckNCCLWarn, "", true},
+		}, map[string][]string{
+			CheckNCCLNetwork: {"NCCL 2.21.5+cuda12.4 using network IB; HCAs mlx5_0:1/RoCE mlx5_1:1/RoCE"},
+			CheckNCCLGDRPath: {"GPU Direct RDMA enabled (distance 3 <= 3)"},
+			CheckNCCLGDRDMA:  {"4 of 4 network channels via GDRDMA"},
+		}, nil},
+		{"nccl_socket.txt", []outcome{
+			{CheckNCCLNetwork, "", false},
+			{CheckNCCLGDRHCA, "", true},
+			{CheckNCCLGDRPath, "GPU 42000 / HCA 0", false},
+			{CheckNCCLGDRDMA, "", false},
+			{CheckNCCLWarn, "", true},
+		}, map[string][]string{
+			CheckNCCLNetwork: {"NCCL 2.18.3+cuda12.2 using network Socket; NET/IB : No device found"},
+			CheckNCCLGDRHCA:  {"no per-HCA GPU Direct RDMA lines"},
+			CheckNCCLGDRPath: {"GPU Direct RDMA disabled (distance 6 > 4)"},
+			CheckNCCLGDRDMA:  {"0 of 2 network channels via GDRDMA"},
+		}, map[string][]string{
+			CheckNCCLNetwork: {"no RoCE v2 GID", "NCCL_IB_DISABLE=1", "NCCL_IB_HCA names that match no device", "net plugin"},
+			CheckNCCLGDRPath: {"NCCL_NET_GDR_LEVEL"},
+			CheckNCCLGDRDMA:  {"staged through host memory"},
+		}},
+		{"nccl_warn.txt", []outcome{
+			{CheckNCCLNetwork, "", false},
+			{CheckNCCLGDRHCA, "mlx5_0", false},
+			{CheckNCCLGDRDMA, "", false},
+			{CheckNCCLWarn, "retry-exceeded", false}, {CheckNCCLWarn, "retry-exceeded", false},
+			{CheckNCCLWarn, "gid-index", false}, {CheckNCCLWarn, "network-unreachable", false},
+			{CheckNCCLWarn, "memlock", false}, {CheckNCCLWarn, "memlock", false},
+			{CheckNCCLWarn, "gid-table-changed", false}, {CheckNCCLWarn, "incompatible-devices", false},
+			{CheckNCCLWarn, "completion-error", false}, {CheckNCCLWarn, "unknown", false},
+		}, map[string][]string{
+			CheckNCCLNetwork: {"using network IB, Socket: ranks disagreed, some fell back to Socket"},
+			CheckNCCLGDRHCA:  {"GPU Direct RDMA disabled"},
+			CheckNCCLGDRDMA:  {"no channel goes via NET"},
+			CheckNCCLWarn:    {"status=12", "usual cause: transport retry counter exceeded"},
+		}, map[string][]string{
+			CheckNCCLNetwork: {"compare the hosts whose ranks fell back"},
+			CheckNCCLGDRHCA:  {"see gpudirect"},
+			CheckNCCLGDRDMA:  {"NCCL_DEBUG_SUBSYS=INIT,NET"},
+			CheckNCCLWarn:    {"PFC on the RDMA priority"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := checkNCCL(*ncclFixture(t, tt.file), DefaultOptions())
+			wellFormed(t, got)
+			if diff := cmp.Diff(tt.want, outcomes(got)); diff != "" {
+				t.Fatalf("outcomes mismatch (-want +got):\n%s", diff)
+			}
+			for check, subs := range tt.details {
+				wantText(t, check+" detail", only(got, check)[0].Detail, subs...)
+			}
+			for check, subs := range tt.remedy {
+				wantText(t, check+" remedy", only(got, check)[0].Remedy, subs...)
+			}
+		})
+	}
+}
+
+func TestCheckNCCLWarnings(t *testing.T) {
+	got := only(checkNCCL(*ncclFixture(t, "nccl_warn.txt"), DefaultOptions()), CheckNCCLWarn)
+	// An unknown warning gets a generic remedy; a known one keeps the
+	// parser's.
+	unknown := got[len(got)-1]
+	wantText(t, "unknown detail", unknown.Detail, "Cuda failure 'out of memory'")
+	wantText(t, "unknown remedy", unknown.Remedy, "NCCL's troubleshooting guide")
+	if unknown.Detail != "node1:2001:2053 [0] NCCL WARN Cuda failure 'out of memory'" {
+		t.Errorf("unknown detail = %q, want the bare line", unknown.Detail)
+	}
+	gid := got[2]
+	wantText(t, "gid-index remedy", gid.Remedy, "unset NCCL_IB_GID_INDEX")
+	memlock := got[4]
+	wantText(t, "memlock remedy", memlock.Remedy, "memlock unlimited")
+}
+
+func TestCheckNCCLSynthetic(t *testing.T) {
+	notRequired := DefaultOptions()
+	notRequired.RequireGDR = false
+	tests := []struct {
+		name       string
+		l          facts.NCCLLog
+		o          Options
+		want       []outcome
+		check      string // whose first verdict the texts are about
+		wantDetail string
+		wantRemedy string
+	}{
+		{"empty log", facts.NCCLLog{}, DefaultOptions(), []outcome{
+			{CheckNCCLNetwork, "", false}, {CheckNCCLGDRHCA, "", true}, {CheckNCCLGDRDMA, "", false}, {CheckNCCLWarn, "", true},
+		}, CheckNCCLNetwork, "no \"Using network\" line", "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET"},
+		{"HPC-X IBext plugin", facts.NCCLLog{Network: "IBext", Networks: []string{"IBext"}, NetChannels: 2, GDRDMAChannels: 2},
+			DefaultOptions(), []outcome{
+				{CheckNCCLNetwork, "", true}, {CheckNCCLGDRHCA, "", true}, {CheckNCCLGDRDMA, "", true}, {CheckNCCLWarn, "", true},
+			}, CheckNCCLNetwork, "using network IBext", ""},
+		{"some channels without GDR", facts.NCCLLog{Network: "IB", Networks: []string{"IB"}, NetChannels: 4, GDRDMAChannels: 3},
+			DefaultOptions(), []outcome{
+				{CheckNCCLNetwork, "", true}, {CheckNCCLGDRHCA, "", true}, {CheckNCCLGDRDMA, "", true}, {CheckNCCLWarn, "", true},
+			}, CheckNCCLGDRDMA, "3 of 4 network channels via GDRDMA, 1 without", ""},
+		{"GDR off, not required", facts.NCCLLog{Network: "IB", Networks: []string{"IB"}, NetChannels: 2,
+			GDRByHCA: map[string]bool{"mlx5_1": false, "mlx5_0": true}}, notRequired, []outcome{
+			{CheckNCCLNetwork, "", true}, {CheckNCCLGDRHCA, "mlx5_0", true}, {CheckNCCLGDRHCA, "mlx5_1", true},
+			{CheckNCCLGDRDMA, "", true}, {CheckNCCLWarn, "", true},
+		}, CheckNCCLGDRDMA, "0 of 2 network channels via GDRDMA (GPU Direct RDMA not required)", ""},
+		{"repeated GPU/HCA lines, the last wins", facts.NCCLLog{Network: "IB", Networks: []string{"IB"}, NetChannels: 1, GDRDMAChannels: 1,
+			GDRPaths: []facts.NCCLGDRPath{
+				{GPU: "18000", HCA: "0", Enabled: true}, {GPU: "2a000", HCA: "1", Enabled: true},
+				{GPU: "18000", HCA: "0", Enabled: false, Detail: "distance 5 > 3"},
+			}}, DefaultOptions(), []outcome{
+			{CheckNCCLNetwork, "", true}, {CheckNCCLGDRHCA, "", true},
+			{CheckNCCLGDRPath, "GPU 18000 / HCA 0", false}, {CheckNCCLGDRPath, "GPU 2a000 / HCA 1", true},
+			{CheckNCCLGDRDMA, "", true}, {CheckNCCLWarn, "", true},
+		}, CheckNCCLGDRPath, "GPU Direct RDMA disabled (distance 5 > 3)", "gpu_nic_affinity"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkNCCL(tt.l, tt.o)
+			wellFormed(t, got)
+			if diff := cmp.Diff(tt.want, outcomes(got)); diff != "" {
+				t.Fatalf("outcomes mismatch (-want +got):\n%s", diff)
+			}
+			v := only(got, tt.check)[0]
+			wantText(t, "detail", v.Detail, tt.wantDetail)
+			wantText(t, "remedy", v.Remedy, tt.wantRemedy)
+		})
+	}
+}
