@@ -141,13 +141,12 @@ func (d *hostFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	address := joinDefaultPort(m.Host.ValueString(), d.data.settings.SSH.Port)
-	client, err := d.data.hostClient(address)
+	engine, address, err := d.data.hostEngine(m.Host.ValueString())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	f, err := host.Gather(ctx, client, host.AllFacts())
+	f, err := host.Gather(ctx, engine.Runner, host.AllFacts())
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read Host Facts",
 			fmt.Sprintf("Reading facts of %s: %v", address, err))

@@ -32,6 +32,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "wrongorder", Profile: "peermem-wrong-order"},
 	{Name: "nccl", Profile: "cx7"},
 	{Name: "ncclgid", Profile: "gid-index-5"},
+	{Name: "rotated", Profile: "cx7"},
+	{Name: "counted", Profile: "cx7"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

@@ -66,6 +66,7 @@ func (p *roceProvider) Resources(context.Context) []func() resource.Resource {
 func (p *roceProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		newHostFactsDataSource,
+		newGDRPreflightDataSource,
 	}
 }
 

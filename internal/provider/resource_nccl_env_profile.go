@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -37,24 +36,24 @@ type ncclEnvProfileResource struct {
 }
 
 type ncclEnvProfileModel struct {
-	ID                types.String            `tfsdk:"id"`
-	Host              types.String            `tfsdk:"host"`
-	Path              types.String            `tfsdk:"path"`
-	ProfileScriptPath types.String            `tfsdk:"profile_script_path"`
-	HCAs              []types.String          `tfsdk:"hcas"`
-	SocketIfname      types.String            `tfsdk:"socket_ifname"`
-	RDMADSCP          types.Int64             `tfsdk:"rdma_dscp"`
-	GIDIndex          types.String            `tfsdk:"gid_index"`
-	QPsPerConnection  types.Int64             `tfsdk:"qps_per_connection"`
-	CrossNIC          types.Int64             `tfsdk:"cross_nic"`
-	GDRLevel          types.String            `tfsdk:"gdr_level"`
-	Debug             types.String            `tfsdk:"debug"`
-	DebugSubsys       types.String            `tfsdk:"debug_subsys"`
-	NCCLVersion       types.String            `tfsdk:"nccl_version"`
-	Extra             map[string]types.String `tfsdk:"extra"`
-	IBTC              types.Int64             `tfsdk:"ib_tc"`
-	Rendered          types.String            `tfsdk:"rendered"`
-	InSync            types.Bool              `tfsdk:"in_sync"`
+	ID                types.String `tfsdk:"id"`
+	Host              types.String `tfsdk:"host"`
+	Path              types.String `tfsdk:"path"`
+	ProfileScriptPath types.String `tfsdk:"profile_script_path"`
+	HCAs              types.List   `tfsdk:"hcas"`
+	SocketIfname      types.String `tfsdk:"socket_ifname"`
+	RDMADSCP          types.Int64  `tfsdk:"rdma_dscp"`
+	GIDIndex          types.String `tfsdk:"gid_index"`
+	QPsPerConnection  types.Int64  `tfsdk:"qps_per_connection"`
+	CrossNIC          types.Int64  `tfsdk:"cross_nic"`
+	GDRLevel          types.String `tfsdk:"gdr_level"`
+	Debug             types.String `tfsdk:"debug"`
+	DebugSubsys       types.String `tfsdk:"debug_subsys"`
+	NCCLVersion       types.String `tfsdk:"nccl_version"`
+	Extra             types.Map    `tfsdk:"extra"`
+	IBTC              types.Int64  `tfsdk:"ib_tc"`
+	Rendered          types.String `tfsdk:"rendered"`
+	InSync            types.Bool   `tfsdk:"in_sync"`
 }
 
 const defaultNCCLConfPath = "/etc/nccl.conf"
@@ -328,20 +327,8 @@ func (m *ncclEnvProfileModel) paths() []string {
 }
 
 func (m *ncclEnvProfileModel) known() bool {
-	vals := []attr.Value{m.Host, m.Path, m.ProfileScriptPath, m.SocketIfname, m.RDMADSCP, m.GIDIndex, m.QPsPerConnection,
-		m.CrossNIC, m.GDRLevel, m.Debug, m.DebugSubsys, m.NCCLVersion}
-	for _, h := range m.HCAs {
-		vals = append(vals, h)
-	}
-	for _, v := range m.Extra {
-		vals = append(vals, v)
-	}
-	for _, v := range vals {
-		if v.IsUnknown() {
-			return false
-		}
-	}
-	return true
+	return !anyUnknown(m.Host, m.Path, m.ProfileScriptPath, m.HCAs, m.SocketIfname, m.RDMADSCP, m.GIDIndex,
+		m.QPsPerConnection, m.CrossNIC, m.GDRLevel, m.Debug, m.DebugSubsys, m.NCCLVersion, m.Extra)
 }
 
 func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
@@ -353,7 +340,7 @@ func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
 		Debug:        m.Debug.ValueString(),
 		DebugSubsys:  m.DebugSubsys.ValueString(),
 		NCCLVersion:  m.NCCLVersion.ValueString(),
-		Extra:        map[string]string{},
+		Extra:        stringMapOf(m.Extra),
 	}
 	if m.RDMADSCP.IsNull() {
 		p.RDMADSCP = fabric.DefaultRDMADSCP
@@ -361,9 +348,7 @@ func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
 	if p.GIDIndex == "" {
 		p.GIDIndex = ncclprofile.GIDAuto
 	}
-	for _, h := range m.HCAs {
-		p.HCAs = append(p.HCAs, h.ValueString())
-	}
+	p.HCAs = stringsOf(m.HCAs)
 	if !m.QPsPerConnection.IsNull() {
 		v := int(m.QPsPerConnection.ValueInt64())
 		p.QPsPerConnection = &v
@@ -371,9 +356,6 @@ func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
 	if !m.CrossNIC.IsNull() {
 		v := int(m.CrossNIC.ValueInt64())
 		p.CrossNIC = &v
-	}
-	for k, v := range m.Extra {
-		p.Extra[k] = v.ValueString()
 	}
 	return p
 }

@@ -232,14 +232,10 @@ func (r *switchQoSResource) ImportState(ctx context.Context, req resource.Import
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
 	}
-	portValues := make([]types.String, len(ports))
-	for i, p := range ports {
-		portValues[i] = types.StringValue(p)
-	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("address"), types.StringValue(address))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringValue(name))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ports"), portValues)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ports"), stringList(ports))...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }
 

@@ -19,7 +19,7 @@ type switchQoSModel struct {
 	ID                types.String       `tfsdk:"id"`
 	Address           types.String       `tfsdk:"address"`
 	Name              types.String       `tfsdk:"name"`
-	Ports             []types.String     `tfsdk:"ports"`
+	Ports             types.List         `tfsdk:"ports"`
 	CableLengthM      types.Int64        `tfsdk:"cable_length_m"`
 	PortSpeedGbps     types.Int64        `tfsdk:"port_speed_gbps"`
 	SONiCRelease      types.String       `tfsdk:"sonic_release"`
@@ -37,8 +37,8 @@ type switchQoSModel struct {
 }
 
 type rdmaClassModel struct {
-	DSCP     []types.Int64 `tfsdk:"dscp"`
-	Priority types.Int64   `tfsdk:"priority"`
+	DSCP     types.List  `tfsdk:"dscp"`
+	Priority types.Int64 `tfsdk:"priority"`
 }
 
 type cnpClassModel struct {
@@ -83,15 +83,9 @@ type gnmiOverrideModel struct {
 // known reports whether every input the policy is built from is known, which at validate
 // and plan time it may not be (values from variables or other resources).
 func (m *switchQoSModel) known() bool {
-	vals := []attr.Value{m.Address, m.Name, m.CableLengthM, m.PortSpeedGbps}
-	for _, p := range m.Ports {
-		vals = append(vals, p)
-	}
+	vals := []attr.Value{m.Address, m.Name, m.Ports, m.CableLengthM, m.PortSpeedGbps}
 	if m.RDMA != nil {
-		vals = append(vals, m.RDMA.Priority)
-		for _, d := range m.RDMA.DSCP {
-			vals = append(vals, d)
-		}
+		vals = append(vals, m.RDMA.DSCP, m.RDMA.Priority)
 	}
 	if m.CNP != nil {
 		vals = append(vals, m.CNP.DSCP, m.CNP.Priority)
@@ -110,12 +104,7 @@ func (m *switchQoSModel) known() bool {
 	if w := m.PFCWatchdog; w != nil {
 		vals = append(vals, w.Action, w.DetectionTimeMs, w.RestorationTimeMs)
 	}
-	for _, v := range vals {
-		if v.IsUnknown() {
-			return false
-		}
-	}
-	return true
+	return !anyUnknown(vals...)
 }
 
 // policy converts the model into the domain policy; unset parts take the schema defaults, so
@@ -131,14 +120,9 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 	if p.Name == "" {
 		p.Name = switchcfg.DefaultName
 	}
-	for _, port := range m.Ports {
-		p.Ports = append(p.Ports, port.ValueString())
-	}
+	p.Ports = stringsOf(m.Ports)
 	if r := m.RDMA; r != nil {
-		p.Class.DSCP = nil
-		for _, d := range r.DSCP {
-			p.Class.DSCP = append(p.Class.DSCP, int(d.ValueInt64()))
-		}
+		p.Class.DSCP = intsOf(r.DSCP)
 		p.Class.Priority = int(r.Priority.ValueInt64())
 	}
 	if c := m.CNP; c != nil {
@@ -185,18 +169,13 @@ func (m *switchQoSModel) setPolicy(p switchcfg.Policy) {
 	m.CableLengthM = types.Int64Value(int64(p.CableLengthM))
 	var current []int
 	if m.RDMA != nil {
-		for _, d := range m.RDMA.DSCP {
-			current = append(current, int(d.ValueInt64()))
-		}
+		current = intsOf(m.RDMA.DSCP)
 	}
 	dscp := p.Class.DSCP
 	if sameSet(current, dscp) {
 		dscp = current
 	}
-	m.RDMA = &rdmaClassModel{Priority: types.Int64Value(int64(p.Class.Priority))}
-	for _, d := range dscp {
-		m.RDMA.DSCP = append(m.RDMA.DSCP, types.Int64Value(int64(d)))
-	}
+	m.RDMA = &rdmaClassModel{DSCP: int64List(dscp), Priority: types.Int64Value(int64(p.Class.Priority))}
 	m.CNP = &cnpClassModel{DSCP: types.Int64Value(int64(p.Class.CNPDSCP)), Priority: types.Int64Value(int64(p.Class.CNPPriority))}
 	m.ECN = &ecnModel{
 		MinThresholdBytes:      types.Int64Value(p.ECN.MinBytes),

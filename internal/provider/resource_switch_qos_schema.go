@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
@@ -49,11 +48,11 @@ func switchQoSSchema() schema.Schema {
 			"sonic_release": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "SONiC release branch (`202411`, `202505`, `202511`, ...) whose GCU allowlist applies. By default it is read from `VERSIONS|DATABASE`."},
 			"rdma": schema.SingleNestedAttribute{Optional: true, Computed: true,
-				Default:             objectdefault.StaticValue(types.ObjectValueMust(rdmaAttrTypes, map[string]attr.Value{"dscp": listOfInt64(fabric.DefaultRDMADSCP), "priority": types.Int64Value(fabric.DefaultRDMAPriority)})),
+				Default:             objectdefault.StaticValue(types.ObjectValueMust(rdmaAttrTypes, map[string]attr.Value{"dscp": int64List([]int{fabric.DefaultRDMADSCP}), "priority": types.Int64Value(fabric.DefaultRDMAPriority)})),
 				MarkdownDescription: "The lossless RDMA class: its DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`, and `priority` is the PFC-enabled, ECN-marked traffic class.",
 				Attributes: map[string]schema.Attribute{
 					"dscp": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.Int64Type,
-						Default:             listdefault.StaticValue(listOfInt64(fabric.DefaultRDMADSCP)),
+						Default:             listdefault.StaticValue(int64List([]int{fabric.DefaultRDMADSCP})),
 						MarkdownDescription: "DSCP values of RoCE data, 0-63. Default `[26]`."},
 					"priority": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultRDMAPriority),
 						MarkdownDescription: "Traffic class and PFC priority of RoCE data, 0-7. Default `3`."},
@@ -144,12 +143,4 @@ func gnmiOverrideSchema() schema.SingleNestedAttribute {
 			"server_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Name expected in the switch's certificate."},
 			"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plaintext gRPC for this switch."},
 		}}
-}
-
-func listOfInt64(values ...int) basetypes.ListValue {
-	elems := make([]attr.Value, len(values))
-	for i, v := range values {
-		elems[i] = types.Int64Value(int64(v))
-	}
-	return types.ListValueMust(types.Int64Type, elems)
 }

@@ -1,0 +1,167 @@
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+// The package families OFEDPin can manage.
+const (
+	// FamilyDebian is Debian and Ubuntu: apt, dpkg, apt-mark.
+	FamilyDebian = "debian"
+	// FamilyRHEL is RHEL and its rebuilds: dnf and its versionlock plugin.
+	FamilyRHEL = "rhel"
+)
+
+// DefaultLockTimeout is how long an OFEDPin waits for another process's dpkg
+// lock when its LockTimeout is zero.
+const DefaultLockTimeout = 2 * time.Minute
+
+// ErrLatestRepo is returned for a repository URL that names a moving
+// "latest" directory instead of a version.
+var ErrLatestRepo = errors.New(`the OFED repository URL points at a "latest" directory`)
+
+// OFEDPin installs one exact MLNX_OFED or DOCA-OFED version from a versioned
+// repository and keeps it there: on Debian an apt source, an apt preferences
+// pin (priority 1001) and apt-mark hold; on RHEL a dnf repository and a dnf
+// version lock. It then checks that the running stack (ofed_info -s) is that
+// version and reports a needed reboot through a note and [OFEDPin.Status];
+// it never reboots.
+//
+// Without Version it installs nothing and only checks that the running stack
+// satisfies Constraint.
+type OFEDPin struct {
+	// Flavor is "doca" (DOCA-OFED) or "mlnx" (MLNX_OFED).
+	Flavor string
+	// Version is the exact OFED version to install, as ofed_info -n prints
+	// it, e.g. "25.10-1.7.1". Installs need it.
+	Version string
+	// Constraint is a go-version constraint the running stack must satisfy,
+	// e.g. "~> 25.10.0" (any 25.10 release) or ">= 24.10-3.2.5.0"; OFED
+	// versions in it are compared number by number ("25.10-1.7.1" as
+	// 25.10.1.7.1). With Version, Version must satisfy it; without, nothing
+	// is installed and a running stack outside it is an error.
+	Constraint string
+	// PackageVersion is the package version to pin and install (dpkg's, or
+	// rpm's "version-release"); empty means Version. Set it where the
+	// repository versions its packages differently from ofed_info.
+	PackageVersion string
+	// RepoURL is the versioned repository directory, e.g.
+	// "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/".
+	// URLs with "latest" in them are refused.
+	RepoURL string
+	// Key is the repository's signing key: on Debian a keyring file for
+	// "signed-by" (e.g. "/usr/share/keyrings/mellanox.gpg"), on RHEL a
+	// "gpgkey" URL. Empty uses the keys the package manager already trusts.
+	Key string
+	// Trusted turns signature checks off ("trusted=yes", "gpgcheck=0"), for
+	// local test repositories only. It excludes Key.
+	Trusted bool
+	// Packages are the packages to install, pin and hold; empty means the
+	// flavor's metapackage (doca-ofed or mlnx-ofed-all).
+	Packages []string
+	// Family is FamilyDebian (default) or FamilyRHEL.
+	Family string
+	// LockTimeout is how long apt waits for a dpkg lock held by another
+	// process (unattended-upgrades, say) before failing; zero means
+	// DefaultLockTimeout. Debian only.
+	LockTimeout time.Duration
+}
+
+var _ host.Task = OFEDPin{}
+
+// Name implements host.Task: "ofed <flavor> <version or constraint>".
+func (t OFEDPin) Name() string {
+	if t.Version != "" {
+		return "ofed " + t.Flavor + " " + t.Version
+	}
+	return "ofed " + t.Flavor + " " + t.Constraint
+}
+
+// Needs implements host.Task: the running stack and, for an install, the
+// installed packages (with dnf's version locks on RHEL) and the repository
+// files.
+func (t OFEDPin) Needs() host.FactSet {
+	s := host.NewFactSet(host.FactOFED)
+	switch {
+	case t.Version == "":
+		return s
+	case t.family() == FamilyRHEL:
+		return s.Union(host.NewFactSet(host.FactPackages, host.FactHolds)).WithFiles(DnfRepoPath)
+	}
+	return s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath)
+}
+
+// Plan implements host.Task.
+func (t OFEDPin) Plan(f host.Facts) ([]host.Change, error) {
+	if err := t.validate(); err != nil {
+		return nil, err
+	}
+	if !f.Has(host.FactOFED) {
+		return nil, fmt.Errorf("cannot read the running OFED stack: %s", f.Absent[host.FactOFED.String()])
+	}
+	if t.Version == "" {
+		n, err := t.checkRunning(f.OFED)
+		if err != nil {
+			return nil, err
+		}
+		return []host.Change{n}, nil
+	}
+	if err := t.checkFlavor(f); err != nil {
+		return nil, err
+	}
+	if t.family() == FamilyRHEL {
+		return t.planDnf(f)
+	}
+	return t.planApt(f)
+}
+
+// metaPackage is the flavor's metapackage.
+func metaPackage(flavor string) string {
+	if flavor == string(facts.OFEDMLNX) {
+		return "mlnx-ofed-all"
+	}
+	return "doca-ofed"
+}
+
+// installedVersion returns the version of the installed package name.
+func installedVersion(pkgs []facts.Package, name string) (string, bool) {
+	for _, p := range pkgs {
+		if p.Name == name && p.Installed {
+			return p.Version, true
+		}
+	}
+	return "", false
+}
+
+func (t OFEDPin) family() string {
+	if t.Family == "" {
+		return FamilyDebian
+	}
+	return t.Family
+}
+
+func (t OFEDPin) packages() []string {
+	if len(t.Packages) == 0 {
+		return []string{metaPackage(t.Flavor)}
+	}
+	return t.Packages
+}
+
+func (t OFEDPin) packageVersion() string {
+	if t.PackageVersion == "" {
+		return t.Version
+	}
+	return t.PackageVersion
+}
+
+func (t OFEDPin) lockTimeout() time.Duration {
+	if t.LockTimeout == 0 {
+		return DefaultLockTimeout
+	}
+	return t.LockTimeout
+}

@@ -1,0 +1,259 @@
+package tasks
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// The files OFEDPin writes on Debian.
+const (
+	// AptSourcePath is the apt source of the OFED repository.
+	AptSourcePath = "/etc/apt/sources.list.d/roce-ofed.list"
+	// AptPreferencesPath is the apt pin of the OFED packages.
+	AptPreferencesPath = "/etc/apt/preferences.d/roce-ofed"
+)
+
+// aptOFEDPatterns are the packages DOCA-OFED and MLNX_OFED ship or replace
+// (Debian names). Their metapackages depend on exact versions of them, and
+// apt never downgrades a dependency below 1001, so the preferences file gives
+// these 1001 when they come from the repository's host.
+var aptOFEDPatterns = []string{
+	"doca-*", "mlnx-*", "ofed-scripts", "rdma-core", "ibverbs-*", "libibverbs*",
+	"librdmacm*", "rdmacm-utils", "ibacm", "infiniband-diags", "libibumad*", "libibnetdisc*",
+	"srptools", "python3-pyverbs", "mstflint", "mft", "kernel-mft-dkms", "knem*", "xpmem*",
+	"libxpmem*", "ucx*", "hcoll*", "sharp*", "openmpi*", "perftest",
+}
+
+// AptSourceLine is the sources.list line of the repository, e.g.
+// "deb [signed-by=/usr/share/keyrings/mellanox.gpg] https://…/x86_64/ ./"
+// (a flat repository, as NVIDIA publishes them).
+func (t OFEDPin) AptSourceLine() string {
+	opt := ""
+	switch {
+	case t.Trusted:
+		opt = "[trusted=yes] "
+	case t.Key != "":
+		opt = "[signed-by=" + t.Key + "] "
+	}
+	return "deb " + opt + t.RepoURL + " ./"
+}
+
+// aptSource is the content of AptSourcePath.
+func (t OFEDPin) aptSource() string {
+	return "# Managed by the roce provider: the " + t.Flavor + " OFED " + t.Version + " repository.\n" +
+		t.AptSourceLine() + "\n"
+}
+
+// AptPreferences is the content of AptPreferencesPath: the packages pinned
+// to the package version at priority 1001 (above any repository, downgrades
+// allowed), and the OFED packages of the repository's host at 1001 so that
+// apt may take the metapackage's exact-version dependencies from it even
+// when that is a downgrade.
+func (t OFEDPin) AptPreferences() string {
+	pkgs := t.packages()
+	pats := append([]string{}, aptOFEDPatterns...)
+	for _, p := range pkgs {
+		if !matchesAny(aptOFEDPatterns, p) {
+			pats = append(pats, p)
+		}
+	}
+	return "Explanation: managed by the roce provider: " + t.Flavor + " OFED " + t.Version + "\n" +
+		"Package: " + strings.Join(pkgs, " ") + "\n" +
+		"Pin: version " + t.packageVersion() + "\n" +
+		"Pin-Priority: 1001\n\n" +
+		"Explanation: the OFED packages the metapackage depends on, from the pinned repository\n" +
+		"Package: " + strings.Join(pats, " ") + "\n" +
+		"Pin: origin " + t.aptOrigin() + "\n" +
+		"Pin-Priority: 1001\n"
+}
+
+// aptOrigin is the repository's host as apt's "Pin: origin" matches it:
+// the host name, or "" (quoted) for a local file: repository.
+func (t OFEDPin) aptOrigin() string {
+	u, err := url.Parse(t.RepoURL)
+	if err != nil || u.Hostname() == "" {
+		return `""`
+	}
+	return u.Hostname()
+}
+
+// planApt plans the Debian install: source, pin, update, install, hold,
+// then the running-stack check.
+func (t OFEDPin) planApt(f host.Facts) ([]host.Change, error) {
+	if !f.Has(host.FactPackages) {
+		return nil, fmt.Errorf("cannot read the installed packages: %s", f.Absent[host.FactPackages.String()])
+	}
+	out, err := planRepoFiles(f, []repoFile{
+		{"apt source: ", File{Path: AptSourcePath, Content: t.aptSource()}},
+		{"apt pin: ", File{Path: AptPreferencesPath, Content: t.AptPreferences()}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource())
+	install, before, after := t.packageChanges(f)
+	held := true
+	for _, p := range t.packages() {
+		held = held && isHeld(f, p)
+	}
+	if srcChanged || len(install) > 0 {
+		out = append(out, t.aptUpdate(srcChanged))
+	}
+	if len(install) > 0 {
+		out = append(out, host.Change{
+			Summary: strings.Join(install, ", "),
+			Before:  before,
+			After:   after + " (the new stack runs after a reboot or an openibd restart)",
+			Apply:   t.aptCommands(t.aptInstall()),
+		})
+	}
+	switch {
+	case len(install) > 0:
+		out = append(out, t.aptHold("apt-mark hold; installing releases a hold", held))
+	case !held:
+		out = append(out, t.aptHold("apt-mark hold", held))
+	default:
+		out = append(out, host.Unchanged(strings.Join(t.packages(), " ")+" installed at "+t.packageVersion()+" and held"))
+	}
+	if len(install) == 0 {
+		out = append(out, t.runningNote(f.OFED))
+	}
+	return out, nil
+}
+
+// repoFile is a file of the repository setup and the prefix of its
+// changes' summaries.
+type repoFile struct {
+	prefix string
+	file   File
+}
+
+// planRepoFiles plans the repository files.
+func planRepoFiles(f host.Facts, files []repoFile) ([]host.Change, error) {
+	var out []host.Change
+	for _, rf := range files {
+		cs, err := rf.file.Plan(f)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range cs {
+			c.Summary = rf.prefix + c.Summary
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// contentDiffers reports whether the file at path (gathered in f) is absent
+// or holds something other than content; a mode or owner change alone does
+// not make apt read the lists again.
+func contentDiffers(f host.Facts, path, content string) bool {
+	fi, _ := f.File(path)
+	return !fi.Exists || fi.SHA256 != sha256Hex([]byte(content))
+}
+
+// packageChanges compares the installed packages with the package version:
+// the summaries of what must change and the state before and after.
+func (t OFEDPin) packageChanges(f host.Facts) (install []string, before, after string) {
+	want := t.packageVersion()
+	var b, a []string
+	for _, p := range t.packages() {
+		v, ok := installedVersion(f.Packages, p)
+		switch {
+		case !ok:
+			install = append(install, "install "+p+" "+want)
+			b = append(b, p+" not installed")
+		case v != want:
+			install = append(install, versionDirection(v, want)+" "+p+" "+v+" → "+want)
+			b = append(b, p+" "+v)
+		default:
+			b = append(b, p+" "+v)
+		}
+		a = append(a, p+" "+want)
+	}
+	return install, strings.Join(b, ", ") + "; running " + describeStack(f.OFED), strings.Join(a, ", ")
+}
+
+func isHeld(f host.Facts, name string) bool {
+	for _, p := range f.Packages {
+		if p.Name == name && p.Installed {
+			return p.Held
+		}
+	}
+	return false
+}
+
+// aptHold holds the packages; why says why in the summary.
+func (t OFEDPin) aptHold(why string, held bool) host.Change {
+	before := "not held"
+	if held {
+		before = "held"
+	}
+	return host.Change{
+		Summary: "hold " + strings.Join(t.packages(), " ") + " (" + why + ")",
+		Before:  before,
+		After:   "held",
+		Apply:   t.aptCommands(shell.New("apt-mark", "hold").Arg(t.packages()...)),
+	}
+}
+
+// aptUpdate reads the package lists of the OFED source only, leaving the
+// other sources' lists as they are.
+func (t OFEDPin) aptUpdate(srcChanged bool) host.Change {
+	before := "lists read before the install"
+	if srcChanged {
+		before = "lists without the new source"
+	}
+	return host.Change{
+		Summary: "read the package lists of " + t.RepoURL,
+		Before:  before,
+		After:   "lists of " + t.RepoURL,
+		Apply: t.aptCommands(t.aptGet().
+			Arg("-o", "Dir::Etc::sourcelist="+AptSourcePath, "-o", "Dir::Etc::sourceparts=-",
+				"-o", "APT::Get::List-Cleanup=0", "update")),
+	}
+}
+
+// aptInstall installs the packages at the package version; downgrades and
+// held packages are allowed because the version is the one asked for.
+func (t OFEDPin) aptInstall() shell.Command {
+	c := t.aptGet().Arg("-y",
+		"-o", "Dpkg::Options::=--force-confdef", "-o", "Dpkg::Options::=--force-confold",
+		"--allow-downgrades", "--allow-change-held-packages", "install")
+	for _, p := range t.packages() {
+		c = c.Arg(p + "=" + t.packageVersion())
+	}
+	return c
+}
+
+// aptGet is apt-get, non-interactive, in the C locale (so that the lock
+// message can be recognised), waiting LockTimeout for the dpkg lock.
+func (t OFEDPin) aptGet() shell.Command {
+	return shell.New("apt-get").Env("DEBIAN_FRONTEND", "noninteractive").Env("LC_ALL", "C").
+		Arg("-q", "-o", "DPkg::Lock::Timeout="+strconv.Itoa(t.lockSeconds()))
+}
+
+// lockSeconds is LockTimeout in whole seconds, rounded up.
+func (t OFEDPin) lockSeconds() int {
+	return int(math.Ceil(t.lockTimeout().Seconds()))
+}
+
+// aptCommands is a root step whose failure on a held lock is explained.
+func (t OFEDPin) aptCommands(c shell.Command) host.Commands {
+	return host.Commands{Run: []shell.Runnable{c}, Sudo: true, Explain: explainAptLock(t.packages(), t.lockTimeout())}
+}
+
+func matchesAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if p == name || strings.HasSuffix(p, "*") && strings.HasPrefix(name, strings.TrimSuffix(p, "*")) {
+			return true
+		}
+	}
+	return false
+}

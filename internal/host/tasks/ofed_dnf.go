@@ -1,0 +1,158 @@
+package tasks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// DnfRepoPath is the dnf repository file OFEDPin writes on RHEL.
+const DnfRepoPath = "/etc/yum.repos.d/roce-ofed.repo"
+
+// dnfRepoID is the repository's id in DnfRepoPath.
+const dnfRepoID = "roce-ofed"
+
+// DnfRepo is the content of DnfRepoPath.
+func (t OFEDPin) DnfRepo() string {
+	var b strings.Builder
+	b.WriteString("# Managed by the roce provider: the " + t.Flavor + " OFED " + t.Version + " repository.\n")
+	b.WriteString("[" + dnfRepoID + "]\n")
+	b.WriteString("name=" + t.Flavor + " OFED " + t.Version + " (roce provider)\n")
+	b.WriteString("baseurl=" + t.RepoURL + "\n")
+	b.WriteString("enabled=1\n")
+	if t.Trusted {
+		b.WriteString("gpgcheck=0\n")
+		return b.String()
+	}
+	b.WriteString("gpgcheck=1\n")
+	if t.Key != "" {
+		b.WriteString("gpgkey=" + t.Key + "\n")
+	}
+	return b.String()
+}
+
+// planDnf plans the RHEL install: repository file, version locks of other
+// versions removed, install (or downgrade), version lock, then the
+// running-stack check. It reads the packages as rpm reports them and the
+// locks as "dnf versionlock list" does (facts.ParseRPMQuery and
+// facts.ParseDnfVersionlock).
+func (t OFEDPin) planDnf(f host.Facts) ([]host.Change, error) {
+	if !f.Has(host.FactPackages) {
+		return nil, fmt.Errorf("cannot read the installed packages: %s", f.Absent[host.FactPackages.String()])
+	}
+	if !f.Has(host.FactHolds) {
+		return nil, fmt.Errorf("cannot read dnf's version locks (%s): install the versionlock plugin "+
+			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", f.Absent[host.FactHolds.String()])
+	}
+	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", File{Path: DnfRepoPath, Content: t.DnfRepo()}}})
+	if err != nil {
+		return nil, err
+	}
+	want := t.packageVersion()
+	install, before, after := t.packageChanges(f)
+	locked, stale := t.dnfLocks(f.Holds)
+	if len(stale) > 0 {
+		out = append(out, host.Change{
+			Summary: "remove the version locks of other versions: " + strings.Join(stale, " "),
+			Before:  "locked at " + strings.Join(stale, " "),
+			After:   "unlocked",
+			Apply:   dnfCommands(shell.New("dnf", "-q", "versionlock", "delete").Arg(lockNames(stale)...)),
+		})
+	}
+	if len(install) > 0 {
+		out = append(out, host.Change{
+			Summary: strings.Join(install, ", "),
+			Before:  before,
+			After:   after + " (the new stack runs after a reboot or an openibd restart)",
+			Apply:   dnfCommands(t.dnfInstall(f)...),
+		})
+	}
+	if !locked || len(stale) > 0 || len(install) > 0 {
+		out = append(out, host.Change{
+			Summary: "lock " + strings.Join(t.packages(), " ") + " at " + want + " (dnf versionlock)",
+			Before:  "not locked at " + want,
+			After:   "locked at " + want,
+			Apply:   dnfCommands(shell.New("dnf", "-q", "versionlock", "add").Arg(t.nevras()...)),
+		})
+	}
+	if len(install) == 0 {
+		if locked && len(stale) == 0 {
+			out = append(out, host.Unchanged(strings.Join(t.packages(), " ")+" installed and locked at "+want))
+		}
+		out = append(out, t.runningNote(f.OFED))
+	}
+	return out, nil
+}
+
+// dnfLocks reports whether every package is locked at the package version,
+// and the lock entries ("name-version") of the packages at other versions.
+func (t OFEDPin) dnfLocks(holds []facts.Hold) (locked bool, stale []string) {
+	locked = true
+	for _, p := range t.packages() {
+		found := false
+		for _, h := range holds {
+			if h.Name != p {
+				continue
+			}
+			if h.Version == t.packageVersion() && !h.Exclude {
+				found = true
+				continue
+			}
+			stale = append(stale, h.Name+"-"+h.Version)
+		}
+		locked = locked && found
+	}
+	return locked, stale
+}
+
+// lockNames are the package names of lock entries "name-version-release".
+func lockNames(entries []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, e := range entries {
+		name := e
+		if i := strings.LastIndexByte(e, '-'); i > 0 {
+			if j := strings.LastIndexByte(e[:i], '-'); j > 0 {
+				name = e[:j]
+			}
+		}
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// dnfInstall installs the packages at the package version, as a downgrade
+// when every installed one is newer, refreshing the repository's metadata
+// first (its URL may have changed).
+func (t OFEDPin) dnfInstall(f host.Facts) []shell.Runnable {
+	verb := "install"
+	down := 0
+	for _, p := range t.packages() {
+		if v, ok := installedVersion(f.Packages, p); ok && versionDirection(v, t.packageVersion()) == "downgrade" {
+			down++
+		}
+	}
+	if down == len(t.packages()) {
+		verb = "downgrade"
+	}
+	return []shell.Runnable{shell.New("dnf", "-y", "--refresh", verb).Arg(t.nevras()...)}
+}
+
+// nevras are the packages as "name-version".
+func (t OFEDPin) nevras() []string {
+	out := make([]string, len(t.packages()))
+	for i, p := range t.packages() {
+		out[i] = p + "-" + t.packageVersion()
+	}
+	return out
+}
+
+func dnfCommands(r ...shell.Runnable) host.Commands {
+	return host.Commands{Run: r, Sudo: true}
+}

@@ -1,0 +1,154 @@
+package tasks
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+// The RHEL plans are tested with synthetic facts only: the host twins are
+// Debian. Packages are as facts.ParseRPMQuery returns them, locks as
+// facts.ParseDnfVersionlock does.
+
+const rhelURL = "https://linux.mellanox.com/public/repo/doca/3.2.1/rhel9/x86_64/"
+
+func rhelPin(v string) OFEDPin {
+	return OFEDPin{Flavor: "doca", Version: v, RepoURL: rhelURL, Family: FamilyRHEL}
+}
+
+func rpmPkg(name, version string) facts.Package {
+	return facts.Package{Name: name, Arch: "x86_64", Version: version, Status: "installed", Installed: true}
+}
+
+// dnfFacts are the facts an OFEDPin reads on RHEL; repo is the repository
+// file's content, "" for none.
+func dnfFacts(running facts.OFEDInfo, repo string, locks []facts.Hold, pkgs ...facts.Package) host.Facts {
+	fi := host.FileInfo{Path: DnfRepoPath}
+	if repo != "" {
+		fi = existing(repo, 0o644)
+		fi.Path = DnfRepoPath
+	}
+	return host.Facts{
+		Host:     "rhel",
+		Gathered: host.NewFactSet(host.FactOFED, host.FactPackages, host.FactHolds).WithFiles(DnfRepoPath),
+		Absent:   map[string]string{},
+		OFED:     running,
+		Packages: pkgs,
+		Holds:    locks,
+		Files:    map[string]host.FileInfo{DnfRepoPath: fi},
+	}
+}
+
+func TestOFEDPinPlanRHEL(t *testing.T) {
+	p2510, p2507 := rhelPin(doca2510), rhelPin(doca2507)
+	repo := p2510.DnfRepo()
+	sum := shortHash(sha256Hex([]byte(repo)))
+	sameRepo := change{Summary: "dnf repository: /etc/yum.repos.d/roce-ofed.repo has the wanted content (sha256 " + sum + ") and mode"}
+	lock2510 := []facts.Hold{{Name: "doca-ofed", Version: doca2510}}
+	tests := []struct {
+		name  string
+		task  OFEDPin
+		facts host.Facts
+		want  []change
+	}{
+		{"fresh install", p2510, dnfFacts(runInbox, "", nil, rpmPkg("rdma-core", "48.0-1.el9")), []change{
+			{"dnf repository: create /etc/yum.repos.d/roce-ofed.repo (" + strconv.Itoa(len(repo)) + " bytes)", "absent",
+				"sha256 " + sum + " (" + strconv.Itoa(len(repo)) + " bytes), mode 0644",
+				[]string{"write: /etc/yum.repos.d/roce-ofed.repo (" + strconv.Itoa(len(repo)) + " bytes, mode 0644) (as root)"}},
+			{"install doca-ofed 25.10-1.7.1", "doca-ofed not installed; running the inbox rdma-core stack (no ofed_info)",
+				"doca-ofed 25.10-1.7.1 (the new stack runs after a reboot or an openibd restart)",
+				[]string{"run: dnf -y --refresh install doca-ofed-25.10-1.7.1 (as root)"}},
+			{"lock doca-ofed at 25.10-1.7.1 (dnf versionlock)", "not locked at 25.10-1.7.1", "locked at 25.10-1.7.1",
+				[]string{"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 (as root)"}},
+		}},
+		{"pinned and running", p2510, dnfFacts(run2510, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
+			sameRepo,
+			{Summary: "doca-ofed installed and locked at 25.10-1.7.1"},
+			{Summary: "the running stack is DOCA-OFED 25.10-1.7.1, as pinned"},
+		}},
+		{"not locked", p2510, dnfFacts(run2510, repo, nil, rpmPkg("doca-ofed", doca2510)), []change{
+			sameRepo,
+			{"lock doca-ofed at 25.10-1.7.1 (dnf versionlock)", "not locked at 25.10-1.7.1", "locked at 25.10-1.7.1",
+				[]string{"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 (as root)"}},
+			{Summary: "the running stack is DOCA-OFED 25.10-1.7.1, as pinned"},
+		}},
+		{"downgrade", p2507, dnfFacts(run2510, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
+			{"dnf repository: update /etc/yum.repos.d/roce-ofed.repo: content +2 -2 lines",
+				"sha256 " + sum + " (" + strconv.Itoa(len(repo)) + " bytes), mode 0644, owner root:root",
+				"sha256 " + shortHash(sha256Hex([]byte(p2507.DnfRepo()))) + " (" + strconv.Itoa(len(p2507.DnfRepo())) + " bytes), mode 0644",
+				[]string{"write: /etc/yum.repos.d/roce-ofed.repo (" + strconv.Itoa(len(p2507.DnfRepo())) + " bytes, mode 0644, owner 0:0) (as root)"}},
+			{"remove the version locks of other versions: doca-ofed-25.10-1.7.1", "locked at doca-ofed-25.10-1.7.1", "unlocked",
+				[]string{"run: dnf -q versionlock delete doca-ofed (as root)"}},
+			{"downgrade doca-ofed 25.10-1.7.1 → 25.07-0.9.7", "doca-ofed 25.10-1.7.1; running DOCA-OFED 25.10-1.7.1",
+				"doca-ofed 25.07-0.9.7 (the new stack runs after a reboot or an openibd restart)",
+				[]string{"run: dnf -y --refresh downgrade doca-ofed-25.07-0.9.7 (as root)"}},
+			{"lock doca-ofed at 25.07-0.9.7 (dnf versionlock)", "not locked at 25.07-0.9.7", "locked at 25.07-0.9.7",
+				[]string{"run: dnf -q versionlock add doca-ofed-25.07-0.9.7 (as root)"}},
+		}},
+		{"installed, old stack running", p2510, dnfFacts(run2507, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
+			sameRepo,
+			{Summary: "doca-ofed installed and locked at 25.10-1.7.1"},
+			{Summary: "OFED doca 25.10-1.7.1 installed, running DOCA-OFED 25.07-0.9.7: reboot (or restart openibd) to load it"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.task.Plan(tt.facts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, readable(got)); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestOFEDPinRHELUpgradeOfTwoPackages checks that a mixed move installs
+// (dnf install also upgrades) and that RHEL package names need not be ones
+// the Debian package fact reads.
+func TestOFEDPinRHELUpgradeOfTwoPackages(t *testing.T) {
+	task := rhelPin(doca2510)
+	task.Packages = []string{"doca-ofed", "doca-roce"}
+	f := dnfFacts(run2507, task.DnfRepo(), []facts.Hold{{Name: "doca-ofed", Version: doca2507}, {Name: "kernel", Version: "5.14.0-427.el9"}},
+		rpmPkg("doca-ofed", doca2507), rpmPkg("doca-roce", "25.11-0.1.0"))
+	cs, err := task.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range cs {
+		if c.Apply != nil {
+			lines = append(lines, c.Apply.Lines()...)
+		}
+	}
+	want := []string{
+		"run: dnf -q versionlock delete doca-ofed (as root)",
+		"run: dnf -y --refresh install doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1 (as root)",
+		"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1 (as root)",
+	}
+	if diff := cmp.Diff(want, lines); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}
+
+func TestOFEDPinRHELNeedsVersionlock(t *testing.T) {
+	f := dnfFacts(runInbox, "", nil)
+	f.Absent["apt-mark showhold"] = "exit status 1: No such command: versionlock"
+	_, err := rhelPin(doca2510).Plan(f)
+	if err == nil || !strings.Contains(err.Error(), "install the versionlock plugin (dnf install python3-dnf-plugin-versionlock on dnf 4)") {
+		t.Errorf("error = %v", err)
+	}
+}
+
+func TestLockNames(t *testing.T) {
+	got := lockNames([]string{"doca-ofed-25.10-1.7.1", "doca-ofed-25.07-0.9.7", "mlnx-ofed-kernel-24.10-OFED.24.10.3.2.5.0.1", "odd"})
+	if diff := cmp.Diff([]string{"doca-ofed", "mlnx-ofed-kernel", "odd"}, got); diff != "" {
+		t.Errorf("lockNames (-want +got):\n%s", diff)
+	}
+}

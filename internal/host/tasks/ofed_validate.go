@@ -1,0 +1,127 @@
+package tasks
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+var (
+	// packageNameRE is a Debian or RPM package name.
+	packageNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9+._-]*$`)
+	// packageVersionRE is a dpkg or rpm version.
+	packageVersionRE = regexp.MustCompile(`^[0-9][A-Za-z0-9.+~:_-]*$`)
+	// repoWordRE is what a repository URL or key may hold: no blanks,
+	// newlines, quotes, brackets (apt's options) or '#' (a comment in
+	// sources.list), so that it stays one word of a sources.list line or
+	// one .repo value.
+	repoWordRE = regexp.MustCompile(`^[A-Za-z0-9._~:/?@!$&()*+,;=%-]+$`)
+)
+
+// validate checks the task's fields.
+func (t OFEDPin) validate() error {
+	if t.Flavor != string(facts.OFEDDOCA) && t.Flavor != string(facts.OFEDMLNX) {
+		return fmt.Errorf("OFED flavor %q: want doca or mlnx", t.Flavor)
+	}
+	if t.Version == "" && t.Constraint == "" {
+		return errors.New("OFED pin: set version (to install) or constraint (to check the running stack)")
+	}
+	if err := t.validateVersions(); err != nil {
+		return err
+	}
+	if t.Version == "" {
+		return nil
+	}
+	if f := t.family(); f != FamilyDebian && f != FamilyRHEL {
+		return fmt.Errorf("package family %q: want debian or rhel", f)
+	}
+	if err := t.validateRepo(); err != nil {
+		return err
+	}
+	for _, p := range t.packages() {
+		if err := t.validatePackage(p); err != nil {
+			return err
+		}
+	}
+	if t.LockTimeout < 0 {
+		return fmt.Errorf("lock timeout %v: want zero (the default, %v) or more", t.LockTimeout, DefaultLockTimeout)
+	}
+	return nil
+}
+
+func (t OFEDPin) validateVersions() error {
+	if t.Version != "" {
+		v, err := parseOFEDVersion(t.Version)
+		if err != nil {
+			return err
+		}
+		if !packageVersionRE.MatchString(t.packageVersion()) {
+			return fmt.Errorf("package version %q: want a dpkg or rpm version", t.packageVersion())
+		}
+		if t.Constraint == "" {
+			return nil
+		}
+		cs, err := parseOFEDConstraint(t.Constraint)
+		if err != nil {
+			return err
+		}
+		if !cs.Check(v) {
+			return fmt.Errorf("OFED version %s does not satisfy the constraint %s", t.Version, t.Constraint)
+		}
+		return nil
+	}
+	_, err := parseOFEDConstraint(t.Constraint)
+	return err
+}
+
+func (t OFEDPin) validateRepo() error {
+	if t.RepoURL == "" {
+		return fmt.Errorf("OFED %s %s: set repo_url to the repository directory of that version", t.Flavor, t.Version)
+	}
+	if strings.Contains(strings.ToLower(t.RepoURL), "latest") {
+		return fmt.Errorf("%w: %s moves to a new release without notice; use the directory of one release, "+
+			"e.g. https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", ErrLatestRepo, t.RepoURL)
+	}
+	u, err := url.Parse(t.RepoURL)
+	if err != nil || !repoWordRE.MatchString(t.RepoURL) {
+		return fmt.Errorf("repository URL %q: want an http, https or file URL without blanks or quotes", t.RepoURL)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file" {
+		return fmt.Errorf("repository URL %q: want an http, https or file URL", t.RepoURL)
+	}
+	if t.Trusted && t.Key != "" {
+		return errors.New("OFED repository: set key or trusted, not both")
+	}
+	if t.Key != "" && !repoWordRE.MatchString(t.Key) {
+		return fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key)
+	}
+	if t.Key != "" && t.family() == FamilyDebian && !path.IsAbs(t.Key) {
+		return fmt.Errorf("repository key %q: want the absolute path of a keyring file for signed-by", t.Key)
+	}
+	return nil
+}
+
+// validatePackage checks a package name; on Debian it must be one the
+// package fact reads (host.OFEDPackages), or the task could never see it
+// installed.
+func (t OFEDPin) validatePackage(p string) error {
+	if !packageNameRE.MatchString(p) {
+		return fmt.Errorf("package name %q: want letters, digits and + . _ -", p)
+	}
+	if t.family() == FamilyRHEL {
+		return nil
+	}
+	for _, pat := range host.OFEDPackages {
+		if ok, _ := path.Match(pat, p); ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("package %q: the package fact reads only %s, so its version could not be checked",
+		p, strings.Join(host.OFEDPackages, " "))
+}

@@ -1,0 +1,80 @@
+package provider
+
+import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// Lists and maps stay framework values in the models because a configuration may set them
+// from values unknown until apply (a for expression over another resource); these read them.
+
+// stringsOf returns the known string elements of a list.
+func stringsOf(l types.List) []string {
+	var out []string
+	for _, e := range l.Elements() {
+		if s, ok := e.(types.String); ok {
+			out = append(out, s.ValueString())
+		}
+	}
+	return out
+}
+
+// intsOf returns the known number elements of a list.
+func intsOf(l types.List) []int {
+	var out []int
+	for _, e := range l.Elements() {
+		if n, ok := e.(types.Int64); ok {
+			out = append(out, int(n.ValueInt64()))
+		}
+	}
+	return out
+}
+
+// stringMapOf returns the known string elements of a map.
+func stringMapOf(m types.Map) map[string]string {
+	out := map[string]string{}
+	for k, e := range m.Elements() {
+		if s, ok := e.(types.String); ok {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
+}
+
+// anyUnknown reports whether a value, or any element of a list or map, is unknown.
+func anyUnknown(vals ...attr.Value) bool {
+	for _, v := range vals {
+		if v.IsUnknown() {
+			return true
+		}
+		var elems []attr.Value
+		switch c := v.(type) {
+		case types.List:
+			elems = c.Elements()
+		case types.Map:
+			for _, e := range c.Elements() {
+				elems = append(elems, e)
+			}
+		}
+		if anyUnknown(elems...) {
+			return true
+		}
+	}
+	return false
+}
+
+func stringList(values []string) types.List {
+	elems := make([]attr.Value, len(values))
+	for i, v := range values {
+		elems[i] = types.StringValue(v)
+	}
+	return types.ListValueMust(types.StringType, elems)
+}
+
+func int64List(values []int) types.List {
+	elems := make([]attr.Value, len(values))
+	for i, v := range values {
+		elems[i] = types.Int64Value(int64(v))
+	}
+	return types.ListValueMust(types.Int64Type, elems)
+}
