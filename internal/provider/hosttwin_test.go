@@ -34,6 +34,10 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "ncclgid", Profile: "gid-index-5"},
 	{Name: "rotated", Profile: "cx7"},
 	{Name: "counted", Profile: "cx7"},
+	{Name: "dcqcn", Profile: "cx7"},
+	{Name: "dcqcnnp", Profile: "cx8"},
+	{Name: "bootstrap", Profile: "inbox"},
+	{Name: "bootstrapdmabuf", Profile: "dmabuf"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

@@ -60,6 +60,8 @@ func (p *roceProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		newSwitchQoSResource,
 		newNCCLEnvProfileResource,
+		newNICDCQCNResource,
+		newHostBootstrapResource,
 	}
 }
 

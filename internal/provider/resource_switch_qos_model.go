@@ -122,11 +122,13 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 	}
 	p.Ports = stringsOf(m.Ports)
 	if r := m.RDMA; r != nil {
-		p.Class.DSCP = intsOf(r.DSCP)
-		p.Class.Priority = int(r.Priority.ValueInt64())
+		if !r.DSCP.IsNull() {
+			p.Class.DSCP = intsOf(r.DSCP)
+		}
+		p.Class.Priority = intOr(r.Priority, fabric.DefaultRDMAPriority)
 	}
 	if c := m.CNP; c != nil {
-		p.Class.CNPDSCP, p.Class.CNPPriority = int(c.DSCP.ValueInt64()), int(c.Priority.ValueInt64())
+		p.Class.CNPDSCP, p.Class.CNPPriority = intOr(c.DSCP, fabric.DefaultCNPDSCP), intOr(c.Priority, fabric.DefaultCNPPriority)
 	}
 	if e := m.ECN; e != nil {
 		p.ECN = switchcfg.ECN{MinBytes: e.MinThresholdBytes.ValueInt64(), MaxBytes: e.MaxThresholdBytes.ValueInt64(), MarkProbabilityPercent: int(e.MarkProbabilityPercent.ValueInt64())}

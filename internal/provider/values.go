@@ -78,3 +78,12 @@ func int64List(values []int) types.List {
 	}
 	return types.ListValueMust(types.Int64Type, elems)
 }
+
+// intOr returns v, or def when v is null: in ValidateConfig, attributes the user left out
+// are null, their schema defaults not yet applied.
+func intOr(v types.Int64, def int) int {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return int(v.ValueInt64())
+}

@@ -1,0 +1,67 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+)
+
+// The host resources share one shape: tasks built from the configuration, a plan that reads
+// the host once (check mode) and shows its changes, an apply that converges and verifies,
+// and a refresh that is the same plan: pending changes mean the host drifted.
+
+// hostPlan runs the tasks in check mode and returns the planned change lines.
+func hostPlan(ctx context.Context, e host.Engine, todo []host.Task) ([]string, host.Report, error) {
+	rep, err := e.Plan(ctx, todo)
+	if err != nil {
+		return nil, rep, err
+	}
+	return changeLines(rep), rep, nil
+}
+
+// changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)".
+func changeLines(rep host.Report) []string {
+	lines := []string{}
+	for _, c := range rep.Changes() {
+		line := c.Task + ": " + c.Summary
+		if c.Before != "" || c.After != "" {
+			line += fmt.Sprintf(" (%s → %s)", orDash(c.Before), orDash(c.After))
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// addHostError reports a failed plan or apply on a host, naming it and the operation.
+func addHostError(diags *diag.Diagnostics, summary, address string, err error) {
+	diags.AddAttributeError(path.Root("host"), summary, fmt.Sprintf("%s: %v", address, err))
+}
+
+func linesValue(ctx context.Context, lines []string) (types.List, diag.Diagnostics) {
+	return types.ListValueFrom(ctx, types.StringType, lines)
+}
+
+// hostID is the ID and import ID of a per-host resource: the host address as configured.
+func hostID(hostAddr string) string { return strings.TrimSpace(hostAddr) }
+
+// isConnectionError reports a host that could not be reached (as opposed to a host that
+// answered and refused, or a plan that failed).
+func isConnectionError(err error) bool {
+	var ce *ssh.ConnectError
+	return errors.As(err, &ce)
+}

@@ -1,0 +1,369 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithImportState = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*hostBootstrapResource)(nil)
+)
+
+func newHostBootstrapResource() resource.Resource { return &hostBootstrapResource{} }
+
+type hostBootstrapResource struct {
+	data *providerData
+}
+
+type hostBootstrapModel struct {
+	ID                 types.String `tfsdk:"id"`
+	Host               types.String `tfsdk:"host"`
+	Family             types.String `tfsdk:"family"`
+	OFED               *ofedModel   `tfsdk:"ofed"`
+	GPUDirect          types.String `tfsdk:"gpudirect"`
+	OFEDRunningVersion types.String `tfsdk:"ofed_running_version"`
+	GPUDirectMode      types.String `tfsdk:"gpudirect_mode"`
+	RebootRequired     types.Bool   `tfsdk:"reboot_required"`
+	PlannedChanges     types.List   `tfsdk:"planned_changes"`
+	InSync             types.Bool   `tfsdk:"in_sync"`
+}
+
+type ofedModel struct {
+	Flavor         types.String `tfsdk:"flavor"`
+	Version        types.String `tfsdk:"version"`
+	Constraint     types.String `tfsdk:"constraint"`
+	PackageVersion types.String `tfsdk:"package_version"`
+	RepoURL        types.String `tfsdk:"repo_url"`
+	Key            types.String `tfsdk:"key"`
+	Trusted        types.Bool   `tfsdk:"trusted"`
+	Packages       types.List   `tfsdk:"packages"`
+	LockTimeout    types.String `tfsdk:"lock_timeout"`
+}
+
+func (r *hostBootstrapResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_host_bootstrap"
+}
+
+func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	opt := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Optional: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The RDMA software stack of a GPU host: one exact MLNX_OFED or DOCA-OFED version from a versioned " +
+			"repository, pinned (apt preferences, priority 1001) and held (`apt-mark hold`; `dnf versionlock` on RHEL), " +
+			"checked against the running stack (`ofed_info -s`), and GPUDirect RDMA through `nvidia-peermem` (loaded and " +
+			"persisted in `/etc/modules-load.d`, verified in `memory_peers`) or DMA-BUF. A needed reboot is reported in " +
+			"`reboot_required`, never performed. An NVIDIA driver built before OFED makes `nvidia-peermem` fail with " +
+			"\"Invalid argument\"; the provider says so and names the remedy (rebuild the driver after OFED).",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The host address; the import ID.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
+			"host": schema.StringAttribute{Required: true, MarkdownDescription: "SSH address of the host.",
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
+			"family": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.FamilyDebian),
+				MarkdownDescription: "`debian` (apt, Ubuntu included) or `rhel` (dnf)."},
+			"ofed": schema.SingleNestedAttribute{Optional: true,
+				MarkdownDescription: "The OFED stack to install and pin; unset leaves the stack alone.",
+				Attributes: map[string]schema.Attribute{
+					"flavor":          schema.StringAttribute{Required: true, MarkdownDescription: "`doca` (DOCA-OFED) or `mlnx` (MLNX_OFED)."},
+					"version":         opt("Exact version as `ofed_info -n` prints it (`25.10-1.7.1`). Needed to install."),
+					"constraint":      opt("go-version constraint the running stack must meet (`~> 25.10.0`); alone, it only checks."),
+					"package_version": opt("Package version to pin when the repository's differs from `version`."),
+					"repo_url":        opt("The versioned repository directory you mirror or trust; URLs containing `latest` are refused."),
+					"key":             opt("Signing keyring (`signed-by`) on Debian, `gpgkey` URL on RHEL."),
+					"trusted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Skip signature checks (`trusted=yes`), for local test repositories only."},
+					"packages": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Packages to install, pin and hold; default the flavor's metapackage (`doca-ofed`, `mlnx-ofed-all`)."},
+					"lock_timeout": opt("How long apt waits for a dpkg lock held by another process, as a Go duration. Default `2m`."),
+				}},
+			"gpudirect": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.GPUDirectAuto),
+				MarkdownDescription: "`auto` (DMA-BUF when the host can: kernel ≥ 5.12 and open GPU kernel modules; else peermem), `peermem`, `dmabuf`, or `none`."},
+			"ofed_running_version": schema.StringAttribute{Computed: true, MarkdownDescription: "The stack `ofed_info -s` reports."},
+			"gpudirect_mode":       schema.StringAttribute{Computed: true, MarkdownDescription: "The GPUDirect mode in use: `peermem`, `dmabuf` or `none`."},
+			"reboot_required": schema.BoolAttribute{Computed: true,
+				MarkdownDescription: "Whether the installed stack differs from the running one: reboot (or restart openibd) to load it."},
+			"planned_changes": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "What the change being planned does on the host; once applied, the last change; after a refresh that found drift, what would put it back."},
+			"in_sync": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the host held exactly this configuration at the last refresh."},
+		},
+	}
+}
+
+func (r *hostBootstrapResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan hostBootstrapModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !plan.known() {
+		return
+	}
+	phases, err := plan.phases()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+		return
+	}
+	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	if !req.State.Raw.IsNull() {
+		var state hostBootstrapModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if prior, err := state.phases(); err == nil && state.InSync.ValueBool() && plan.Host.Equal(state.Host) && reflect.DeepEqual(prior, phases) {
+			plan.OFEDRunningVersion, plan.GPUDirectMode, plan.RebootRequired = state.OFEDRunningVersion, state.GPUDirectMode, state.RebootRequired
+			plan.PlannedChanges, plan.InSync = state.PlannedChanges, state.InSync
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			return
+		}
+	}
+	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	lines, err := planPhases(ctx, engine, phases)
+	if err != nil {
+		if !isConnectionError(err) {
+			addHostError(&resp.Diagnostics, "Cannot Plan Host Bootstrap", address, err)
+			return
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
+		lines = nil
+	}
+	if lines == nil {
+		plan.PlannedChanges = types.ListUnknown(types.StringType)
+	} else {
+		list, d := linesValue(ctx, lines)
+		resp.Diagnostics.Append(d...)
+		plan.PlannedChanges = list
+	}
+	plan.OFEDRunningVersion, plan.GPUDirectMode, plan.RebootRequired = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown()
+	plan.InSync = types.BoolValue(true)
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *hostBootstrapResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan hostBootstrapModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *hostBootstrapResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan hostBootstrapModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state hostBootstrapModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	phases, err := state.phases()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+		return
+	}
+	engine, address, err := r.data.hostEngine(state.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	lines, err := planPhases(ctx, engine, phases)
+	if err != nil {
+		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
+		return
+	}
+	if len(lines) > 0 || state.PlannedChanges.IsNull() {
+		list, d := linesValue(ctx, lines)
+		resp.Diagnostics.Append(d...)
+		state.PlannedChanges = list
+	}
+	state.InSync = types.BoolValue(len(lines) == 0)
+	state.ID = types.StringValue(hostID(state.Host.ValueString()))
+	resp.Diagnostics.Append(r.status(ctx, engine, &state, phases)...)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete leaves the stack installed (removing OFED from a GPU node is a decision for a
+// person) and forgets the resource; the pin and hold stay until removed by hand.
+func (r *hostBootstrapResource) Delete(_ context.Context, _ resource.DeleteRequest, resp *resource.DeleteResponse) {
+	resp.Diagnostics.AddWarning("Host Stack Left in Place",
+		"Destroying roce_host_bootstrap does not uninstall OFED or unload nvidia-peermem: the pin, the hold and the module stay. Remove them by hand if the host should change stacks.")
+}
+
+func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("family"), types.StringValue(tasks.FamilyDebian))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("gpudirect"), types.StringValue(tasks.GPUDirectAuto))...)
+}
+
+// apply runs the phases in order, each converged and verified before the next: GPUDirect
+// depends on the stack the OFED phase installs.
+func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) {
+	phases, err := plan.phases()
+	if err != nil {
+		diags.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+		return
+	}
+	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	var lines []string
+	for _, phase := range phases {
+		rep, err := engine.Apply(ctx, phase)
+		if err != nil {
+			addHostError(diags, "Unable to Apply Host Bootstrap", address, err)
+			return
+		}
+		lines = append(lines, changeLines(rep)...)
+	}
+	if plan.PlannedChanges.IsUnknown() {
+		list, d := linesValue(ctx, lines)
+		diags.Append(d...)
+		plan.PlannedChanges = list
+	}
+	plan.InSync = types.BoolValue(true)
+	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	diags.Append(r.status(ctx, engine, plan, phases)...)
+}
+
+// status fills the computed facts of the stack in one more read.
+func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, m *hostBootstrapModel, phases [][]host.Task) diag.Diagnostics {
+	var diags diag.Diagnostics
+	want := host.NewFactSet(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
+	var pin *tasks.OFEDPin
+	var gd *tasks.GPUDirect
+	for _, phase := range phases {
+		for _, t := range phase {
+			switch t := t.(type) {
+			case tasks.OFEDPin:
+				pin = &t
+				want = want.Union(t.Needs())
+			case tasks.GPUDirect:
+				gd = &t
+			}
+		}
+	}
+	f, err := host.Gather(ctx, engine.Runner, want)
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Unable to Read Host Bootstrap", err.Error())
+		return diags
+	}
+	m.OFEDRunningVersion = types.StringValue(f.OFED.Version)
+	m.RebootRequired = types.BoolValue(false)
+	if pin != nil {
+		if st, err := pin.Status(f); err == nil {
+			m.RebootRequired = types.BoolValue(st.RebootRequired)
+		}
+	}
+	m.GPUDirectMode = types.StringValue("none")
+	if gd != nil {
+		if mode, _, err := gd.Choose(f); err == nil {
+			m.GPUDirectMode = types.StringValue(mode)
+		}
+	}
+	return diags
+}
+
+// planPhases plans each phase; a phase after one with changes is not planned against facts
+// that the earlier phase will change, and says so.
+func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]string, error) {
+	lines := []string{}
+	for i, phase := range phases {
+		if i > 0 && len(lines) > 0 {
+			for _, t := range phase {
+				lines = append(lines, t.Name()+": planned after the changes above are applied")
+			}
+			continue
+		}
+		l, _, err := hostPlan(ctx, e, phase)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, l...)
+	}
+	return lines, nil
+}
+
+// phases are the task groups applied in order.
+func (m *hostBootstrapModel) phases() ([][]host.Task, error) {
+	var out [][]host.Task
+	if o := m.OFED; o != nil {
+		pin := tasks.OFEDPin{
+			Flavor: o.Flavor.ValueString(), Version: o.Version.ValueString(), Constraint: o.Constraint.ValueString(),
+			PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
+			Trusted: o.Trusted.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
+		}
+		if s := o.LockTimeout.ValueString(); s != "" {
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("ofed.lock_timeout is %q; use a positive Go duration such as \"2m\"", s)
+			}
+			pin.LockTimeout = d
+		}
+		out = append(out, []host.Task{pin})
+	}
+	switch mode := m.GPUDirect.ValueString(); mode {
+	case "none":
+	case "", tasks.GPUDirectAuto, tasks.GPUDirectPeermem, tasks.GPUDirectDMABUF:
+		out = append(out, []host.Task{tasks.GPUDirect{Mode: mode}})
+	default:
+		return nil, fmt.Errorf("gpudirect is %q; use auto, peermem, dmabuf or none", mode)
+	}
+	return out, nil
+}
+
+func (m *hostBootstrapModel) known() bool {
+	vals := []attr.Value{m.Host, m.Family, m.GPUDirect}
+	if o := m.OFED; o != nil {
+		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.Packages, o.LockTimeout)
+	}
+	return !anyUnknown(vals...)
+}

@@ -1,0 +1,89 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// TestHostBootstrapFromInbox installs DOCA-OFED 25.10 on an inbox host from the twin's
+// versioned repository, pinned and held; nvidia-peermem then meets a driver built before
+// OFED, which the provider explains; after the driver is rebuilt the apply converges.
+func TestHostBootstrapFromInbox(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_host_bootstrap.gpu"
+	config := provider + fmt.Sprintf(`
+resource "roce_host_bootstrap" "gpu" {
+  host = %q
+  ofed = {
+    flavor   = "doca"
+    version  = "25.10-1.7.1"
+    repo_url = "file:/srv/twin-apt/doca/25.10-1.7.1"
+    trusted  = true
+  }
+  gpudirect = "peermem"
+}
+`, twinAddress(t, f, "bootstrap"))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)built\s+before\s+OFED.*(dkms|rebuild|reinstall)`),
+			},
+			{
+				PreConfig: func() { onTwin(t, f, "bootstrap", "dkms autoinstall >/dev/null 2>&1 || true") },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_running_version"), knownvalue.StringExact("25.10-1.7.1")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpudirect_mode"), knownvalue.StringExact("peermem")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("reboot_required"), knownvalue.Bool(false)),
+				},
+				Check: func(*terraform.State) error {
+					got := onTwin(t, f, "bootstrap", "ofed_info -s; apt-mark showhold; cat /etc/modules-load.d/nvidia-peermem.conf /etc/modules-load.d/nvidia_peermem.conf 2>/dev/null; test -e /sys/kernel/mm/memory_peers/nv_mem/version && echo registered")
+					for _, want := range []string{"OFED-internal-25.10-1.7.1:", "doca-ofed", "nvidia", "registered"} {
+						if !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(got) {
+							return fmt.Errorf("host after bootstrap lacks %q:\n%s", want, got)
+						}
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestHostBootstrapChoosesDMABUF(t *testing.T) {
+	f, provider := hostTwins(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: provider + fmt.Sprintf("resource \"roce_host_bootstrap\" \"gpu\" {\n  host = %q\n}\n", twinAddress(t, f, "bootstrapdmabuf")),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("roce_host_bootstrap.gpu", tfjsonpath.New("gpudirect_mode"), knownvalue.StringExact("dmabuf")),
+			},
+		}},
+	})
+}
+
+func TestHostBootstrapRefusesLatest(t *testing.T) {
+	f, provider := hostTwins(t)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: provider + fmt.Sprintf(`
+resource "roce_host_bootstrap" "gpu" {
+  host = %q
+  ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://example.invalid/doca/latest/" }
+}
+`, twinAddress(t, f, "cx7")),
+			ExpectError: regexp.MustCompile(`(?s)latest`),
+		}},
+	})
+}

@@ -1,0 +1,365 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+var (
+	_ resource.ResourceWithConfigure      = (*nicDCQCNResource)(nil)
+	_ resource.ResourceWithImportState    = (*nicDCQCNResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*nicDCQCNResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*nicDCQCNResource)(nil)
+)
+
+func newNICDCQCNResource() resource.Resource { return &nicDCQCNResource{} }
+
+type nicDCQCNResource struct {
+	data *providerData
+}
+
+type nicDCQCNModel struct {
+	ID             types.String   `tfsdk:"id"`
+	Host           types.String   `tfsdk:"host"`
+	Devices        types.List     `tfsdk:"devices"`
+	Priority       types.Int64    `tfsdk:"priority"`
+	RDMADSCP       types.Int64    `tfsdk:"rdma_dscp"`
+	CNP            *cnpClassModel `tfsdk:"cnp"`
+	DCQCN          *dcqcnModel    `tfsdk:"dcqcn"`
+	PFCPriorities  types.List     `tfsdk:"pfc_priorities"`
+	TrafficClass   types.Bool     `tfsdk:"set_traffic_class"`
+	CMARoCETos     types.Int64    `tfsdk:"cma_roce_tos"`
+	Persist        types.Bool     `tfsdk:"persist"`
+	RebootRequired types.Bool     `tfsdk:"reboot_required"`
+	PlannedChanges types.List     `tfsdk:"planned_changes"`
+	InSync         types.Bool     `tfsdk:"in_sync"`
+}
+
+type dcqcnModel struct {
+	Gain                     types.Float64 `tfsdk:"gain"`
+	AlphaUpdatePeriodUS      types.Int64   `tfsdk:"alpha_update_period_us"`
+	InitialAlpha             types.Float64 `tfsdk:"initial_alpha"`
+	AdditiveIncreaseMbps     types.Int64   `tfsdk:"ai_rate_mbps"`
+	HyperIncreaseMbps        types.Int64   `tfsdk:"hai_rate_mbps"`
+	TimeResetUS              types.Int64   `tfsdk:"time_reset_us"`
+	ByteReset                types.Int64   `tfsdk:"byte_reset"`
+	MinRateMbps              types.Int64   `tfsdk:"min_rate_mbps"`
+	MinDecreaseFactorPercent types.Int64   `tfsdk:"min_decrease_factor_percent"`
+	MinTimeBetweenCNPsUS     types.Int64   `tfsdk:"min_time_between_cnps_us"`
+}
+
+func (r *nicDCQCNResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_nic_dcqcn"
+}
+
+func (r *nicDCQCNResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = nicDCQCNSchema()
+}
+
+func (r *nicDCQCNResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	if req.ProviderData == nil {
+		return
+	}
+	data, ok := req.ProviderData.(*providerData)
+	if !ok {
+		resp.Diagnostics.AddError("Unexpected Resource Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", req.ProviderData))
+		return
+	}
+	r.data = data
+}
+
+func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	var m nicDCQCNModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || !m.known() {
+		return
+	}
+	addFindings(&resp.Diagnostics, m.validate(), map[string]string{"rdma.priority": "priority", "rdma.dscp": "rdma_dscp"})
+}
+
+// ModifyPlan reads the host (one round trip) when the configuration changed or the last
+// refresh found drift, and shows the exact changes.
+func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan nicDCQCNModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || !plan.known() {
+		return
+	}
+	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	if !req.State.Raw.IsNull() {
+		var state nicDCQCNModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if state.InSync.ValueBool() && sameNICDCQCN(&state, &plan) {
+			plan.RebootRequired, plan.PlannedChanges, plan.InSync = state.RebootRequired, state.PlannedChanges, state.InSync
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			return
+		}
+	}
+	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	lines, _, err := hostPlan(ctx, engine, plan.tasks())
+	if err != nil {
+		if !isConnectionError(err) {
+			addHostError(&resp.Diagnostics, "Cannot Plan NIC DCQCN", address, err)
+			return
+		}
+		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
+		plan.PlannedChanges, plan.RebootRequired = types.ListUnknown(types.StringType), types.BoolUnknown()
+		plan.InSync = types.BoolValue(true)
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+	list, d := linesValue(ctx, lines)
+	resp.Diagnostics.Append(d...)
+	plan.PlannedChanges, plan.InSync = list, types.BoolValue(true)
+	plan.RebootRequired = types.BoolUnknown()
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *nicDCQCNResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan nicDCQCNModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan nicDCQCNModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, &plan, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// Read plans the configured tasks against the host: any change means the host drifted (for
+// example values reset by a reboot without the persistence unit).
+func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state nicDCQCNModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	engine, address, err := r.data.hostEngine(state.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	lines, _, err := hostPlan(ctx, engine, state.tasks())
+	if err != nil {
+		addHostError(&resp.Diagnostics, "Unable to Read NIC DCQCN", address, err)
+		return
+	}
+	if len(lines) > 0 {
+		list, d := linesValue(ctx, lines)
+		resp.Diagnostics.Append(d...)
+		state.PlannedChanges = list
+	} else if state.PlannedChanges.IsNull() {
+		state.PlannedChanges, _ = linesValue(ctx, nil)
+	}
+	state.InSync = types.BoolValue(len(lines) == 0)
+	state.ID = types.StringValue(hostID(state.Host.ValueString()))
+	if state.RebootRequired.IsNull() {
+		state.RebootRequired = types.BoolValue(false)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete removes the boot-time persistence (unit, script, udev rule). The runtime values
+// stay until the next reboot or driver reload, which restores the firmware defaults.
+func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state nicDCQCNModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() || !state.Persist.ValueBool() {
+		return
+	}
+	engine, address, err := r.data.hostEngine(state.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	p := state.persistence()
+	script := shell.And(
+		shell.Or(shell.New("systemctl", "disable", p.Unit()), shell.New("true")),
+		shell.New("rm", "-f", "--", p.UnitPath(), p.ScriptPath(), p.RulePath()),
+		shell.New("systemctl", "daemon-reload"),
+		shell.Or(shell.New("udevadm", "control", "--reload"), shell.New("true")),
+	)
+	cmd, err := script.Render()
+	if err == nil {
+		_, err = engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo))
+	}
+	if err != nil {
+		addHostError(&resp.Diagnostics, "Unable to Delete NIC DCQCN", address, err)
+	}
+}
+
+func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(req.ID))...)
+}
+
+// apply converges the host and fills the computed attributes.
+func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags *diag.Diagnostics) {
+	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
+	if err != nil {
+		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	rep, err := engine.Apply(ctx, plan.tasks())
+	if err != nil {
+		addHostError(diags, "Unable to Apply NIC DCQCN", address, err)
+		return
+	}
+	if plan.PlannedChanges.IsUnknown() {
+		list, d := linesValue(ctx, changeLines(rep))
+		diags.Append(d...)
+		plan.PlannedChanges = list
+	}
+	// The report carries no facts; one more read tells whether NV config needs a reboot.
+	d := plan.dcqcnTask()
+	f, err := host.Gather(ctx, engine.Runner, d.Needs())
+	if err != nil {
+		addHostError(diags, "Unable to Read NIC DCQCN", address, err)
+		return
+	}
+	plan.RebootRequired = types.BoolValue(d.RebootRequired(f))
+	plan.InSync = types.BoolValue(true)
+	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+}
+
+// tasks builds the host tasks of the configuration.
+func (m *nicDCQCNModel) tasks() []host.Task {
+	d := m.dcqcnTask()
+	q := m.qosTask()
+	todo := []host.Task{d, q}
+	if m.Persist.ValueBool() {
+		todo = append(todo, m.persistence())
+	}
+	return todo
+}
+
+func (m *nicDCQCNModel) persistence() tasks.Persistence {
+	d, q := m.dcqcnTask(), m.qosTask()
+	return tasks.Persistence{ID: "dcqcn", DCQCN: &d, QoS: &q}
+}
+
+func (m *nicDCQCNModel) dcqcnTask() tasks.DCQCN {
+	cnpDSCP, cnpPrio := fabric.DefaultCNPDSCP, fabric.DefaultCNPPriority
+	if m.CNP != nil {
+		cnpDSCP, cnpPrio = intOr(m.CNP.DSCP, cnpDSCP), intOr(m.CNP.Priority, cnpPrio)
+	}
+	return tasks.DCQCN{
+		Netdevs: stringsOf(m.Devices), Priority: intOr(m.Priority, fabric.DefaultRDMAPriority), Params: m.params(),
+		CNPDSCP: cnpDSCP, CNPPriority: cnpPrio,
+	}
+}
+
+func (m *nicDCQCNModel) qosTask() tasks.HostQoS {
+	q := tasks.HostQoS{Netdevs: stringsOf(m.Devices), Trust: fabric.TrustDSCP, PFCPriorities: intsOf(m.PFCPriorities), TrafficClass: -1, CMARoCETos: -1}
+	if q.PFCPriorities == nil {
+		q.PFCPriorities = []int{intOr(m.Priority, fabric.DefaultRDMAPriority)}
+	}
+	if m.TrafficClass.IsNull() || m.TrafficClass.ValueBool() {
+		tos, _ := fabric.ToS(intOr(m.RDMADSCP, fabric.DefaultRDMADSCP), fabric.ECNBitsECT0)
+		q.TrafficClass = tos
+	}
+	if !m.CMARoCETos.IsNull() {
+		q.CMARoCETos = int(m.CMARoCETos.ValueInt64())
+	}
+	return q
+}
+
+func (m *nicDCQCNModel) params() fabric.DCQCN {
+	p := fabric.DefaultDCQCN()
+	d := m.DCQCN
+	if d == nil {
+		return p
+	}
+	setFloat := func(dst *float64, v types.Float64) {
+		if !v.IsNull() && !v.IsUnknown() {
+			*dst = v.ValueFloat64()
+		}
+	}
+	setInt := func(dst *int, v types.Int64) {
+		if !v.IsNull() && !v.IsUnknown() {
+			*dst = int(v.ValueInt64())
+		}
+	}
+	setFloat(&p.Gain, d.Gain)
+	setInt(&p.AlphaUpdatePeriodUS, d.AlphaUpdatePeriodUS)
+	setFloat(&p.InitialAlpha, d.InitialAlpha)
+	setInt(&p.AdditiveIncreaseMbps, d.AdditiveIncreaseMbps)
+	setInt(&p.HyperIncreaseMbps, d.HyperIncreaseMbps)
+	setInt(&p.TimeResetUS, d.TimeResetUS)
+	setInt(&p.ByteReset, d.ByteReset)
+	setInt(&p.MinRateMbps, d.MinRateMbps)
+	setInt(&p.MinDecreaseFactorPercent, d.MinDecreaseFactorPercent)
+	setInt(&p.MinTimeBetweenCNPsUS, d.MinTimeBetweenCNPsUS)
+	return p
+}
+
+// validate applies the fabric rules to the NIC side of the contract.
+func (m *nicDCQCNModel) validate() fabric.Findings {
+	class := fabric.DefaultTrafficClass()
+	class.Priority = intOr(m.Priority, fabric.DefaultRDMAPriority)
+	class.DSCP = []int{intOr(m.RDMADSCP, fabric.DefaultRDMADSCP)}
+	if m.CNP != nil {
+		class.CNPDSCP, class.CNPPriority = intOr(m.CNP.DSCP, fabric.DefaultCNPDSCP), intOr(m.CNP.Priority, fabric.DefaultCNPPriority)
+	}
+	fs := class.Validate()
+	fs = append(fs, m.params().Validate()...)
+	for i, p := range intsOf(m.PFCPriorities) {
+		if p < 0 || p > 7 {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: fmt.Sprintf("pfc_priorities[%d]", i),
+				Summary: "Priority Out of Range", Detail: fmt.Sprintf("pfc_priorities[%d] is %d; priorities are 0 to 7.", i, p)})
+		}
+	}
+	return fs
+}
+
+func (m *nicDCQCNModel) known() bool {
+	vals := []attr.Value{m.Host, m.Devices, m.Priority, m.RDMADSCP, m.PFCPriorities, m.TrafficClass, m.CMARoCETos, m.Persist}
+	if m.CNP != nil {
+		vals = append(vals, m.CNP.DSCP, m.CNP.Priority)
+	}
+	if d := m.DCQCN; d != nil {
+		vals = append(vals, d.Gain, d.AlphaUpdatePeriodUS, d.InitialAlpha, d.AdditiveIncreaseMbps, d.HyperIncreaseMbps,
+			d.TimeResetUS, d.ByteReset, d.MinRateMbps, d.MinDecreaseFactorPercent, d.MinTimeBetweenCNPsUS)
+	}
+	return !anyUnknown(vals...)
+}
+
+// sameNICDCQCN reports whether two models ask the host for the same thing.
+func sameNICDCQCN(a, b *nicDCQCNModel) bool {
+	return a.Host.Equal(b.Host) && reflect.DeepEqual(a.tasks(), b.tasks())
+}
