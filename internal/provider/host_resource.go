@@ -19,12 +19,12 @@ import (
 // and a refresh that is the same plan: pending changes mean the host drifted.
 
 // hostPlan runs the tasks in check mode and returns the planned change lines.
-func hostPlan(ctx context.Context, e host.Engine, todo []host.Task) ([]string, host.Report, error) {
+func hostPlan(ctx context.Context, e host.Engine, todo []host.Task) ([]string, error) {
 	rep, err := e.Plan(ctx, todo)
 	if err != nil {
-		return nil, rep, err
+		return nil, err
 	}
-	return changeLines(rep), rep, nil
+	return changeLines(rep), nil
 }
 
 // changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)".

@@ -323,7 +323,7 @@ func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]str
 			}
 			continue
 		}
-		l, _, err := hostPlan(ctx, e, phase)
+		l, err := hostPlan(ctx, e, phase)
 		if err != nil {
 			return nil, err
 		}

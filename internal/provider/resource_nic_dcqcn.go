@@ -116,7 +116,7 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	lines, _, err := hostPlan(ctx, engine, plan.tasks())
+	lines, err := hostPlan(ctx, engine, plan.tasks())
 	if err != nil {
 		if !isConnectionError(err) {
 			addHostError(&resp.Diagnostics, "Cannot Plan NIC DCQCN", address, err)
@@ -174,7 +174,7 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	lines, _, err := hostPlan(ctx, engine, state.tasks())
+	lines, err := hostPlan(ctx, engine, state.tasks())
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read NIC DCQCN", address, err)
 		return
