@@ -128,6 +128,12 @@ func checkRatio(t Thresholds, w RatioWindow) Findings {
 	return nil
 }
 
+// CheckECNForSpeed returns the speed-dependent ECN warning alone, for callers that learn the
+// port speed after the speed-free rules ran (a plan that has just read the switch).
+func CheckECNForSpeed(ecnMinBytes int64, speedGbps int) Findings {
+	return checkSpeed(Thresholds{ECNMinBytes: ecnMinBytes, SpeedGbps: speedGbps})
+}
+
 func checkSpeed(t Thresholds) Findings {
 	if t.SpeedGbps != 400 || t.ECNMinBytes <= 0 {
 		return nil

@@ -122,3 +122,15 @@ func TestCheckThresholdsMessages(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckECNForSpeed(t *testing.T) {
+	if fs := CheckECNForSpeed(150000, 400); len(fs) != 1 || fs[0].Severity != SeverityWarning || fs[0].Path != "ecn.min_threshold_bytes" {
+		t.Errorf("150000 B at 400G: %v, want one warning on ecn.min_threshold_bytes", fs)
+	}
+	if fs := CheckECNForSpeed(102400, 400); len(fs) != 0 {
+		t.Errorf("102400 B at 400G: %v, want none", fs)
+	}
+	if fs := CheckECNForSpeed(150000, 800); len(fs) != 0 {
+		t.Errorf("800G has no band: %v", fs)
+	}
+}

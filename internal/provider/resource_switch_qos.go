@@ -323,7 +323,9 @@ func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSM
 	if diags.HasError() {
 		return h, false
 	}
-	h, fs := obs.Facts.Headroom(policy, int(m.PortSpeedGbps.ValueInt64()))
+	speed := int(m.PortSpeedGbps.ValueInt64())
+	h, fs := obs.Facts.Headroom(policy, speed)
+	fs = append(fs, fabric.CheckECNForSpeed(policy.ECN.MinBytes, obs.Facts.FastestPort(policy.Ports, speed))...)
 	addFindings(diags, fs, nil)
 	return h, !diags.HasError()
 }

@@ -105,3 +105,16 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 	perPort := worst.SizeBytes + p.PFC.PauseThresholdBytes
 	return worst, fabric.CheckCapacity(platform, perPort, len(p.Ports))
 }
+
+// FastestPort returns the highest speed in Gb/s among the policy's ports (speedOverride
+// when positive), 0 when none is known.
+func (f Facts) FastestPort(ports []string, speedOverride int) int {
+	if speedOverride > 0 {
+		return speedOverride
+	}
+	fastest := 0
+	for _, p := range ports {
+		fastest = max(fastest, f.Ports[p].SpeedGbps)
+	}
+	return fastest
+}
