@@ -1,13 +1,52 @@
 #!/usr/bin/env bash
-# The provider at work through the real Terraform CLI on a local build: apply the quickstart,
-# prove a second plan is empty, and show a bad threshold stopped at plan time.
-# Run through `make demo`, which builds bin/terraform-provider-roce and bin/terraform first.
+# The provider at work through the real Terraform CLI on a local build, against twins of the
+# hardware: start 2 SONiC leaf twins and 4 ConnectX-7 GPU host twins (8 NICs each), apply
+# examples/demo (which calls examples/modules/rail-optimized-pod), print what was configured
+# where, prove a second plan is empty, show bad thresholds refused at plan time, and stop the
+# twins. Needs Linux and root (the host twins are sshd servers in mount namespaces).
+# Run through `make demo`, which builds bin/terraform-provider-roce, bin/roce-twin and
+# bin/terraform first. Everything else lives in a temporary directory removed on exit.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 terraform="$root/bin/terraform"
+roce_twin="$root/bin/roce-twin"
+command -v go >/dev/null || PATH="/usr/local/go/bin:$PATH"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+start=$SECONDS
+step() { printf '\n==> %s\n' "$*"; }
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+# show prints the end of a log without the CONFIG_DB operation lists, which run to hundreds of
+# lines per switch.
+show() { grep -v 'CONFIG_DB/' "$1" | tail -n "${2:-60}"; }
+
+[ "$(id -u)" -eq 0 ] || fail "run as root: the host twins are OpenSSH servers in their own mount namespaces"
+[ -x /usr/sbin/sshd ] || fail "/usr/sbin/sshd is missing: make sshd installs openssh-server"
+for f in "$terraform" "$root/bin/terraform-provider-roce"; do
+	[ -x "$f" ] || fail "$f is missing: run make demo"
+done
+if [ ! -x "$roce_twin" ]; then
+	go build -o "$roce_twin" "$root/tools/roce-twin"
+fi
+
+work=$(mktemp -d /tmp/roce-demo.XXXXXX)
+fabric="$work/fabric"
+cleanup() {
+	rc=$?
+	if [ -e "$fabric" ]; then
+		"$roce_twin" down --state-dir "$fabric" >/dev/null 2>&1 || {
+			echo "WARN: roce-twin down failed; see $fabric/roce-twin.log" >&2
+			exit "$((rc == 0 ? 1 : rc))"
+		}
+	fi
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 cat >"$work/terraformrc" <<RC
 provider_installation {
   dev_overrides {
@@ -17,40 +56,73 @@ provider_installation {
 }
 RC
 export TF_CLI_CONFIG_FILE="$work/terraformrc" TF_IN_AUTOMATION=1 CHECKPOINT_DISABLE=1
-cp "$root"/examples/quickstart/*.tf "$work/"
-cd "$work"
+# The configuration is copied with the module it calls (../modules/...), so the state, the
+# .terraform directory and the variables stay in the temporary directory.
+mkdir -p "$work/examples/modules"
+cp -R "$root/examples/demo" "$work/examples/demo"
+cp -R "$root/examples/modules/rail-optimized-pod" "$work/examples/modules/rail-optimized-pod"
+rm -rf "$work"/examples/*/.terraform* "$work"/examples/*/terraform.tfstate* "$work"/examples/*/terraform.tfvars*
+demo="$work/examples/demo"
+tf() { "$terraform" -chdir="$demo" "$@" -no-color; }
 
-step() { printf '\n==> %s\n' "$*"; }
-
-step "terraform apply (quickstart, local provider build)"
-if ! "$terraform" apply -auto-approve -input=false -no-color >apply.txt 2>&1; then
-	cat apply.txt
-	echo "FAIL: apply" >&2
-	exit 1
+step "roce-twin up: 2 SONiC leaf twins (16 RoCE downlinks each), 4 ConnectX-7 GPU host twins"
+if ! "$roce_twin" up --state-dir "$fabric" --switches 2 --ports 16 --hosts 4 --profile cx7 \
+	--tfvars "$demo/terraform.tfvars.json" >"$work/up.txt" 2>&1; then
+	cat "$work/up.txt"
+	tail -n 40 "$fabric/roce-twin.log" 2>/dev/null || true
+	fail "roce-twin up"
 fi
-grep -h "Apply complete" apply.txt
+cat "$work/up.txt"
 
-step "terraform output"
-"$terraform" output -no-color
+# terraform init would ask the registry for clusterbid/roce, which dev_overrides replaces; the
+# only thing to install is the local module, and terraform get does exactly that, offline.
+step "terraform get (installs the local module; the provider comes from dev_overrides)"
+tf get >"$work/get.txt" 2>&1 || {
+	cat "$work/get.txt"
+	fail "terraform get"
+}
+grep -h '^- ' "$work/get.txt" || true
+
+step "terraform apply (examples/demo -> examples/modules/rail-optimized-pod)"
+t=$SECONDS
+if ! tf apply -auto-approve -input=false >"$work/apply.txt" 2>&1; then
+	show "$work/apply.txt" 80
+	fail "apply"
+fi
+grep -h "Apply complete" "$work/apply.txt"
+echo "($((SECONDS - t)) s)"
+
+step "what was configured where"
+tf output -raw summary
+echo
+[ "$(tf output -raw preflight_ok)" = true ] || fail "GPUDirect pre-flight failed on some host (see above)"
 
 step "second plan must report no changes"
+t=$SECONDS
 set +e
-"$terraform" plan -detailed-exitcode -input=false -no-color >plan.txt 2>&1
+tf plan -detailed-exitcode -input=false >"$work/plan.txt" 2>&1
 rc=$?
 set -e
 if [ "$rc" -ne 0 ]; then
-	cat plan.txt
-	echo "FAIL: second plan exit code $rc (0 = no changes)" >&2
-	exit 1
+	show "$work/plan.txt" 80
+	fail "second plan exit code $rc (0 = no changes)"
 fi
-grep -h "No changes" plan.txt
+grep -h "No changes" "$work/plan.txt"
+echo "($((SECONDS - t)) s)"
 
-step "a PFC pause threshold at 5x ECN min is refused at plan time"
-if "$terraform" plan -input=false -no-color -var pfc_pause_bytes=512000 >bad.txt 2>&1; then
-	cat bad.txt
-	echo "FAIL: the bad threshold was not refused" >&2
-	exit 1
+step "a PFC pause threshold at 5x ECN min is refused at plan time, before any switch is touched"
+if tf plan -refresh=false -input=false -var pfc_pause_threshold_bytes=512000 >"$work/bad.txt" 2>&1; then
+	show "$work/bad.txt"
+	fail "the bad threshold was not refused"
 fi
-sed -n '/precondition failed/,$p' bad.txt
+grep -q 'Resource precondition failed' "$work/bad.txt" || {
+	show "$work/bad.txt"
+	fail "the bad threshold was refused, but not by the module's precondition"
+}
+echo "Error: Resource precondition failed (module.pod.roce_switch_qos, provider::roce::ecn_pfc_findings):"
+awk '/^error: /{p=1} p&&/^$/{exit} p' "$work/bad.txt"
 
-printf '\ndemo: OK\n'
+step "roce-twin down"
+"$roce_twin" down --state-dir "$fabric"
+
+printf '\ndemo: OK (%d s)\n' "$((SECONDS - start))"

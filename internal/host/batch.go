@@ -9,7 +9,8 @@ import (
 )
 
 // batch is what one round trip applies: consecutive command changes of one
-// task that agree on sudo, or one file write.
+// task that agree on sudo, or one file write (with the creation of its
+// missing directories).
 type batch struct {
 	changes []Change
 	cmds    []Commands // for a command batch
@@ -59,6 +60,9 @@ func (b batch) script() (string, error) {
 func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {
 	if b.write != nil {
 		w := b.write
+		if w.makeDirs {
+			return writeWithDirs(ctx, r, *w, sudo && w.Sudo)
+		}
 		return r.WriteFile(ctx, w.Path, w.Content, w.Mode, w.Owner, sudo && w.Sudo)
 	}
 	script, err := b.script()

@@ -12,5 +12,10 @@
 //
 // Round trips are kept to a minimum: one gather, at most one remote command
 // or file write per change (consecutive command steps of a task run as one
-// script), and one gather to verify.
+// script; a file write creates its missing directories in the same command),
+// and one gather to verify.
+//
+// Some facts can be read by root only: the debugfs cc_params, cma_roce_tos
+// and mlxconfig. Engine runs the gather through sudo when Engine.Sudo is set;
+// a gather that is not root records them in Facts.Absent with the reason.
 package host

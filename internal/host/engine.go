@@ -117,11 +117,23 @@ func planTasks(f Facts, tasks []Task) ([]TaskReport, error) {
 			if err := c.Apply.validate(); err != nil {
 				return nil, &TaskError{Host: f.Host, Task: name, Op: "plan", Change: c.Summary, Err: err}
 			}
+			if w, ok := c.Apply.(WriteFile); ok {
+				w.makeDirs = dirMayBeMissing(f, w.Path)
+				c.Apply = w
+			}
 			tr.Changes = append(tr.Changes, c)
 		}
 		out = append(out, tr)
 	}
 	return out, nil
+}
+
+// dirMayBeMissing reports whether the directory of path may have to be
+// created: the gather found path and its directory absent, or did not read
+// path.
+func dirMayBeMissing(f Facts, path string) bool {
+	fi, ok := f.File(path)
+	return !ok || !fi.Exists && fi.DirMissing
 }
 
 // countingRunner counts the round trips of one Plan or Apply.

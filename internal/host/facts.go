@@ -8,8 +8,9 @@ import (
 
 // Facts is what [Gather] read on one host. Only the facts of Gathered are
 // filled in; a gathered fact whose command failed (a tool that is not
-// installed, a driver that is not loaded) is left at its zero value and has
-// its reason in Absent.
+// installed, a driver that is not loaded) is left at its zero value (an
+// empty map for QoS, CCParams, TrafficClass, CMARoCETos and NVConfig) and
+// has its reason in Absent.
 type Facts struct {
 	// Host is the address of the host the facts were read on.
 	Host string
@@ -51,6 +52,15 @@ type Facts struct {
 	Packages []facts.Package
 	// Holds are the apt holds.
 	Holds []facts.Hold
+	// CCParams is the debugfs congestion-control state by PCI address.
+	CCParams map[string]facts.CCParams
+	// TrafficClass is OFED's tc/1/traffic_class by RDMA device,
+	// facts.NoTrafficClass where none is forced.
+	TrafficClass map[string]int
+	// CMARoCETos is the RDMA-CM default ToS of port 1 by RDMA device.
+	CMARoCETos map[string]int
+	// NVConfig is the mlxconfig NV configuration by PCI address (PFs only).
+	NVConfig map[string]facts.NVConfig
 	// Files are the asked-for files by path, present or not.
 	Files map[string]FileInfo
 }

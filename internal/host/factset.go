@@ -10,7 +10,7 @@ import (
 type Fact uint8
 
 // The facts Gather can read. Each is one command of the gather script (or one
-// loop over the ConnectX netdevs).
+// loop over the ConnectX netdevs or PCI functions).
 const (
 	// FactOFED is the RDMA stack: ofed_info -s (absent tool = inbox).
 	FactOFED Fact = iota
@@ -46,6 +46,23 @@ const (
 	FactPackages
 	// FactHolds are the apt holds: apt-mark showhold.
 	FactHolds
+	// FactCCParams is the upstream debugfs DCQCN state
+	// (/sys/kernel/debug/mlx5/<bdf>/cc_params) of every mlx5 PCI function
+	// that has one. Only root can read it: gather with Engine.Sudo or as
+	// root. It is absent, with the reason, when the gather is not root,
+	// debugfs is not mounted or kernel lockdown refuses the files.
+	FactCCParams
+	// FactTrafficClass is OFED's port-global RoCE traffic class
+	// (/sys/class/infiniband/<dev>/tc/1/traffic_class) of every RDMA device
+	// that has one; the inbox stack has none.
+	FactTrafficClass
+	// FactCMARoCETos is the default ToS of RDMA-CM connections on port 1 of
+	// every RDMA device: cma_roce_tos -d <dev> (mlnx-tools, OFED only; root).
+	FactCMARoCETos
+	// FactNVConfig is the NV configuration of every ConnectX PF: mlxconfig
+	// -d <bdf> -e q (MFT or mstflint; root), with the default, current and
+	// next-boot values.
+	FactNVConfig
 
 	numFacts
 )
@@ -67,6 +84,10 @@ var factNames = [numFacts]string{
 	FactQoS:          "mlnx_qos",
 	FactPackages:     "dpkg-query",
 	FactHolds:        "apt-mark showhold",
+	FactCCParams:     "cc_params",
+	FactTrafficClass: "traffic_class",
+	FactCMARoCETos:   "cma_roce_tos",
+	FactNVConfig:     "mlxconfig",
 }
 
 // String returns the fact's name as used in errors and in [Facts.Absent].

@@ -25,38 +25,60 @@ const (
 )
 
 // FileInfo is what the file fact read of one path. A path that does not exist
-// has Exists false and nothing else set.
+// has Exists false and nothing else set but DirMissing. A symbolic link is
+// not followed: it has its own mode, owner and size, and Target instead of a
+// content. Only regular files have SHA256 and Content.
 type FileInfo struct {
 	// Path is the absolute path.
 	Path string
 	// Exists reports whether the path exists (a dangling symlink does).
 	Exists bool
+	// DirMissing reports, for a path that does not exist, that its
+	// directory does not exist either (or is no directory): a write creates
+	// the missing directories first.
+	DirMissing bool
 	// Type is the kind of entry; symlinks are not followed.
 	Type FileType
+	// Target is what a symbolic link points to, as readlink prints it.
+	Target string
 	// Mode holds the permission bits, setuid, setgid and sticky included.
 	Mode os.FileMode
 	// UID and GID are the numeric owner and group.
 	UID, GID int
 	// Owner and Group are their names ("UNKNOWN" when the host has none).
 	Owner, Group string
-	// Size is the size in bytes.
+	// Size is the size in bytes; for a symbolic link, the length of its
+	// target.
 	Size int64
-	// SHA256 is the hex SHA-256 of the content.
+	// SHA256 is the hex SHA-256 of the content (regular files only).
 	SHA256 string
-	// Content is the content, cut at MaxFileContent bytes.
+	// Content is the content, cut at MaxFileContent bytes (regular files
+	// only).
 	Content []byte
 }
 
-// Complete reports whether Content holds the whole file.
+// Complete reports whether Content holds the whole file. It is false for a
+// symbolic link, whose size is that of its target's name.
 func (fi FileInfo) Complete() bool { return int64(len(fi.Content)) == fi.Size }
 
-// fileProbe prints "absent" for a missing path, otherwise a stat line
-// ("<raw mode hex> <uid> <gid> <user> <group> <size>"), the sha256sum line and
-// the first MaxFileContent bytes. The path is its first argument ("$1"), so it
-// is never part of the script text. It is a trusted constant.
-var fileProbe = `if [ ! -e "$1" ] && [ ! -h "$1" ]; then echo absent; exit 0; fi; ` +
-	`stat -c '%f %u %g %U %G %s' -- "$1" && sha256sum <"$1" && exec head -c ` +
-	strconv.Itoa(MaxFileContent) + ` -- "$1"`
+// fileProbe prints "absent" for a missing path whose directory exists and
+// "absent nodir" for one whose directory does not. For a path that exists it
+// prints a stat line of the entry itself, symlinks not followed ("<raw mode
+// hex> <uid> <gid> <user> <group> <size>"), then
+//   - for a symbolic link, its target (readlink), never what it points to;
+//   - for a regular file, the sha256sum line and the first MaxFileContent
+//     bytes;
+//   - for anything else (a directory, a FIFO that would block a reader, a
+//     device), nothing.
+//
+// The path is its first argument ("$1"), so it is never part of the script
+// text. It is a trusted constant.
+var fileProbe = `if [ ! -e "$1" ] && [ ! -h "$1" ]; then d=${1%/*}; ` +
+	`if [ -d "${d:-/}" ]; then echo absent; else echo absent nodir; fi; exit 0; fi; ` +
+	`stat -c '%f %u %g %U %G %s' -- "$1" || exit; ` +
+	`if [ -h "$1" ]; then exec readlink -- "$1"; fi; ` +
+	`if [ ! -f "$1" ]; then exit 0; fi; ` +
+	`sha256sum <"$1" && exec head -c ` + strconv.Itoa(MaxFileContent) + ` -- "$1"`
 
 // fileCommand is the command of the file fact for path: "sh -c <probe> sh
 // <path>", every word quoted.
@@ -67,17 +89,38 @@ func fileCommand(path string) shell.Command {
 // ParseFileProbe reads the output of the file fact for path.
 func ParseFileProbe(path, out string) (FileInfo, error) {
 	label := fileLabel(path)
-	if out == "absent\n" {
+	switch out {
+	case "absent\n":
 		return FileInfo{Path: path}, nil
+	case "absent nodir\n":
+		return FileInfo{Path: path, DirMissing: true}, nil
 	}
-	statLine, rest, ok1 := strings.Cut(out, "\n")
-	sumLine, content, ok2 := strings.Cut(rest, "\n")
-	if !ok1 || !ok2 {
-		return FileInfo{}, &facts.ParseError{Fact: label, Text: cut(out), Msg: "want a stat line and a sha256sum line"}
+	statLine, rest, ok := strings.Cut(out, "\n")
+	if !ok {
+		return FileInfo{}, &facts.ParseError{Fact: label, Text: cut(out), Msg: "want a stat line"}
 	}
 	fi, err := parseStat(path, statLine)
 	if err != nil {
 		return FileInfo{}, &facts.ParseError{Fact: label, Line: 1, Text: cut(statLine), Msg: "want <mode> <uid> <gid> <user> <group> <size>", Err: err}
+	}
+	switch fi.Type {
+	case FileRegular:
+	case FileSymlink:
+		target, ok := strings.CutSuffix(rest, "\n")
+		if !ok || target == "" {
+			return FileInfo{}, &facts.ParseError{Fact: label, Line: 2, Text: cut(rest), Msg: "want the symbolic link's target"}
+		}
+		fi.Target = target
+		return fi, nil
+	default:
+		if rest != "" {
+			return FileInfo{}, &facts.ParseError{Fact: label, Line: 2, Text: cut(rest), Msg: "want nothing after the stat line of a " + string(fi.Type)}
+		}
+		return fi, nil
+	}
+	sumLine, content, ok := strings.Cut(rest, "\n")
+	if !ok {
+		return FileInfo{}, &facts.ParseError{Fact: label, Text: cut(out), Msg: "want a stat line and a sha256sum line"}
 	}
 	sum, _, _ := strings.Cut(sumLine, " ")
 	if !isHex(sum, 64) {

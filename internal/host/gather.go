@@ -54,6 +54,18 @@ func readSections(host string, want FactSet, steps []step, secs []section) (Fact
 	if want.Has(FactQoS) {
 		f.QoS = map[string]facts.MlnxQoS{}
 	}
+	if want.Has(FactCCParams) {
+		f.CCParams = map[string]facts.CCParams{}
+	}
+	if want.Has(FactTrafficClass) {
+		f.TrafficClass = map[string]int{}
+	}
+	if want.Has(FactCMARoCETos) {
+		f.CMARoCETos = map[string]int{}
+	}
+	if want.Has(FactNVConfig) {
+		f.NVConfig = map[string]facts.NVConfig{}
+	}
 	if len(want.files) > 0 {
 		f.Files = map[string]FileInfo{}
 	}
@@ -63,7 +75,9 @@ func readSections(host string, want FactSet, steps []step, secs []section) (Fact
 		if sec.key != "" {
 			label += " " + sec.key
 		}
-		if !s.accepts(sec.status) {
+		// A loop's one section without a key says that the loop could not
+		// run at all (its tool is missing): the whole fact is absent.
+		if !s.accepts(sec.status) || s.loop && sec.key == "" {
 			f.Absent[label] = absentReason(sec)
 			continue
 		}

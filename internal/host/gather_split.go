@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 )
 
 // section is what one step printed: one command, or one netdev of a loop.
@@ -100,14 +98,19 @@ func parseDelimiter(line string) (chunk, error) {
 }
 
 // checkOrder requires every single step exactly once with no key, loop steps
-// any number of times with a netdev name as key, all in step order.
+// any number of times with a valid key (a netdev name, a PCI address) or
+// once without one (the loop could not run), all in step order.
 func checkOrder(steps []step, secs []section) error {
 	pos := 0
 	for i, s := range steps {
 		if s.loop {
+			if pos < len(secs) && secs[pos].step == i && secs[pos].key == "" {
+				pos++
+				continue
+			}
 			for pos < len(secs) && secs[pos].step == i {
-				if !facts.ValidIfaceName(secs[pos].key) {
-					return fmt.Errorf("%s: bad netdev name %q", s.label, secs[pos].key)
+				if !s.validKey(secs[pos].key) {
+					return fmt.Errorf("%s: bad key %q", s.label, secs[pos].key)
 				}
 				pos++
 			}

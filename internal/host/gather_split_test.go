@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
@@ -147,7 +148,12 @@ func TestSplitGatherErrors(t *testing.T) {
 		{"stderr differs", ok, d("0", "0", "-") + d("1", "0", "eth1") + d("2", "1", "-"), "delimiter 2 differs"},
 		{"order", d("2", "0", "-") + d("0", "0", "-"), d("2", "0", "-") + d("0", "0", "-"), "a: want its delimiter, got one for step 2"},
 		{"extra", ok + d("2", "0", "-"), ok + d("2", "0", "-"), "1 delimiters for no step"},
-		{"bad key", d("0", "0", "-") + d("1", "0", "a/b") + d("2", "0", "-"), d("0", "0", "-") + d("1", "0", "a/b") + d("2", "0", "-"), `loop: bad netdev name "a/b"`},
+		{"bad key", d("0", "0", "-") + d("1", "0", "a/b") + d("2", "0", "-"), d("0", "0", "-") + d("1", "0", "a/b") + d("2", "0", "-"), `loop: bad key "a/b"`},
+		{"loop that could not run", d("0", "0", "-") + d("1", "127", "-") + d("2", "0", "-"), d("0", "0", "-") + d("1", "127", "-") + d("2", "0", "-"), ""},
+		{"loop without and with key", d("0", "0", "-") + d("1", "127", "-") + d("1", "0", "eth0") + d("2", "0", "-"),
+			d("0", "0", "-") + d("1", "127", "-") + d("1", "0", "eth0") + d("2", "0", "-"), "b: want its delimiter, got one for step 1"},
+		{"two keyless loop sections", d("0", "0", "-") + d("1", "127", "-") + d("1", "127", "-") + d("2", "0", "-"),
+			d("0", "0", "-") + d("1", "127", "-") + d("1", "127", "-") + d("2", "0", "-"), "b: want its delimiter, got one for step 1"},
 		{"key on single", d("0", "0", "eth0") + d("2", "0", "-"), d("0", "0", "eth0") + d("2", "0", "-"), "a: want its delimiter"},
 		{"bad status", d("0", "x", "-"), d("0", "x", "-"), "delimiter 1: bad step or status"},
 		{"fields", "\n" + fakeNonce + " 0 0\n", "", "delimiter 1: want <step> <status> <key>"},
@@ -162,6 +168,42 @@ func TestSplitGatherErrors(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A loop over PCI functions takes PCI addresses as keys, and only them.
+func TestSplitGatherPCIKeys(t *testing.T) {
+	steps := []step{{label: "mlxconfig", loop: true, key: facts.ValidPCIAddr}}
+	d := func(key string) string { return "\n" + fakeNonce + " 0 0 " + key + "\n" }
+	for key, ok := range map[string]bool{"0000:17:00.0": true, "0000:3d:00.1": true, "eth0": false, "0000:17:00.0/x": false} {
+		_, err := splitGather(steps, fakeNonce, []byte(d(key)), []byte(d(key)))
+		if (err == nil) != ok {
+			t.Errorf("key %q: error %v, want ok %v", key, err, ok)
+		}
+	}
+}
+
+// A loop's keyless section makes the whole fact absent, with its reason.
+func TestReadSectionsKeylessLoop(t *testing.T) {
+	steps := []step{nvConfigStep()}
+	want := NewFactSet(FactNVConfig)
+	f, err := readSections("h", want, steps, []section{{step: 0, status: 127, stderr: "mlxconfig: command not found\n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Has(FactNVConfig) || f.Absent["mlxconfig"] != "exit status 127: mlxconfig: command not found" || f.NVConfig == nil || len(f.NVConfig) != 0 {
+		t.Errorf("facts = %+v, want mlxconfig absent and an empty NVConfig", f)
+	}
+	f, err = readSections("h", want, steps, []section{
+		{step: 0, key: "0000:17:00.0", stdout: "Configurations: Next Boot\n ROCE_CC_PRIO_MASK_P1 255\n"},
+		{step: 0, key: "0000:17:00.1", status: 1, stderr: "-E- Failed to open the device\n"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.Has(FactNVConfig) || f.NVConfig["0000:17:00.0"]["ROCE_CC_PRIO_MASK_P1"].Next != "255" ||
+		f.Absent["mlxconfig 0000:17:00.1"] != "exit status 1: -E- Failed to open the device" {
+		t.Errorf("facts = %+v", f)
 	}
 }
 

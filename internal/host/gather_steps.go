@@ -26,14 +26,26 @@ type step struct {
 	// itself (it may use the mlx5_ and mark_ functions); it is given the
 	// step's index.
 	inline func(index int) string
-	// loop reports an inline step that marks one section per netdev itself,
-	// keyed by the netdev's name; others get one section, marked after them.
+	// loop reports an inline step that marks one section per netdev (or PCI
+	// function) itself, keyed by its name; others get one section, marked
+	// after them. A loop that cannot run at all (its tool is missing) marks
+	// one section without a key instead, which makes the fact absent.
 	loop bool
+	// key checks the keys of a loop's sections; nil means netdev names.
+	key func(string) bool
 	// ok lists the exit statuses whose output is parsed; others make the fact
 	// absent. Empty means 0 only.
 	ok []int
 	// parse stores the output of a section in f.
 	parse func(f *Facts, key, out string) error
+}
+
+// validKey reports whether key may name a section of the loop s.
+func (s step) validKey(key string) bool {
+	if s.key != nil {
+		return s.key(key)
+	}
+	return facts.ValidIfaceName(key)
 }
 
 func (s step) accepts(status int) bool {
@@ -134,6 +146,14 @@ func stepFor(id Fact) (step, error) {
 		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
 	case FactHolds:
 		return factStep(id, facts.AptHoldsFact, func(f *Facts, v []facts.Hold) { f.Holds = v }), nil
+	case FactCCParams:
+		return ccParamsStep()
+	case FactTrafficClass:
+		return factStep(id, facts.TrafficClassFact, func(f *Facts, v map[string]int) { f.TrafficClass = v }), nil
+	case FactCMARoCETos:
+		return factStep(id, facts.CMARoCETosFact, func(f *Facts, v map[string]int) { f.CMARoCETos = v }), nil
+	case FactNVConfig:
+		return nvConfigStep(), nil
 	}
 	return step{}, &unknownFactError{id}
 }
@@ -173,6 +193,75 @@ func qosStep() step {
 				return err
 			}
 			f.QoS[key] = v
+			return nil
+		},
+	}
+}
+
+// ccParamsGuard runs before facts.CCParamsScript and turns the silence of an
+// unreadable debugfs into a failure with a reason: not root, no debugfs, or
+// a cc_params file that cannot be opened (kernel lockdown). It is a trusted
+// constant.
+const ccParamsGuard = `if [ "$(id -u)" != 0 ]; then ` +
+	`echo 'debugfs cc_params can be read by root only: gather as root or with sudo' >&2; exit 1; fi; ` +
+	`if [ ! -d /sys/kernel/debug/mlx5 ]; then ` +
+	`echo '/sys/kernel/debug/mlx5 does not exist: debugfs is not mounted or mlx5_core made no directory there' >&2; exit 1; fi; ` +
+	`for f in /sys/kernel/debug/mlx5/*/cc_params/*; do ` +
+	`if [ ! -e "$f" ] && [ ! -h "$f" ]; then continue; fi; ` +
+	`if ! e=$( { read -r v <"$f"; } 2>&1 ); then ` +
+	`echo "debugfs refused (kernel lockdown?): ${f#/sys/kernel/debug/mlx5/}: ${e##*: }" >&2; exit 1; fi; ` +
+	`break; done`
+
+// ccParamsStep reads the debugfs cc_params of every mlx5 PCI function, in
+// a shell of its own (facts.CCParamsScript uses plain variable names).
+func ccParamsStep() (step, error) {
+	script, err := facts.CCParamsScript()
+	if err != nil {
+		return step{}, err
+	}
+	return step{
+		label: FactCCParams.String(),
+		cmd:   shell.Sh(shell.Seq(shell.Raw(ccParamsGuard), script)),
+		parse: func(f *Facts, _, out string) error {
+			v, err := facts.ParseCCParams(out)
+			if err != nil {
+				return err
+			}
+			f.CCParams = v
+			return nil
+		},
+	}, nil
+}
+
+// nvConfigStep runs mlxconfig on every ConnectX PF without an OFED ecn/ tree
+// (where the tree exists, DCQCN is set through it and mlxconfig, slow on real
+// cards, is not needed), one section per PCI function keyed by its address
+// (functions with several netdevs are queried once; VFs are skipped, mlxconfig
+// refuses them). The command is
+// facts.MlxconfigQueryCommand with the address taken from a shell variable.
+// Without mlxconfig the loop marks one section without a key, status 127.
+func nvConfigStep() step {
+	return step{
+		label: FactNVConfig.String(),
+		loop:  true,
+		key:   facts.ValidPCIAddr,
+		inline: func(index int) string {
+			i := strconv.Itoa(index)
+			return `if command -v mlxconfig >/dev/null 2>&1; then s_=' '; ` +
+				`for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
+				`if [ -e "$d_/device/physfn" ] || [ -d "$d_/ecn" ]; then continue; fi; ` +
+				`b_=$(cd -P "$d_/device" 2>/dev/null && pwd) || continue; b_=${b_##*/}; ` +
+				`case $b_ in *[!0-9a-f:.]*|'') continue;; esac; ` +
+				`case $s_ in *" $b_ "*) continue;; esac; s_="$s_$b_ "; ` +
+				`mlxconfig -d "$b_" -e q </dev/null; mark_ ` + i + ` $? "$b_"; done; ` +
+				`else echo 'mlxconfig: command not found' >&2; mark_ ` + i + ` 127; fi`
+		},
+		parse: func(f *Facts, key, out string) error {
+			v, err := facts.ParseMlxconfigQuery(out)
+			if err != nil {
+				return err
+			}
+			f.NVConfig[key] = v
 			return nil
 		},
 	}

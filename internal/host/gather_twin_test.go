@@ -32,7 +32,13 @@ type gatherSummary struct {
 	BAR1MiB     int64
 	TopoNICs    int
 	DocaPackage string
-	Absent      []string
+	// CCParams, TrafficClasses, RoCETos and NVConfigs count the PCI
+	// functions or RDMA devices read.
+	CCParams       int
+	TrafficClasses int
+	RoCETos        int
+	NVConfigs      int
+	Absent         []string
 }
 
 func summarize(f host.Facts) gatherSummary {
@@ -40,6 +46,7 @@ func summarize(f host.Facts) gatherSummary {
 		OFED: f.OFED, Lockdown: f.Lockdown, NICs: f.NICs(), GIDIndex: map[string]int{},
 		NVIDIA: f.NVIDIA.Version, NVIDIAOpen: f.NVIDIA.Open, PeermemUp: f.ModuleLoaded("nvidia-peermem"),
 		ECNNetdevs: len(f.ECN), QoSNetdevs: len(f.QoS), GPUs: len(f.GPUMemory), TopoNICs: len(f.Topology.NICLabels),
+		CCParams: len(f.CCParams), TrafficClasses: len(f.TrafficClass), RoCETos: len(f.CMARoCETos), NVConfigs: len(f.NVConfig),
 	}
 	for i := range s.NICs {
 		s.NICs[i].FWVersion = "" // firmware is the twin's business
@@ -104,6 +111,7 @@ func TestGatherProfiles(t *testing.T) {
 		OFED: doca, Lockdown: facts.LockdownNone, NICs: nics("ConnectX-7", "ens%df0np0", false),
 		GIDIndex: gidIndexes(3), NVIDIA: "550.54.15", ECNNetdevs: 8, QoSNetdevs: 8, GPUs: 8,
 		BAR1MiB: 131072, TopoNICs: 8, DocaPackage: "25.10-1.7.1",
+		CCParams: 8, TrafficClasses: 8, RoCETos: 8, NVConfigs: 8,
 	}
 	with := func(edit func(*gatherSummary)) gatherSummary {
 		s := base
@@ -122,17 +130,28 @@ func TestGatherProfiles(t *testing.T) {
 		{"inbox", with(func(s *gatherSummary) {
 			s.OFED = facts.OFEDInfo{Flavor: facts.OFEDInbox}
 			s.ECNNetdevs, s.QoSNetdevs, s.DocaPackage = 0, 0, ""
-			s.Absent = append([]string{"ibdev2netdev: exit status 127: ibdev2netdev: command not found"},
-				absentAll("mlnx_qos ens%df0np0", "exit status 127: mlnx_qos: command not found")...)
+			// No OFED: no tc/ traffic_class, no cma_roce_tos; debugfs
+			// and mlxconfig work.
+			s.TrafficClasses, s.RoCETos = 0, 0
+			s.Absent = append([]string{
+				"cma_roce_tos: exit status 127: cma_roce_tos: command not found",
+				"ibdev2netdev: exit status 127: ibdev2netdev: command not found",
+			}, absentAll("mlnx_qos ens%df0np0", "exit status 127: mlnx_qos: command not found")...)
 		})},
 		{"gid5", with(func(s *gatherSummary) { s.GIDIndex = gidIndexes(5) })},
-		{"lockdown", with(func(s *gatherSummary) { s.Lockdown = facts.LockdownIntegrity })},
+		{"lockdown", with(func(s *gatherSummary) {
+			s.Lockdown = facts.LockdownIntegrity
+			s.CCParams = 0
+			s.Absent = []string{"cc_params: exit status 1: debugfs refused (kernel lockdown?): " +
+				"0000:17:00.0/cc_params/np_cnp_dscp: Too many levels of symbolic links"}
+		})},
 		{"vf", with(func(s *gatherSummary) {
 			s.NICs = nics("ConnectX-7", "ens%df0v0", true)
 			for i := range s.NICs {
 				s.NICs[i].Model = "ConnectX VF"
 			}
-			s.QoSNetdevs = 0
+			// VFs have no cc_params and mlxconfig refuses them.
+			s.QoSNetdevs, s.CCParams, s.NVConfigs = 0, 0, 0
 			s.Absent = absentAll("mlnx_qos ens%df0v0", "virtual function: QoS is set on the physical function")
 		})},
 		{"dmabuf", with(func(s *gatherSummary) { s.NVIDIAOpen, s.DMABUF = true, true })},

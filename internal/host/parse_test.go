@@ -105,8 +105,16 @@ func TestParseFileProbe(t *testing.T) {
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o644, Owner: "root", Group: "root", Size: 15, SHA256: sum, Content: []byte("nvidia_peermem\n")}, false},
 		{"content that looks like absent", "81a4 0 0 root root 7\n" + sum + "  -\nabsent\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o644, Owner: "root", Group: "root", Size: 7, SHA256: sum, Content: []byte("absent\n")}, false},
-		{"setuid dir", "4bed 1000 1000 alice staff 4096\n" + sum + "  -\n",
-			FileInfo{Path: "/p", Exists: true, Type: FileDirectory, Mode: 0o755 | os.ModeSetuid | os.ModeSticky, UID: 1000, GID: 1000, Owner: "alice", Group: "staff", Size: 4096, SHA256: sum, Content: []byte{}}, false},
+		{"absent without directory", "absent nodir\n", FileInfo{Path: "/p", DirMissing: true}, false},
+		{"setuid dir", "4bed 1000 1000 alice staff 4096\n",
+			FileInfo{Path: "/p", Exists: true, Type: FileDirectory, Mode: 0o755 | os.ModeSetuid | os.ModeSticky, UID: 1000, GID: 1000, Owner: "alice", Group: "staff", Size: 4096}, false},
+		{"symlink", "a1ff 0 0 root root 38\n/usr/lib/systemd/system/roce-x.service\n",
+			FileInfo{Path: "/p", Exists: true, Type: FileSymlink, Mode: 0o777, Owner: "root", Group: "root", Size: 38, Target: "/usr/lib/systemd/system/roce-x.service"}, false},
+		{"symlink to a name with a newline", "a1ff 0 0 root root 4\na\nb\n\n",
+			FileInfo{Path: "/p", Exists: true, Type: FileSymlink, Mode: 0o777, Owner: "root", Group: "root", Size: 4, Target: "a\nb\n"}, false},
+		{"fifo", "11a4 0 0 root root 0\n", FileInfo{Path: "/p", Exists: true, Type: FileOther, Mode: 0o644, Owner: "root", Group: "root"}, false},
+		{"symlink without target", "a1ff 0 0 root root 38\n", FileInfo{}, true},
+		{"dir with content", "41ed 0 0 root root 4096\n" + sum + "  -\n", FileInfo{}, true},
 		{"large file cut", "8180 0 0 root root 100000\n" + sum + "  -\nabc",
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o600, Owner: "root", Group: "root", Size: 100000, SHA256: sum, Content: []byte("abc")}, false},
 		{"no sum", "81a4 0 0 root root 15\n", FileInfo{}, true},
@@ -126,7 +134,7 @@ func TestParseFileProbe(t *testing.T) {
 			}
 		})
 	}
-	if fi, _ := ParseFileProbe("/p", tests[4].out); fi.Complete() {
+	if fi, _ := ParseFileProbe("/p", "8180 0 0 root root 100000\n"+sum+"  -\nabc"); fi.Complete() {
 		t.Error("a cut file reports Complete")
 	}
 }

@@ -96,7 +96,10 @@ func (c Commands) validate() error {
 }
 
 // WriteFile replaces a file atomically (temporary file in the same directory,
-// then rename) with Content, Mode and Owner.
+// then rename) with Content, Mode and Owner. When the gather found the file
+// absent and its directory missing too, or did not read the file at all, the
+// write first creates the missing directories (mode 0755, owned by Owner), in
+// the same round trip.
 type WriteFile struct {
 	// Path is the absolute path.
 	Path string
@@ -110,6 +113,9 @@ type WriteFile struct {
 	// Sudo marks a write that needs root: with Engine.Sudo it goes through
 	// sudo.
 	Sudo bool
+
+	// makeDirs is set by the engine when the write must create directories.
+	makeDirs bool
 }
 
 // Lines returns one line naming the path, size, mode and owner.
@@ -117,6 +123,9 @@ func (w WriteFile) Lines() []string {
 	s := fmt.Sprintf("write: %s (%d bytes, mode %#o", shell.Quote(w.Path), len(w.Content), w.Mode.Perm())
 	if w.Owner != "" {
 		s += ", owner " + w.Owner
+	}
+	if w.makeDirs {
+		s += ", missing directories created"
 	}
 	s += ")"
 	if w.Sudo {

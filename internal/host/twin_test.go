@@ -33,6 +33,8 @@ var twinHosts = []hosttwin.HostSpec{
 	{Name: "hostile", Profile: "cx7"},
 	{Name: "badparse", Profile: "cx7"},
 	{Name: "sudo", Profile: "cx7"},
+	{Name: "rdma", Profile: "cx7"},
+	{Name: "files", Profile: "cx7"},
 }
 
 var (

@@ -109,7 +109,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	f, err := host.Gather(ctx, engine.Runner, host.AllFacts())
+	f, err := host.Gather(ctx, engine.Runner, readFacts)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read Host Facts", fmt.Sprintf("Reading facts of %s: %v", address, err))
 		return

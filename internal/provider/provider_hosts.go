@@ -70,3 +70,10 @@ func isReachError(err error) bool {
 	var re reachError
 	return errors.As(err, &re)
 }
+
+// readFacts are what the read-only data sources gather: everything they report, without the
+// firmware queries (mlxconfig, slow on real cards) and root-only debugfs and RDMA-CM reads
+// that only the DCQCN and QoS tasks need.
+var readFacts = host.NewFactSet(host.FactOFED, host.FactKernel, host.FactLockdown, host.FactIBDevices,
+	host.FactIBDev2Netdev, host.FactNetdevs, host.FactGIDs, host.FactTopology, host.FactGPUMemory,
+	host.FactModules, host.FactPeerMem, host.FactNVIDIA, host.FactECN, host.FactQoS, host.FactPackages, host.FactHolds)

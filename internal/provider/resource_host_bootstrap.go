@@ -122,7 +122,7 @@ func (r *hostBootstrapResource) Configure(_ context.Context, req resource.Config
 }
 
 func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
 	}
 	var plan hostBootstrapModel

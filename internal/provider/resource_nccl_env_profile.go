@@ -121,6 +121,9 @@ func (r *ncclEnvProfileResource) Configure(_ context.Context, req resource.Confi
 }
 
 func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // values from variables or other resources are checked once known
+	}
 	var m ncclEnvProfileModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || !m.known() {
@@ -132,7 +135,7 @@ func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resourc
 // ModifyPlan renders the file into the plan. Only gid_index = "detect" reads the host (one
 // round trip for its GID table).
 func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
 	}
 	var plan ncclEnvProfileModel

@@ -82,6 +82,9 @@ func (r *nicDCQCNResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // values from variables or other resources are checked once known
+	}
 	var m nicDCQCNModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || !m.known() {
@@ -93,7 +96,7 @@ func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.Vali
 // ModifyPlan reads the host (one round trip) when the configuration changed or the last
 // refresh found drift, and shows the exact changes.
 func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
 	}
 	var plan nicDCQCNModel
@@ -223,9 +226,20 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
+// ImportState takes the host address; the other attributes start at their defaults, so the
+// first plan after an import shows what the configuration changes on the host.
 func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(req.ID))...)
+	set := func(name string, v attr.Value) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
+	}
+	set("id", types.StringValue(req.ID))
+	set("host", types.StringValue(req.ID))
+	set("priority", types.Int64Value(fabric.DefaultRDMAPriority))
+	set("rdma_dscp", types.Int64Value(fabric.DefaultRDMADSCP))
+	set("cnp", defaultCNPObject())
+	set("dcqcn", defaultDCQCNObject())
+	set("set_traffic_class", types.BoolValue(true))
+	set("persist", types.BoolValue(true))
 }
 
 // apply converges the host and fills the computed attributes.

@@ -22,20 +22,7 @@ func nicDCQCNSchema() schema.Schema {
 	f64 := func(desc string, v float64) schema.Float64Attribute {
 		return schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(v), MarkdownDescription: desc}
 	}
-	dcqcnTypes := map[string]attr.Type{
-		"gain": types.Float64Type, "alpha_update_period_us": types.Int64Type, "initial_alpha": types.Float64Type,
-		"ai_rate_mbps": types.Int64Type, "hai_rate_mbps": types.Int64Type, "time_reset_us": types.Int64Type,
-		"byte_reset": types.Int64Type, "min_rate_mbps": types.Int64Type, "min_decrease_factor_percent": types.Int64Type,
-		"min_time_between_cnps_us": types.Int64Type,
-	}
-	dcqcnDefault := types.ObjectValueMust(dcqcnTypes, map[string]attr.Value{
-		"gain": types.Float64Value(def.Gain), "alpha_update_period_us": types.Int64Value(int64(def.AlphaUpdatePeriodUS)),
-		"initial_alpha": types.Float64Value(def.InitialAlpha), "ai_rate_mbps": types.Int64Value(int64(def.AdditiveIncreaseMbps)),
-		"hai_rate_mbps": types.Int64Value(int64(def.HyperIncreaseMbps)), "time_reset_us": types.Int64Value(int64(def.TimeResetUS)),
-		"byte_reset": types.Int64Value(int64(def.ByteReset)), "min_rate_mbps": types.Int64Value(int64(def.MinRateMbps)),
-		"min_decrease_factor_percent": types.Int64Value(int64(def.MinDecreaseFactorPercent)),
-		"min_time_between_cnps_us":    types.Int64Value(int64(def.MinTimeBetweenCNPsUS)),
-	})
+	dcqcnDefault := defaultDCQCNObject()
 	return schema.Schema{
 		MarkdownDescription: "DCQCN congestion control and host QoS of a GPU host's ConnectX ports: NP and RP enabled on the RDMA " +
 			"priority, DCQCN parameters in human units (firmware defaults unless set), CNP DSCP and priority, trust dscp, PFC " +
@@ -55,7 +42,7 @@ func nicDCQCNSchema() schema.Schema {
 			"priority":  i64("RDMA priority: DCQCN NP and RP are enabled on it and PFC is turned on for it. Default `3`.", fabric.DefaultRDMAPriority),
 			"rdma_dscp": i64("DSCP of RoCE data; the port traffic class is `rdma_dscp << 2 | 2` (106 for 26). Default `26`.", fabric.DefaultRDMADSCP),
 			"cnp": schema.SingleNestedAttribute{Optional: true, Computed: true,
-				Default:             objectdefault.StaticValue(types.ObjectValueMust(classAttrTypes, map[string]attr.Value{"dscp": types.Int64Value(fabric.DefaultCNPDSCP), "priority": types.Int64Value(fabric.DefaultCNPPriority)})),
+				Default:             objectdefault.StaticValue(defaultCNPObject()),
 				MarkdownDescription: "DSCP and 802.1p priority of the CNPs this host sends (`cnp_dscp`, `cnp_802p_prio`); must match the switch's CNP class.",
 				Attributes: map[string]schema.Attribute{
 					"dscp":     i64("CNP DSCP. Default `48`.", fabric.DefaultCNPDSCP),
@@ -90,4 +77,28 @@ func nicDCQCNSchema() schema.Schema {
 			"in_sync": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the host held exactly this configuration at the last refresh."},
 		},
 	}
+}
+
+var dcqcnAttrTypes = map[string]attr.Type{
+	"gain": types.Float64Type, "alpha_update_period_us": types.Int64Type, "initial_alpha": types.Float64Type,
+	"ai_rate_mbps": types.Int64Type, "hai_rate_mbps": types.Int64Type, "time_reset_us": types.Int64Type,
+	"byte_reset": types.Int64Type, "min_rate_mbps": types.Int64Type, "min_decrease_factor_percent": types.Int64Type,
+	"min_time_between_cnps_us": types.Int64Type,
+}
+
+// defaultDCQCNObject is the dcqcn attribute at the firmware defaults.
+func defaultDCQCNObject() types.Object {
+	def := fabric.DefaultDCQCN()
+	return types.ObjectValueMust(dcqcnAttrTypes, map[string]attr.Value{
+		"gain": types.Float64Value(def.Gain), "alpha_update_period_us": types.Int64Value(int64(def.AlphaUpdatePeriodUS)),
+		"initial_alpha": types.Float64Value(def.InitialAlpha), "ai_rate_mbps": types.Int64Value(int64(def.AdditiveIncreaseMbps)),
+		"hai_rate_mbps": types.Int64Value(int64(def.HyperIncreaseMbps)), "time_reset_us": types.Int64Value(int64(def.TimeResetUS)),
+		"byte_reset": types.Int64Value(int64(def.ByteReset)), "min_rate_mbps": types.Int64Value(int64(def.MinRateMbps)),
+		"min_decrease_factor_percent": types.Int64Value(int64(def.MinDecreaseFactorPercent)),
+		"min_time_between_cnps_us":    types.Int64Value(int64(def.MinTimeBetweenCNPsUS)),
+	})
+}
+
+func defaultCNPObject() types.Object {
+	return types.ObjectValueMust(classAttrTypes, map[string]attr.Value{"dscp": types.Int64Value(fabric.DefaultCNPDSCP), "priority": types.Int64Value(fabric.DefaultCNPPriority)})
 }

@@ -64,6 +64,9 @@ func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureR
 // ValidateConfig applies every rule that needs no switch: traffic class, ECN/PFC ratio and
 // ordering, schedulers, watchdog and port name syntax.
 func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // values from variables or other resources are checked once known
+	}
 	var m switchQoSModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() || !m.known() || m.ECN == nil || m.PFC == nil {
@@ -76,7 +79,7 @@ func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.Val
 // refusing unknown ports, a reservation beyond the buffer pool, and what the switch's SONiC
 // release would reject.
 func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.data == nil {
+	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
 	}
 	var plan switchQoSModel
@@ -252,6 +255,11 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 		return nil
 	}
 	policy := plan.policy()
+	// Values unknown at plan time were not validated then.
+	if fs := policy.Validate(plan.ratioWindow()); fs.HasErrors() {
+		addFindings(diags, fs, switchQoSRenames)
+		return nil
+	}
 	snap = obs.Snapshot(prior, policy, snap)
 	changes, err := obs.PlanUpdate(prior, policy, snap)
 	if err != nil {

@@ -45,6 +45,17 @@ func up(o options) error {
 	args := []string{"serve", "--state-dir", o.stateDir, "--switches", strconv.Itoa(o.switches),
 		"--release", o.release, "--hwsku", o.hwsku, "--ports", strconv.Itoa(o.ports),
 		"--hosts", strconv.Itoa(o.hosts), "--profile", o.profile}
+	if o.tfvars != "" {
+		abs, err := filepath.Abs(o.tfvars)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			return err
+		}
+		_ = os.Remove(abs)
+		args = append(args, "--tfvars", abs)
+	}
 	cmd := exec.Command(self, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -65,6 +76,9 @@ func up(o options) error {
 		}
 		if _, err := os.Stat(filepath.Join(o.stateDir, endpointsFile)); err == nil {
 			fmt.Printf("twins running (pid %d); endpoints in %s\n", cmd.Process.Pid, filepath.Join(o.stateDir, endpointsFile))
+			if o.tfvars != "" {
+				fmt.Printf("terraform variables in %s\n", args[len(args)-1])
+			}
 			return cmd.Process.Release()
 		}
 	}

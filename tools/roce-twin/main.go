@@ -4,7 +4,7 @@
 // needed).
 //
 //	roce-twin up     --state-dir DIR [--switches N] [--release 202411] [--hwsku SKU] [--ports N]
-//	                                 [--hosts M] [--profile cx7]
+//	                                 [--hosts M] [--profile cx7] [--tfvars FILE]
 //	roce-twin reboot --state-dir DIR NAME
 //	roce-twin down   --state-dir DIR
 //
@@ -12,7 +12,27 @@
 // switch, its name, address, username, password and ca_file, and for each host its name,
 // address, port, user, private_key_file, known_hosts_file and profile (plus one "ssh" login
 // that reaches every host); reboot resets a host's
-// hardware state as a power cycle would; down stops everything.
+// hardware state as a power cycle would; down stops everything. All switch twins of one
+// fabric share one generated password, so one provider gnmi block reaches them all.
+//
+// With --tfvars FILE, up also writes FILE (name it terraform.tfvars.json in the root module's
+// directory, or pass it with -var-file) with these Terraform variables, the ones examples/demo
+// declares and passes on to examples/modules/rail-optimized-pod and to the provider block:
+//
+//	switches  list of {name, address, ports, sonic_release, hwsku}: ports are the twin's
+//	          front-panel ports in order (Ethernet0, Ethernet4, ...; --ports of them)
+//	hosts     list of {name, address, profile}: address is "127.0.0.1:<port>"
+//	gnmi      {username, password, ca_file}: the provider's gnmi block (null without switches)
+//	ssh       {user, private_key_file, known_hosts_file}: the provider's ssh block (null
+//	          without hosts)
+//	ofed      {flavor, version, repo_url, trusted}: the OFED stack the host twins run, from
+//	          the twin apt repository (e.g. doca, 25.10-1.7.1,
+//	          file:/srv/twin-apt/doca/25.10-1.7.1, true), for roce_host_bootstrap; null
+//	          without hosts
+//
+// Every key is always present. Object attributes a root module's variable types do not
+// declare (hwsku, profile) are dropped by Terraform. The file holds the switch password and
+// is written with mode 0600.
 package main
 
 import (
@@ -41,6 +61,7 @@ func run(args []string) error {
 	fs.StringVar(&o.hwsku, "hwsku", "Mellanox-SN5600-O128", "switch HWSKU: ACS-SN5600 (64 x 800G) or Mellanox-SN5600-O128 (128 x 400G)")
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
+	fs.StringVar(&o.tfvars, "tfvars", "", "also write the fabric as Terraform variables (switches, hosts, gnmi, ssh, ofed) to this terraform.tfvars.json")
 	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins (cx7, cx8, gid-index-5, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -72,4 +93,5 @@ type options struct {
 	ports    int
 	hosts    int
 	profile  string
+	tfvars   string
 }

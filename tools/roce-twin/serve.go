@@ -56,12 +56,15 @@ func serve(o options) error {
 	if err != nil {
 		return err
 	}
+	// One login for every switch of the fabric, as with a shared (TACACS or local) account:
+	// the provider's gnmi block then reaches them all.
+	password, err := randomPassword()
+	if err != nil {
+		return err
+	}
 	var ep endpoints
+	var twins []*switchtwin.Twin
 	for i := range o.switches {
-		password, err := randomPassword()
-		if err != nil {
-			return err
-		}
 		tw, err := switchtwin.New(switchtwin.Options{
 			Release: o.release, HWSKU: o.hwsku, Ports: o.ports,
 			Username: "admin", Password: password, TLS: pki.ServerTLS(false),
@@ -74,6 +77,7 @@ func serve(o options) error {
 			return fmt.Errorf("switch %d: %w", i, err)
 		}
 		defer tw.Stop()
+		twins = append(twins, tw)
 		ep.Switches = append(ep.Switches, switchEndpoint{
 			Name: fmt.Sprintf("leaf%d", i+1), Address: addr, Username: "admin", Password: password,
 			CAFile: files.CA, Release: tw.Release().String(), HWSKU: o.hwsku,
@@ -96,6 +100,16 @@ func serve(o options) error {
 		ep.Hosts = fleet.Hosts()
 		ep.SSH = &fleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
 	}
+	if o.tfvars != "" {
+		v, err := newTFVars(ep, twins, o.profile)
+		if err != nil {
+			return err
+		}
+		if err := writeTFVars(o.tfvars, v); err != nil {
+			return fmt.Errorf("write %s: %w", o.tfvars, err)
+		}
+	}
+	// endpoints.json last: up waits for it, so everything else is in place when it appears.
 	if err := writeEndpoints(o.stateDir, ep); err != nil {
 		return err
 	}

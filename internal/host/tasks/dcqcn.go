@@ -58,9 +58,10 @@ func (t DCQCN) Name() string {
 }
 
 // Needs implements host.Task: the ConnectX netdevs, the RDMA devices (link
-// layers), the OFED ecn/ tree and the kernel lockdown mode.
+// layers), the OFED ecn/ tree, the kernel lockdown mode, and the debugfs
+// cc_params and NV configuration of the other paths.
 func (t DCQCN) Needs() host.FactSet {
-	return roceSelectionNeeds().Union(host.NewFactSet(host.FactECN, host.FactLockdown))
+	return roceSelectionNeeds().Union(host.NewFactSet(host.FactECN, host.FactLockdown)).Union(dcqcnStateNeeds())
 }
 
 // vfDCQCN is why a VF netdev cannot take DCQCN settings.

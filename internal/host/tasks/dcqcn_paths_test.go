@@ -1,17 +1,19 @@
 package tasks
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 )
 
-// The debugfs and NV config plans read views the engine does not gather
-// yet; these tests give them through rdmaState.
+// The debugfs and NV config plans read views of rdmaState; most tests give
+// them directly, the last ones through host.Facts (rdmaStateOf).
 
 func TestDCQCNDebugfsPlan(t *testing.T) {
 	f := inboxHost(t, facts.LockdownNone)
@@ -71,7 +73,7 @@ func TestDCQCNDebugfsErrors(t *testing.T) {
 	}
 	_, err = tunedDCQCN().Plan(f)
 	want := "cannot read the debugfs cc_params of netdev ens1f0np0 (/sys/kernel/debug/mlx5/0000:17:00.0/cc_params): " +
-		"the engine does not gather this fact yet, and a value that cannot be read back cannot be kept converged; " +
+		"it was not gathered (the facts given to the plan lack it), and a value that cannot be read back cannot be kept converged; " +
 		"install DOCA-OFED or MLNX_OFED so the netdev gets its ecn/ sysfs tree, or let a Persistence task write the values at the next boot"
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
@@ -163,5 +165,94 @@ func TestDCQCNSettingNames(t *testing.T) {
 	}
 	if nv[0] != "ROCE_CC_PRIO_MASK_P1" || nv[14] != "DCE_TCP_G_P1" || nv[20] != "CNP_802P_PRIO_P1" {
 		t.Errorf("NV names = %v", nv)
+	}
+}
+
+// nvConfigOf is an NV configuration as mlxconfig -e q reads, from next-boot
+// values: default and current at the firmware defaults, plus parameters
+// without a number.
+func nvConfigOf(next map[string]int64) facts.NVConfig {
+	cfg := facts.NVConfig{
+		"LINK_TYPE_P1":                   {Default: "ETH(2)", Current: "ETH(2)", Next: "ETH(2)"},
+		"ESWITCH_HAIRPIN_DESCRIPTORS_P1": {Default: "Array[0..7]", Current: "Array[0..7]", Next: "Array[0..7]"},
+	}
+	for name, v := range next {
+		cfg[name] = facts.NVParam{Default: "0", Current: "0", Next: strconv.FormatInt(v, 10)}
+	}
+	return cfg
+}
+
+func TestRDMAStateOf(t *testing.T) {
+	f := roceHost(t)
+	if st := rdmaStateOf(f); st.cc != nil || st.nv != nil || st.tc != nil || st.tos != nil {
+		t.Errorf("views of facts gathered without them: %+v", st)
+	}
+	f.Gathered = f.Gathered.Union(host.NewFactSet(host.FactCCParams, host.FactNVConfig, host.FactTrafficClass, host.FactCMARoCETos))
+	st := rdmaStateOf(f) // gathered, all absent: empty maps
+	if st.cc == nil || st.nv == nil || st.tc == nil || st.tos == nil || len(st.cc)+len(st.nv)+len(st.tc)+len(st.tos) != 0 {
+		t.Errorf("views of absent facts: %+v", st)
+	}
+	f.CCParams = map[string]facts.CCParams{"0000:17:00.0": defaultCC(t)}
+	f.NVConfig = map[string]facts.NVConfig{"0000:17:00.0": {
+		"ROCE_CC_PRIO_MASK_P1": {Default: "255", Current: "255", Next: "8"},
+		"QOS_TRUST_STATE_P1":   {Default: "TRUST_PCP(1)", Current: "TRUST_PCP(1)", Next: "TRUST_DSCP(2)"},
+		"ARRAY_P1":             {Default: "Array[0..7]", Current: "Array[0..7]", Next: "Array[0..7]"},
+	}}
+	f.TrafficClass = map[string]int{"mlx5_0": facts.NoTrafficClass, "mlx5_1": 106}
+	f.CMARoCETos = map[string]int{"mlx5_0": 0}
+	st = rdmaStateOf(f)
+	if d := cmp.Diff(map[string]map[string]int64{"0000:17:00.0": {"ROCE_CC_PRIO_MASK_P1": 8, "QOS_TRUST_STATE_P1": 2}}, st.nv); d != "" {
+		t.Errorf("nv (-want +got):\n%s", d)
+	}
+	if st.cc["0000:17:00.0"]["rp_dce_tcp_g"] != 1019 || st.tc["mlx5_0"] != -1 || st.tc["mlx5_1"] != 106 || st.tos["mlx5_0"] != 0 {
+		t.Errorf("views: %+v", st)
+	}
+}
+
+// The inbox host plans DCQCN through the gathered debugfs cc_params.
+func TestDCQCNDebugfsFromFacts(t *testing.T) {
+	f := inboxHost(t, facts.LockdownNone)
+	task := tunedDCQCN()
+	f.Gathered = f.Gathered.Union(task.Needs())
+	f.CCParams = map[string]facts.CCParams{"0000:17:00.0": defaultCC(t), "0000:29:00.0": defaultCC(t)}
+	got, err := task.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := actionable(got); len(a) != 2 || a[0].Summary != "set DCQCN of ens1f0np0 through debugfs 0000:17:00.0: 1 of 19 values differ" {
+		t.Errorf("plan = %+v", plannedOf(got))
+	}
+	// Gathered but absent (not root, no debugfs): the plan names the
+	// directory it could not read.
+	f.CCParams = map[string]facts.CCParams{}
+	f.Absent["cc_params"] = "exit status 1: debugfs cc_params can be read by root only: gather as root or with sudo"
+	_, err = task.Plan(f)
+	if err == nil || !strings.Contains(err.Error(), "/sys/kernel/debug/mlx5/0000:17:00.0/cc_params is missing or unreadable") ||
+		!strings.Contains(err.Error(), "only root can read it") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// Under lockdown the inbox host plans DCQCN through the gathered NV
+// configuration; a missing mlxconfig is named.
+func TestDCQCNNVConfigFromFacts(t *testing.T) {
+	f := inboxHost(t, facts.LockdownIntegrity)
+	task := tunedDCQCN()
+	f.Gathered = f.Gathered.Union(task.Needs())
+	nv := defaultNV(t, 1)
+	nv["RPG_AI_RATE_P1"] = 10
+	f.NVConfig = map[string]facts.NVConfig{"0000:17:00.0": nvConfigOf(nv), "0000:29:00.0": nvConfigOf(defaultNV(t, 1))}
+	got, err := task.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := actionable(got)
+	if len(a) != 1 || a[0].Apply.Lines()[0] != "run: mlxconfig -d 0000:29:00.0 -y set RPG_AI_RATE_P1=10 (as root)" {
+		t.Errorf("plan = %+v", plannedOf(got))
+	}
+	f.NVConfig = map[string]facts.NVConfig{}
+	f.Absent["mlxconfig"] = "exit status 127: mlxconfig: command not found"
+	if _, err := task.Plan(f); err == nil || !strings.Contains(err.Error(), "mlxconfig could not query 0000:17:00.0: install mstflint or MFT") {
+		t.Errorf("err = %v", err)
 	}
 }

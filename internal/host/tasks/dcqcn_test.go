@@ -237,7 +237,7 @@ func TestDCQCNSelection(t *testing.T) {
 
 func TestDCQCNNeeds(t *testing.T) {
 	got := tunedDCQCN().Needs().String()
-	if want := "lockdown,ibv_devinfo,netdevs,ecn"; got != want {
+	if want := "lockdown,ibv_devinfo,netdevs,ecn,cc_params,mlxconfig"; got != want {
 		t.Errorf("Needs = %s, want %s", got, want)
 	}
 }

@@ -92,8 +92,42 @@ func TestHostQoSClassAndTos(t *testing.T) {
 	if d := cmp.Diff(want, plannedOf(got)); d != "" {
 		t.Errorf("plan (-want +got):\n%s", d)
 	}
-	if got := task.Needs().String(); got != "ofed_info,ibv_devinfo,netdevs" {
+	if got := task.Needs().String(); got != "ofed_info,ibv_devinfo,netdevs,traffic_class,cma_roce_tos" {
 		t.Errorf("Needs = %s: mlnx_qos is not needed without trust or PFC", got)
+	}
+}
+
+// The traffic class and RDMA-CM ToS come from the gathered facts; only
+// the named values are gathered.
+func TestHostQoSClassFromFacts(t *testing.T) {
+	f := roceHost(t)
+	task := HostQoS{Netdevs: []string{"ens1f0np0", "ens2f0np0"}, TrafficClass: 106, CMARoCETos: 106}
+	f.Gathered = f.Gathered.Union(task.Needs())
+	f.TrafficClass = map[string]int{"mlx5_0": facts.NoTrafficClass, "mlx5_1": 106}
+	f.CMARoCETos = map[string]int{"mlx5_0": 106, "mlx5_1": 0}
+	got, err := task.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"run: echo 106 >/sys/class/infiniband/mlx5_0/tc/1/traffic_class (as root)",
+		"run: cma_roce_tos -d mlx5_1 -t 106 (as root)",
+	}
+	var lines []string
+	for _, c := range actionable(got) {
+		lines = append(lines, c.Apply.Lines()...)
+	}
+	if d := cmp.Diff(want, lines); d != "" {
+		t.Errorf("steps (-want +got):\n%s", d)
+	}
+	if got := (HostQoS{TrafficClass: 106, CMARoCETos: -1}).Needs().String(); got != "ofed_info,ibv_devinfo,netdevs,traffic_class" {
+		t.Errorf("Needs = %s", got)
+	}
+	// cma_roce_tos gathered but absent: the plan says it ships with OFED.
+	f.CMARoCETos = map[string]int{}
+	f.Absent["cma_roce_tos"] = "exit status 127: cma_roce_tos: command not found"
+	if _, err := task.Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read its RDMA-CM default ToS: cma_roce_tos ships with DOCA-OFED") {
+		t.Errorf("err = %v", err)
 	}
 }
 

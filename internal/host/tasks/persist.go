@@ -3,9 +3,7 @@ package tasks
 import (
 	"errors"
 	"fmt"
-	"path"
 	"regexp"
-	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
@@ -104,9 +102,6 @@ func (p Persistence) Plan(f host.Facts) ([]host.Change, error) {
 		{Path: p.RulePath(), Content: p.UdevRule(), Mode: 0o644, Owner: "root:root"},
 	}
 	var out []host.Change
-	if c, ok := p.makeDirs(f, files); ok {
-		out = append(out, c)
-	}
 	changed := make([]bool, len(files))
 	for i, file := range files {
 		cs, err := file.Plan(f)
@@ -129,31 +124,6 @@ func (p Persistence) Plan(f host.Facts) ([]host.Change, error) {
 		})
 	}
 	return out, nil
-}
-
-// makeDirs is the change that creates the directories of files that do not
-// exist yet: a minimal host may lack /etc/udev/rules.d or /usr/local/sbin,
-// and a file write does not create its directory.
-func (p Persistence) makeDirs(f host.Facts, files []File) (host.Change, bool) {
-	var dirs []string
-	for _, file := range files {
-		if fi, ok := f.File(file.Path); ok && !fi.Exists {
-			dirs = append(dirs, path.Dir(file.Path))
-		}
-	}
-	if len(dirs) == 0 {
-		return host.Change{}, false
-	}
-	verb := " exists"
-	if len(dirs) > 1 {
-		verb = " exist"
-	}
-	return host.Change{
-		Summary: "make sure " + strings.Join(dirs, ", ") + verb,
-		Before:  "files absent",
-		After:   "directories present",
-		Apply:   host.Commands{Run: []shell.Runnable{shell.New("mkdir", "-p", "--").Arg(dirs...)}, Sudo: true},
-	}, true
 }
 
 // enable is the change (or note) that makes systemd know the unit and run

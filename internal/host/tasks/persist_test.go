@@ -61,7 +61,6 @@ func TestPersistenceFreshHost(t *testing.T) {
 		lines = append(lines, c.Apply.Lines())
 	}
 	wantSummaries := []string{
-		"make sure /usr/local/sbin, /etc/systemd/system, /etc/udev/rules.d exist",
 		"create /usr/local/sbin/roce-gpu-apply (" + strconv.Itoa(len(script)) + " bytes)",
 		"create /etc/systemd/system/roce-gpu.service (" + strconv.Itoa(len(p.UnitFile())) + " bytes)",
 		"create /etc/udev/rules.d/90-roce-gpu.rules (" + strconv.Itoa(len(p.UdevRule())) + " bytes)",
@@ -72,7 +71,6 @@ func TestPersistenceFreshHost(t *testing.T) {
 		t.Errorf("summaries (-want +got):\n%s", d)
 	}
 	wantLines := [][]string{
-		{"run: mkdir -p -- /usr/local/sbin /etc/systemd/system /etc/udev/rules.d (as root)"},
 		{"write: /usr/local/sbin/roce-gpu-apply (" + strconv.Itoa(len(script)) + " bytes, mode 0755, owner root:root) (as root)"},
 		{"write: /etc/systemd/system/roce-gpu.service (" + strconv.Itoa(len(p.UnitFile())) + " bytes, mode 0644, owner root:root) (as root)"},
 		{"write: /etc/udev/rules.d/90-roce-gpu.rules (" + strconv.Itoa(len(p.UdevRule())) + " bytes, mode 0644, owner root:root) (as root)"},
@@ -125,7 +123,7 @@ func TestPersistencePartialChanges(t *testing.T) {
 		f := persistHost(t, p, true)
 		f.Files[p.RulePath()] = host.FileInfo{Path: p.RulePath()}
 		got := actionable(planOrFail(t, p, f))
-		want := []string{"make sure /etc/udev/rules.d exists",
+		want := []string{
 			"create /etc/udev/rules.d/90-roce-gpu.rules (" + strconv.Itoa(len(p.UdevRule())) + " bytes)",
 			"reload the udev rules so /etc/udev/rules.d/90-roce-gpu.rules acts on the next driver reload"}
 		if d := cmp.Diff(want, changeSummaries(got)); d != "" {
@@ -174,7 +172,7 @@ func TestPersistenceErrors(t *testing.T) {
 
 func TestPersistenceNeeds(t *testing.T) {
 	got := persistGPU().Needs().String()
-	want := "lockdown,ibv_devinfo,netdevs,ecn,mlnx_qos," +
+	want := "lockdown,ibv_devinfo,netdevs,ecn,mlnx_qos,cc_params,mlxconfig," +
 		"file /etc/systemd/system/roce-gpu.service,file /etc/udev/rules.d/90-roce-gpu.rules,file /usr/local/sbin/roce-gpu-apply"
 	if got != want {
 		t.Errorf("Needs =\n%s\nwant\n%s", got, want)

@@ -2,7 +2,6 @@ package tasks
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -96,13 +95,13 @@ func TestPersistenceTwinRebootRestores(t *testing.T) {
 		t.Fatalf("Apply: %v", err)
 	}
 	t.Logf("first apply: %d changes, %d round trips, %v", len(rep.Changes()), rep.RoundTrips, time.Since(start))
-	// gather, DCQCN script, QoS script, mkdir, 3 file writes,
-	// systemctl+udevadm script, verify gather.
-	if rep.RoundTrips != 9 {
-		t.Errorf("apply took %d round trips, want 9:\n%s", rep.RoundTrips, rep)
+	// gather, DCQCN script, QoS script, 3 file writes (each creating its
+	// missing directories), systemctl+udevadm script, verify gather.
+	if rep.RoundTrips != 8 {
+		t.Errorf("apply took %d round trips, want 8:\n%s", rep.RoundTrips, rep)
 	}
-	if n := len(rep.Changes()); n != 8+8+6 {
-		t.Errorf("apply made %d changes, want 22 (8 DCQCN, 8 QoS, 6 persistence):\n%s", n, rep)
+	if n := len(rep.Changes()); n != 8+8+5 {
+		t.Errorf("apply made %d changes, want 21 (8 DCQCN, 8 QoS, 5 persistence):\n%s", n, rep)
 	}
 	if got := roceTwinPlan(t, c, tasks); len(got) != 0 {
 		t.Fatalf("second plan: %v", got)
@@ -151,35 +150,53 @@ func TestDCQCNTwinRebootWithoutPersistence(t *testing.T) {
 	}
 }
 
-// The traffic class and RDMA-CM ToS are applied by the boot script (the
-// engine cannot read them back yet, so the live task refuses them).
+// The traffic class and RDMA-CM ToS are applied live, read back (both
+// forms of traffic_class) and converge; the boot script restores them after
+// a reboot.
 func TestPersistenceTwinClassAndTos(t *testing.T) {
 	fleet, cs := roceTwins(t, hosttwin.HostSpec{Name: "tos", Profile: "cx7"})
 	c := cs["tos"]
 	q := HostQoS{Netdevs: []string{"ens4f0np0"}, TrafficClass: 106, CMARoCETos: 106}
 	p := Persistence{ID: "tos", QoS: &q}
-	if _, err := (host.Engine{Runner: c}).Apply(context.Background(), []host.Task{p}); err != nil {
+	want := []string{
+		"host qos ens4f0np0: set the RoCE traffic class of mlx5_3 (ens4f0np0) to 106",
+		"host qos ens4f0np0: set the RDMA-CM default ToS of mlx5_3 (ens4f0np0) to 106",
+	}
+	if got := roceTwinPlan(t, c, []host.Task{q, p}); len(got) < 2 || strings.Join(got[:2], "\n") != strings.Join(want, "\n") {
+		t.Errorf("plan = %v, want first %v", got, want)
+	}
+	rep, err := (host.Engine{Runner: c}).Apply(context.Background(), []host.Task{q, p})
+	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
-	const read = "cat /sys/class/infiniband/mlx5_3/tc/1/traffic_class; cma_roce_tos -d mlx5_3"
-	if got := roceTwinRun(t, fleet, "tos", read); got != "0" {
-		t.Errorf("before reboot: %q, want no class and ToS 0 (the unit is enabled, not started)", got)
+	// gather, the QoS script (class and ToS), 3 writes, systemctl+udevadm,
+	// verify gather.
+	if rep.RoundTrips != 7 {
+		t.Errorf("apply took %d round trips, want 7:\n%s", rep.RoundTrips, rep)
 	}
-	roceReboot(t, fleet, "tos")
+	const read = "cat /sys/class/infiniband/mlx5_3/tc/1/traffic_class; cma_roce_tos -d mlx5_3"
 	if got := roceTwinRun(t, fleet, "tos", read); got != "106\n106" {
-		t.Errorf("after reboot: %q, want traffic class 106 and ToS 106", got)
+		t.Errorf("after the live apply: %q, want traffic class 106 and ToS 106", got)
 	}
 	if got := roceTwinRun(t, fleet, "tos", "cma_roce_tos -d mlx5_0"); got != "0" {
 		t.Errorf("mlx5_0 ToS = %q, want 0: only ens4f0np0 was named", got)
 	}
-	f, err := host.Gather(context.Background(), c, q.Needs())
-	if err != nil {
-		t.Fatal(err)
+	// OFED reads the class back as "Global tclass=106": the same value.
+	roceTwinRun(t, fleet, "tos", "echo 'Global tclass=106' >/sys/class/infiniband/mlx5_3/tc/1/traffic_class")
+	if got := roceTwinPlan(t, c, []host.Task{q, p}); len(got) != 0 {
+		t.Errorf("plan with \"Global tclass=106\": %v, want none", got)
 	}
-	_, err = q.Plan(f)
-	var uf *unreadFactError
-	if !errors.As(err, &uf) {
-		t.Errorf("live plan err = %v, want the unread traffic_class refused", err)
+	roceTwinRun(t, fleet, "tos", "echo 'Global tclass=98' >/sys/class/infiniband/mlx5_3/tc/1/traffic_class")
+	if got := roceTwinPlan(t, c, []host.Task{q}); len(got) != 1 || got[0] != want[0] {
+		t.Errorf("plan with \"Global tclass=98\": %v, want %v", got, want[:1])
+	}
+
+	roceReboot(t, fleet, "tos")
+	if got := roceTwinRun(t, fleet, "tos", read); got != "106\n106" {
+		t.Errorf("after reboot: %q, want traffic class 106 and ToS 106", got)
+	}
+	if got := roceTwinPlan(t, c, []host.Task{q, p}); len(got) != 0 {
+		t.Errorf("plan after reboot: %v", got)
 	}
 }
 
@@ -208,14 +225,19 @@ func TestDCQCNTwinPaths(t *testing.T) {
 		host, want string
 		reboot     bool
 	}{
-		{"inbox", "cannot read the debugfs cc_params of netdev ens1f0np0 (/sys/kernel/debug/mlx5/0000:17:00.0/cc_params)", false},
-		{"inboxlock", "cannot read the mlxconfig NV configuration of netdev ens1f0np0 (0000:17:00.0)", true},
+		{"inbox", "set DCQCN of ens1f0np0 through debugfs 0000:17:00.0: 1 of 19 values differ", false},
+		{"inboxlock", "store DCQCN of ens1f0np0 in NV config (mlxconfig 0000:17:00.0): 1 of 20 values differ", true},
 		{"vf", "found no ConnectX physical function with an Ethernet (RoCE) link layer (left out: ens1f0v0 (virtual function)", false},
 	}
 	for _, tc := range tests {
 		f := facts(tc.host)
-		if _, err := task.Plan(f); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s: plan err = %v\nwant %s", tc.host, err, tc.want)
+		cs, err := task.Plan(f)
+		if tc.host == "vf" {
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s: plan err = %v\nwant %s", tc.host, err, tc.want)
+			}
+		} else if a := actionable(cs); err != nil || len(a) != 8 || a[0].Summary != tc.want {
+			t.Errorf("%s: plan = %+v, %v\nwant 8 changes, the first %s", tc.host, plannedOf(a), err, tc.want)
 		}
 		if got := task.RebootRequired(f); got != tc.reboot {
 			t.Errorf("%s: RebootRequired = %v, want %v", tc.host, got, tc.reboot)
@@ -239,13 +261,49 @@ func TestDCQCNTwinPaths(t *testing.T) {
 		t.Errorf("lockdown with OFED: %v", err)
 	}
 
-	// Inbox: the boot script writes debugfs.
+	// Inbox: DCQCN goes live through debugfs and converges, in one script.
+	const aiRate = "cat /sys/kernel/debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate"
+	rep, err := (host.Engine{Runner: cs["inbox"]}).Apply(ctx, []host.Task{task})
+	if err != nil {
+		t.Fatalf("DCQCN on inbox: %v", err)
+	}
+	if rep.RoundTrips != 3 || len(rep.Changes()) != 8 {
+		t.Errorf("DCQCN on inbox: %d round trips, %d changes; want 3 (gather, script, verify) and 8:\n%s", rep.RoundTrips, len(rep.Changes()), rep)
+	}
+	if got := roceTwinRun(t, fleet, "inbox", aiRate); got != "10" {
+		t.Errorf("inbox rp_ai_rate after apply = %q, want 10", got)
+	}
+	if got := roceTwinPlan(t, cs["inbox"], []host.Task{task}); len(got) != 0 {
+		t.Errorf("second plan on inbox: %v", got)
+	}
+	// The boot script writes debugfs again after a reboot.
 	p := Persistence{ID: "cc", DCQCN: &task}
 	if _, err := (host.Engine{Runner: cs["inbox"]}).Apply(ctx, []host.Task{p}); err != nil {
 		t.Fatalf("persist on inbox: %v", err)
 	}
 	roceReboot(t, fleet, "inbox")
-	if got := roceTwinRun(t, fleet, "inbox", "cat /sys/kernel/debug/mlx5/0000:17:00.0/cc_params/rp_ai_rate"); got != "10" {
+	if got := roceTwinRun(t, fleet, "inbox", aiRate); got != "10" {
 		t.Errorf("inbox rp_ai_rate after reboot = %q, want 10", got)
+	}
+	if got := roceTwinPlan(t, cs["inbox"], []host.Task{task, p}); len(got) != 0 {
+		t.Errorf("plan on inbox after reboot: %v", got)
+	}
+
+	// Inbox under lockdown: the NV configuration takes the values for the
+	// next boot; the plan converges on the next-boot column, and after the
+	// reboot the firmware runs with them.
+	if _, err := (host.Engine{Runner: cs["inboxlock"]}).Apply(ctx, []host.Task{task}); err != nil {
+		t.Fatalf("DCQCN on inbox under lockdown: %v", err)
+	}
+	const nvQuery = "mlxconfig -d 0000:17:00.0 -e q RPG_AI_RATE_P1 | grep RPG_AI_RATE_P1"
+	if got := strings.Fields(roceTwinRun(t, fleet, "inboxlock", nvQuery)); len(got) < 4 || got[len(got)-2] != "5" || got[len(got)-1] != "10" {
+		t.Errorf("NV config before reboot: %v, want current 5 and next boot 10", got)
+	}
+	roceReboot(t, fleet, "inboxlock")
+	if got := strings.Fields(roceTwinRun(t, fleet, "inboxlock", nvQuery)); len(got) < 4 || got[len(got)-2] != "10" || got[len(got)-1] != "10" {
+		t.Errorf("NV config after reboot: %v, want current and next boot 10", got)
+	}
+	if got := roceTwinPlan(t, cs["inboxlock"], []host.Task{task}); len(got) != 0 {
+		t.Errorf("plan under lockdown after reboot: %v", got)
 	}
 }

@@ -1,0 +1,46 @@
+output "traffic_class" {
+  description = "NCCL_IB_TC and the NICs' traffic class of RoCE data."
+  value       = module.pod.traffic_class
+}
+
+output "switches" {
+  description = "Per switch: ports, cable length, lossless headroom per port, in sync."
+  value       = module.pod.switches
+}
+
+output "hosts" {
+  description = "Per host: OFED, GPUDirect, DCQCN, NCCL file and pre-flight."
+  value       = module.pod.hosts
+}
+
+output "preflight" {
+  description = "GPUDirect RDMA pre-flight verdicts per host."
+  value       = module.pod.preflight
+}
+
+output "preflight_ok" {
+  description = "Whether every host passed every pre-flight check."
+  value       = module.pod.preflight_ok
+}
+
+# What was configured where, for people: `terraform output -raw summary`.
+output "summary" {
+  description = "A readable account of what the apply configured on each switch and host."
+  value = join("\n", concat(
+    ["Switches (SONiC CONFIG_DB over gNMI); RoCE data travels with ToS ${module.pod.traffic_class}:"],
+    flatten([for name, s in module.pod.switches : [
+      "  ${name} ${s.address}: ${s.port_count} lossless ports ${s.ports[0]}..${s.ports[length(s.ports) - 1]}, cable ${s.cable_length_m} m, in sync: ${s.in_sync}",
+      "      DSCP ${join(",", s.rdma.dscp)} -> TC ${s.rdma.priority} (PFC, ECN), CNP DSCP ${s.cnp.dscp} -> TC ${s.cnp.priority}",
+      "      headroom ${s.headroom.size_bytes} B per port (xoff ${s.headroom.xoff_bytes} B, xon ${s.headroom.xon_bytes} B), ${s.port_count * s.headroom.size_bytes} B per switch",
+    ]]),
+    ["Hosts (SSH):"],
+    flatten([for name, h in module.pod.hosts : [
+      "  ${name} ${h.address}: OFED ${h.ofed_version}, GPUDirect ${h.gpudirect_mode}, reboot required: ${h.reboot_required}",
+      "      DCQCN through ${h.dcqcn.mechanism} on priority ${h.dcqcn.priority}, CNP DSCP ${h.dcqcn.cnp.dscp} / priority ${h.dcqcn.cnp.priority}",
+      "      ${h.nccl.path}: ${join(" ", compact(split("\n", h.nccl.rendered)))}",
+      "      preflight: ${h.preflight.ok ? "ok" : "FAILED"} (${h.preflight.passed} checks passed, ${h.preflight.failed} failed)",
+    ]]),
+    ["Preflight: ${length([for p in module.pod.preflight : p if p.ok])} of ${length(module.pod.preflight)} hosts ok"],
+    flatten([for name, p in module.pod.preflight : [for f in p.failures : "  ${name}: ${f}"]]),
+  ))
+}

@@ -1,0 +1,56 @@
+# roce-twin up --tfvars FILE writes every variable here (terraform.tfvars.json).
+
+variable "switches" {
+  description = "Leaf switches: name, gNMI address, RoCE ports and, optionally, cable length and SONiC release."
+  type = list(object({
+    name           = string
+    address        = string
+    ports          = list(string)
+    cable_length_m = optional(number, 5)
+    sonic_release  = optional(string)
+  }))
+}
+
+variable "hosts" {
+  description = "GPU hosts: name and SSH address (`host:port`)."
+  type = list(object({
+    name    = string
+    address = string
+  }))
+}
+
+variable "gnmi" {
+  description = "The provider's gNMI credentials, shared by every switch."
+  type = object({
+    username = string
+    password = string
+    ca_file  = string
+  })
+  sensitive = true
+}
+
+variable "ssh" {
+  description = "The provider's SSH login, shared by every host (host keys verified through known_hosts_file)."
+  type = object({
+    user             = string
+    private_key_file = string
+    known_hosts_file = string
+  })
+}
+
+variable "ofed" {
+  description = "The OFED stack to pin: flavor, exact version and the versioned repository it comes from; null leaves the hosts' stack alone."
+  type = object({
+    flavor   = string
+    version  = string
+    repo_url = string
+    trusted  = optional(bool, false)
+  })
+  default = null
+}
+
+variable "pfc_pause_threshold_bytes" {
+  description = "The PFC pause point the pod is designed for: 2.5x the ECN minimum. make demo shows 512000 (5x) refused at plan time."
+  type        = number
+  default     = 256000
+}

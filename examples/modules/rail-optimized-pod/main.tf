@@ -1,0 +1,137 @@
+# A rail-optimised RoCE pod from one fabric policy: lossless QoS on every leaf, and on every
+# GPU host the pinned OFED stack with GPUDirect RDMA, DCQCN and host QoS on each ConnectX port,
+# and the NCCL environment. The switch, the NIC and NCCL take the RDMA DSCP, the priority and the
+# CNP class from the same object, so they cannot disagree. The caller configures the provider.
+
+locals {
+  switches = { for s in var.switches : s.name => s }
+  hosts    = { for h in var.hosts : h.name => h }
+
+  rdma = var.policy.rdma
+  cnp  = var.policy.cnp
+  nccl = var.policy.nccl
+
+  # NCCL_IB_TC and the NICs' traffic class: DSCP << 2 | ECT(0).
+  traffic_class = provider::roce::tos(local.rdma.dscp, 2)
+
+  threshold_findings = provider::roce::ecn_pfc_findings(
+    var.policy.ecn.min_threshold_bytes, var.policy.ecn.max_threshold_bytes, var.policy.pfc.pause_threshold_bytes,
+  )
+
+  default_hcas = [for i in range(var.nics_per_host) : "mlx5_${i}"]
+}
+
+# Nested objects are spelled out attribute by attribute, so each is a known object even while
+# Terraform validates the module with its inputs still unknown.
+resource "roce_switch_qos" "leaf" {
+  for_each = local.switches
+
+  address         = each.value.address
+  ports           = each.value.ports
+  cable_length_m  = each.value.cable_length_m
+  port_speed_gbps = each.value.port_speed_gbps
+  sonic_release   = each.value.sonic_release
+  # Per-switch credentials; attributes left null fall back to the provider's gnmi settings.
+  gnmi = {
+    username    = try(each.value.gnmi.username, null)
+    password    = try(each.value.gnmi.password, null)
+    ca_file     = try(each.value.gnmi.ca_file, null)
+    cert_file   = try(each.value.gnmi.cert_file, null)
+    key_file    = try(each.value.gnmi.key_file, null)
+    server_name = try(each.value.gnmi.server_name, null)
+    insecure    = try(each.value.gnmi.insecure, null)
+  }
+
+  rdma = { dscp = [local.rdma.dscp], priority = local.rdma.priority }
+  cnp  = { dscp = local.cnp.dscp, priority = local.cnp.priority }
+  ecn = {
+    min_threshold_bytes      = var.policy.ecn.min_threshold_bytes
+    max_threshold_bytes      = var.policy.ecn.max_threshold_bytes
+    mark_probability_percent = var.policy.ecn.mark_probability_percent
+  }
+  pfc = { pause_threshold_bytes = var.policy.pfc.pause_threshold_bytes }
+
+  rdma_scheduler = { mode = var.policy.rdma_scheduler.mode, weight = var.policy.rdma_scheduler.weight }
+  cnp_scheduler  = { mode = var.policy.cnp_scheduler.mode, weight = var.policy.cnp_scheduler.weight }
+  pfc_watchdog = {
+    action              = var.policy.pfc_watchdog.action
+    detection_time_ms   = var.policy.pfc_watchdog.detection_time_ms
+    restoration_time_ms = var.policy.pfc_watchdog.restoration_time_ms
+  }
+
+  lifecycle {
+    precondition {
+      condition     = length([for f in local.threshold_findings : f if startswith(f, "error:")]) == 0
+      error_message = join("\n", local.threshold_findings)
+    }
+  }
+}
+
+# The RDMA stack first: OFED pinned and held, then GPUDirect (peermem or DMA-BUF).
+resource "roce_host_bootstrap" "node" {
+  for_each = local.hosts
+
+  host      = each.value.address
+  family    = var.policy.family
+  ofed      = var.policy.ofed
+  gpudirect = var.policy.gpudirect
+}
+
+# DCQCN and host QoS on the ConnectX ports, once the stack they go through is in place.
+resource "roce_nic_dcqcn" "node" {
+  for_each = local.hosts
+
+  host      = each.value.address
+  devices   = each.value.devices
+  priority  = local.rdma.priority
+  rdma_dscp = local.rdma.dscp
+  cnp       = { dscp = local.cnp.dscp, priority = local.cnp.priority }
+  dcqcn = {
+    gain                        = var.policy.dcqcn.gain
+    alpha_update_period_us      = var.policy.dcqcn.alpha_update_period_us
+    initial_alpha               = var.policy.dcqcn.initial_alpha
+    ai_rate_mbps                = var.policy.dcqcn.ai_rate_mbps
+    hai_rate_mbps               = var.policy.dcqcn.hai_rate_mbps
+    time_reset_us               = var.policy.dcqcn.time_reset_us
+    byte_reset                  = var.policy.dcqcn.byte_reset
+    min_rate_mbps               = var.policy.dcqcn.min_rate_mbps
+    min_decrease_factor_percent = var.policy.dcqcn.min_decrease_factor_percent
+    min_time_between_cnps_us    = var.policy.dcqcn.min_time_between_cnps_us
+  }
+  set_traffic_class = var.policy.set_traffic_class
+  persist           = var.policy.persist
+
+  depends_on = [roce_host_bootstrap.node]
+}
+
+resource "roce_nccl_env_profile" "node" {
+  for_each = local.hosts
+
+  host                = each.value.address
+  path                = local.nccl.path
+  profile_script_path = local.nccl.profile_script_path
+  hcas                = coalesce(each.value.hcas, local.default_hcas)
+  socket_ifname       = local.nccl.socket_ifname
+  rdma_dscp           = local.rdma.dscp
+  gid_index           = local.nccl.gid_index
+  qps_per_connection  = local.nccl.qps_per_connection
+  cross_nic           = local.nccl.cross_nic
+  gdr_level           = local.nccl.gdr_level
+  debug               = local.nccl.debug
+  debug_subsys        = local.nccl.debug_subsys
+  nccl_version        = local.nccl.nccl_version
+  extra               = length(local.nccl.extra) > 0 ? local.nccl.extra : null
+}
+
+# Judged once the host resources are applied: on a ConnectX-7 node with the proprietary driver,
+# nvidia-peermem is only loaded by roce_host_bootstrap.
+data "roce_gdr_preflight" "node" {
+  for_each = local.hosts
+
+  host               = each.value.address
+  require_gdr        = coalesce(var.policy.preflight.require_gdr, var.policy.gpudirect != "none")
+  min_bar1_mib       = var.policy.preflight.min_bar1_mib
+  expected_gid_index = var.policy.preflight.expected_gid_index
+
+  depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node]
+}

@@ -1,0 +1,74 @@
+locals {
+  # How each host took DCQCN (OFED sysfs, debugfs cc_params or NV config (mlxconfig)), as the
+  # last change reported it: "dcqcn: set DCQCN of <netdev> through <mechanism>: ...".
+  dcqcn_mechanisms = { for name, r in roce_nic_dcqcn.node : name => distinct(flatten([
+    for line in r.planned_changes : regexall("^dcqcn: set DCQCN of \\S+ through ([^:]+):", line)
+  ])) }
+}
+
+output "traffic_class" {
+  description = "The ToS byte of RoCE data (NCCL_IB_TC and the NICs' traffic class): the RDMA DSCP << 2 | ECT(0)."
+  value       = local.traffic_class
+}
+
+output "threshold_warnings" {
+  description = "Findings of provider::roce::ecn_pfc_findings that do not block the plan."
+  value       = [for f in local.threshold_findings : f if startswith(f, "warning:")]
+}
+
+output "switches" {
+  description = "Per switch: its address, the RoCE ports, the cable length, the lossless headroom SONiC reserves per port, and whether it held this configuration at the last refresh."
+  value = { for name, s in roce_switch_qos.leaf : name => {
+    address        = s.address
+    ports          = s.ports
+    port_count     = length(s.ports)
+    cable_length_m = s.cable_length_m
+    headroom       = s.headroom
+    rdma           = s.rdma
+    cnp            = s.cnp
+    in_sync        = s.in_sync
+  } }
+}
+
+output "preflight" {
+  description = "GPUDirect RDMA pre-flight verdicts per host: ok, the counts, and one line with a remedy per failed check."
+  value = { for name, p in data.roce_gdr_preflight.node : name => {
+    ok       = p.ok
+    passed   = p.passed
+    failed   = p.failed
+    failures = p.failures
+  } }
+}
+
+output "preflight_ok" {
+  description = "Whether every host passed every pre-flight check."
+  value       = alltrue([for p in data.roce_gdr_preflight.node : p.ok])
+}
+
+output "hosts" {
+  description = "Per host: the OFED stack running, the GPUDirect mode, DCQCN and host QoS (with the mechanism the provider used: OFED sysfs, debugfs cc_params or NV config through mlxconfig), the NCCL file and the pre-flight verdict."
+  value = { for name, h in local.hosts : name => {
+    address         = h.address
+    ofed_version    = roce_host_bootstrap.node[name].ofed_running_version
+    gpudirect_mode  = roce_host_bootstrap.node[name].gpudirect_mode
+    reboot_required = roce_host_bootstrap.node[name].reboot_required || roce_nic_dcqcn.node[name].reboot_required
+    dcqcn = {
+      mechanism       = length(local.dcqcn_mechanisms[name]) > 0 ? join(", ", local.dcqcn_mechanisms[name]) : "unchanged by the last apply"
+      priority        = roce_nic_dcqcn.node[name].priority
+      rdma_dscp       = roce_nic_dcqcn.node[name].rdma_dscp
+      cnp             = roce_nic_dcqcn.node[name].cnp
+      reboot_required = roce_nic_dcqcn.node[name].reboot_required
+      in_sync         = roce_nic_dcqcn.node[name].in_sync
+    }
+    nccl = {
+      path     = roce_nccl_env_profile.node[name].path
+      ib_tc    = roce_nccl_env_profile.node[name].ib_tc
+      rendered = roce_nccl_env_profile.node[name].rendered
+    }
+    preflight = {
+      ok     = data.roce_gdr_preflight.node[name].ok
+      passed = data.roce_gdr_preflight.node[name].passed
+      failed = data.roce_gdr_preflight.node[name].failed
+    }
+  } }
+}

@@ -1,0 +1,8 @@
+terraform {
+  required_version = ">= 1.8"
+  required_providers {
+    roce = {
+      source = "clusterbid/roce"
+    }
+  }
+}

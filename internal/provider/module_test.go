@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// TestRailOptimizedPodModule applies examples/demo, and through it the module
+// examples/modules/rail-optimized-pod, with the real Terraform CLI against a fabric of its own:
+// one SONiC switch twin and two ConnectX-7 host twins, described in a terraform.tfvars.json
+// with the variables roce-twin up --tfvars writes. It requires that the first apply converges
+// (second plan empty), that the pre-flight passes on every host once the host resources ran
+// (peermem is only loaded by roce_host_bootstrap), and that the switch, the NICs and NCCL
+// carry the same class; then it destroys.
+func TestRailOptimizedPodModule(t *testing.T) {
+	sw := newSwitchFixture(t, switchtwin.Options{Ports: 8})
+	hosts := []string{"pod-gpu1", "pod-gpu2"}
+	fleet := podFleet(t, hosttwin.HostSpec{Name: hosts[0], Profile: "cx7"}, hosttwin.HostSpec{Name: hosts[1], Profile: "cx7"})
+
+	examples := copyExamples(t, "demo", filepath.Join("modules", "rail-optimized-pod"))
+	demo := filepath.Join(examples, "demo")
+	vars := map[string]any{
+		"switches": []map[string]any{{
+			"name": "leaf1", "address": sw.addr, "sonic_release": "202411",
+			"ports": []string{"Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12"},
+		}},
+		"gnmi": map[string]any{"username": twinUser, "password": twinPassword, "ca_file": sw.caFile},
+		"ssh":  map[string]any{"user": "root", "private_key_file": fleet.UserKeyFile(), "known_hosts_file": fleet.KnownHostsFile()},
+		"ofed": map[string]any{"flavor": "doca", "version": "25.10-1.7.1", "repo_url": "file:/srv/twin-apt/doca/25.10-1.7.1", "trusted": true},
+	}
+	var hostVars []map[string]any
+	for _, h := range hosts {
+		hostVars = append(hostVars, map[string]any{"name": h, "address": twinAddress(t, fleet, h)})
+	}
+	vars["hosts"] = hostVars
+	writeJSON(t, filepath.Join(demo, "terraform.tfvars.json"), vars)
+
+	cli := newTerraformCLIIn(t, demo)
+	// init would ask the registry for the provider that dev_overrides replaces; get installs
+	// the local module and nothing else.
+	if out, code := cli.run("get"); code != 0 {
+		t.Fatalf("terraform get failed:\n%s", out)
+	}
+	if out, code := cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
+		t.Fatalf("apply failed:\n%s", out)
+	}
+	if out, code := cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
+		t.Fatalf("second plan is not empty (exit %d):\n%s", code, out)
+	}
+	checkPod(t, cli, sw, fleet, hosts)
+	// The second plan has just read every host and switch: destroy without another refresh.
+	if out, code := cli.run("destroy", "-auto-approve", "-input=false", "-refresh=false"); code != 0 {
+		t.Fatalf("destroy failed:\n%s", out)
+	}
+	if got := sw.entry("PORT_QOS_MAP", "Ethernet0"); got["dscp_to_tc_map"] == "ROCE" {
+		t.Errorf("PORT_QOS_MAP|Ethernet0 still points at the ROCE map after destroy: %v", got)
+	}
+}
+
+// checkPod checks the outputs of examples/demo, the hosts and the switch after the apply.
+func checkPod(t *testing.T, cli *terraformCLI, sw *switchFixture, fleet *hosttwin.Fleet, hosts []string) {
+	t.Helper()
+	outputs := cli.outputs()
+	var tc int
+	decodeOutput(t, outputs, "traffic_class", &tc)
+	if tc != 106 {
+		t.Errorf("traffic_class = %d, want 106", tc)
+	}
+	var preflight map[string]struct {
+		OK       bool     `json:"ok"`
+		Passed   int      `json:"passed"`
+		Failed   int      `json:"failed"`
+		Failures []string `json:"failures"`
+	}
+	decodeOutput(t, outputs, "preflight", &preflight)
+	ok := 0
+	for name, p := range preflight {
+		if p.OK && p.Failed == 0 && p.Passed > 0 {
+			ok++
+		} else {
+			t.Errorf("preflight of %s: %d passed, %d failed:\n%s", name, p.Passed, p.Failed, strings.Join(p.Failures, "\n"))
+		}
+	}
+	if ok != len(hosts) {
+		t.Errorf("%d of %d hosts passed the pre-flight", ok, len(hosts))
+	}
+	var summary map[string]struct {
+		OFEDVersion   string `json:"ofed_version"`
+		GPUDirectMode string `json:"gpudirect_mode"`
+		DCQCN         struct {
+			Mechanism string `json:"mechanism"`
+			Priority  int    `json:"priority"`
+			RDMADSCP  int    `json:"rdma_dscp"`
+		} `json:"dcqcn"`
+		NCCL struct {
+			Path  string `json:"path"`
+			IBTC  int    `json:"ib_tc"`
+			Lines string `json:"rendered"`
+		} `json:"nccl"`
+	}
+	decodeOutput(t, outputs, "hosts", &summary)
+	for _, h := range hosts {
+		s, found := summary[h]
+		switch {
+		case !found:
+			t.Errorf("no summary for host %s", h)
+		case s.OFEDVersion != "25.10-1.7.1" || s.GPUDirectMode != "peermem":
+			t.Errorf("%s: OFED %q, GPUDirect %q; want 25.10-1.7.1 and peermem (auto on cx7)", h, s.OFEDVersion, s.GPUDirectMode)
+		case s.DCQCN.Mechanism != "OFED sysfs" || s.DCQCN.Priority != 3 || s.DCQCN.RDMADSCP != 26:
+			t.Errorf("%s: DCQCN %+v, want OFED sysfs on priority 3 for DSCP 26", h, s.DCQCN)
+		case s.NCCL.IBTC != 106 || s.NCCL.Path != "/etc/nccl.conf":
+			t.Errorf("%s: NCCL %+v, want NCCL_IB_TC 106 in /etc/nccl.conf", h, s.NCCL)
+		}
+		// NCCL, the port's traffic class and the policy's DCQCN override (ai_rate_mbps = 10,
+		// firmware 5) on the host itself.
+		got := onTwin(t, fleet, h, "grep -E '^NCCL_IB_TC=' /etc/nccl.conf; cat /sys/class/infiniband/mlx5_7/tc/1/traffic_class /sys/class/net/ens8f0np0/ecn/roce_rp/rpg_ai_rate")
+		if !regexp.MustCompile(`^NCCL_IB_TC=106\n(Global tclass=)?106\n10\n$`).MatchString(got) {
+			t.Errorf("%s: NCCL_IB_TC, traffic class and rpg_ai_rate on the host:\n%q, want 106, 106 and 10", h, got)
+		}
+	}
+	// The switch makes the same class lossless.
+	if got := sw.entry("DSCP_TO_TC_MAP", "ROCE"); got["26"] != "3" || got["48"] != "6" {
+		t.Errorf("DSCP_TO_TC_MAP|ROCE 26 -> %q, 48 -> %q; want 3 and 6", got["26"], got["48"])
+	}
+	for _, port := range []string{"Ethernet0", "Ethernet12"} {
+		if got := sw.entry("PORT_QOS_MAP", port); got["pfc_enable"] != "3" || got["dscp_to_tc_map"] != "ROCE" {
+			t.Errorf("PORT_QOS_MAP|%s = %v, want pfc_enable 3 and the ROCE map", port, got)
+		}
+	}
+	var summaryText string
+	decodeOutput(t, outputs, "summary", &summaryText)
+	for _, want := range []string{"leaf1 " + sw.addr + ": 4 lossless ports Ethernet0..Ethernet12", "NCCL_IB_TC=106", "Preflight: 2 of 2 hosts ok"} {
+		if !strings.Contains(summaryText, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summaryText)
+		}
+	}
+}
+
+// TestRailOptimizedPodModuleRefusesBadPolicy checks the module's early validation: a CNP
+// priority equal to the RDMA priority, thresholds out of order and a PFC pause threshold
+// outside the ecn_pfc_findings window are refused at plan time, with nothing reachable.
+func TestRailOptimizedPodModuleRefusesBadPolicy(t *testing.T) {
+	examples := copyExamples(t, filepath.Join("modules", "rail-optimized-pod"))
+	for name, tc := range map[string]struct{ policy, want string }{
+		"cnp priority": {
+			policy: `cnp = { priority = 3 }
+    ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+    pfc = { pause_threshold_bytes = 256000 }`,
+			want: "policy.cnp.priority must differ from policy.rdma.priority",
+		},
+		"dscp range": {
+			policy: `rdma = { dscp = 64 }
+    ecn  = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+    pfc  = { pause_threshold_bytes = 256000 }`,
+			want: "DSCP values are whole numbers from 0 to 63",
+		},
+		"threshold order": {
+			policy: `ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 300000 }
+    pfc = { pause_threshold_bytes = 256000 }`,
+			want: "ECN min < ECN max <= PFC pause",
+		},
+		"ratio window": {
+			policy: `ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+    pfc = { pause_threshold_bytes = 512000 }`,
+			want: "PFC/ECN Ratio Outside Window",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := filepath.Join(examples, strings.ReplaceAll(name, " ", "-"))
+			writeFiles(t, root, map[string]string{"main.tf": `terraform {
+  required_providers {
+    roce = { source = "clusterbid/roce" }
+  }
+}
+
+module "pod" {
+  source   = "../modules/rail-optimized-pod"
+  switches = [{ name = "leaf1", address = "127.0.0.1:9", ports = ["Ethernet0"] }]
+  hosts    = [{ name = "gpu1", address = "127.0.0.1:9" }]
+  policy = {
+    ` + tc.policy + `
+  }
+}
+`})
+			cli := newTerraformCLIIn(t, root)
+			if out, code := cli.run("get"); code != 0 {
+				t.Fatalf("terraform get failed:\n%s", out)
+			}
+			out, code := cli.run("plan", "-input=false", "-refresh=false")
+			if code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.want) {
+				t.Fatalf("plan exit %d, want an error saying %q:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,136 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+func TestNICDCQCNLifecycle(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_nic_dcqcn.gpu"
+	config := provider + fmt.Sprintf(`
+resource "roce_nic_dcqcn" "gpu" {
+  host  = %q
+  dcqcn = { ai_rate_mbps = 10, hai_rate_mbps = 100 }
+}
+`, twinAddress(t, f, "dcqcn"))
+	reboot := func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		if err := f.Reboot(ctx, "dcqcn"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if out := onTwin(t, f, "dcqcn", "ls /etc/systemd/system/roce-dcqcn.service 2>&1 || true"); !regexp.MustCompile(`No such file`).MatchString(out) {
+				return fmt.Errorf("destroy left the unit: %s", out)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_changes"), knownvalue.NotNull()),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("reboot_required"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+				},
+				Check: func(*terraform.State) error {
+					got := onTwin(t, f, "dcqcn", "cd /sys/class/net/ens1f0np0/ecn && cat roce_rp/rpg_ai_rate roce_rp/rpg_hai_rate roce_np/enable/3 roce_rp/enable/3 && mlnx_qos -i ens1f0np0 | grep -i 'trust'")
+					if !regexp.MustCompile(`^10\n100\n1\n1\n.*dscp`).MatchString(got) {
+						return fmt.Errorf("ens1f0np0 after apply: %q", got)
+					}
+					return nil
+				},
+			},
+			{
+				// The persistence unit re-applies the values after a reboot: no drift.
+				PreConfig: reboot,
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+			},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"dcqcn", "planned_changes", "reboot_required", "in_sync"},
+			},
+		},
+	})
+}
+
+// TestNICDCQCNDriftAfterRebootWithoutPersistence: values reset by a reboot show as drift.
+func TestNICDCQCNDriftAfterRebootWithoutPersistence(t *testing.T) {
+	f, provider := hostTwins(t)
+	config := provider + fmt.Sprintf(`
+resource "roce_nic_dcqcn" "gpu" {
+  host    = %q
+  persist = false
+  dcqcn   = { ai_rate_mbps = 10 }
+}
+`, twinAddress(t, f, "dcqcnnp"))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					if err := f.Reboot(ctx, "dcqcnnp"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("roce_nic_dcqcn.gpu", plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue("roce_nic_dcqcn.gpu", tfjsonpath.New("planned_changes"), knownvalue.ListPartial(map[int]knownvalue.Check{
+						0: knownvalue.StringRegexp(regexp.MustCompile(`rpg_ai_rate|ai_rate|dcqcn`)),
+					})),
+				}},
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "dcqcnnp", "cat /sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate"); got != "10\n" {
+						return fmt.Errorf("rpg_ai_rate after the repair = %q", got)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+func TestNICDCQCNErrors(t *testing.T) {
+	f, provider := hostTwins(t)
+	cases := map[string]struct{ host, body, want string }{
+		"virtual functions":        {"vf", "", `(?s)virtual\s+function`},
+		"cnp on the rdma priority": {"cx7", `cnp = { dscp = 48, priority = 3 }`, `(?s)cnp\.priority`},
+		"gain out of range":        {"cx7", `dcqcn = { gain = 2 }`, `(?s)dcqcn\.gain`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      provider + fmt.Sprintf("resource \"roce_nic_dcqcn\" \"gpu\" {\n  host = %q\n  %s\n}\n", twinAddress(t, f, c.host), c.body),
+					ExpectError: regexp.MustCompile(c.want),
+				}},
+			})
+		})
+	}
+}
