@@ -111,7 +111,8 @@ func TestGatherProfiles(t *testing.T) {
 		OFED: doca, Lockdown: facts.LockdownNone, NICs: nics("ConnectX-7", "ens%df0np0", false),
 		GIDIndex: gidIndexes(3), NVIDIA: "550.54.15", ECNNetdevs: 8, QoSNetdevs: 8, GPUs: 8,
 		BAR1MiB: 131072, TopoNICs: 8, DocaPackage: "25.10-1.7.1",
-		CCParams: 8, TrafficClasses: 8, RoCETos: 8, NVConfigs: 8,
+		// mlxconfig is queried only for PFs without an OFED ecn/ tree: none here.
+		CCParams: 8, TrafficClasses: 8, RoCETos: 8, NVConfigs: 0,
 	}
 	with := func(edit func(*gatherSummary)) gatherSummary {
 		s := base
@@ -131,8 +132,8 @@ func TestGatherProfiles(t *testing.T) {
 			s.OFED = facts.OFEDInfo{Flavor: facts.OFEDInbox}
 			s.ECNNetdevs, s.QoSNetdevs, s.DocaPackage = 0, 0, ""
 			// No OFED: no tc/ traffic_class, no cma_roce_tos; debugfs
-			// and mlxconfig work.
-			s.TrafficClasses, s.RoCETos = 0, 0
+			// and mlxconfig work, and without ecn/ trees mlxconfig is read.
+			s.TrafficClasses, s.RoCETos, s.NVConfigs = 0, 0, 8
 			s.Absent = append([]string{
 				"cma_roce_tos: exit status 127: cma_roce_tos: command not found",
 				"ibdev2netdev: exit status 127: ibdev2netdev: command not found",

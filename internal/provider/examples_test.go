@@ -124,3 +124,42 @@ func TestNCCLEnvProfileExampleApplies(t *testing.T) {
 		}
 	})
 }
+
+// exampleOnTwin returns a documentation example with its placeholder host replaced by a twin.
+func exampleOnTwin(t *testing.T, file, twinHost string, replace ...string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, provider := hostTwins(t)
+	config := strings.ReplaceAll(string(src), `"10.0.1.11"`, fmt.Sprintf("%q", twinAddress(t, f, twinHost)))
+	config = strings.NewReplacer(replace...).Replace(config)
+	return provider + config
+}
+
+// TestHostExamplesApply applies the pages' examples of the host resources and the preflight
+// data source to twins.
+func TestHostExamplesApply(t *testing.T) {
+	f, _ := hostTwins(t)
+	onTwin(t, f, "exbootstrap", "mkdir -p /var/log/nccl && printf 'NCCL INFO Using network IB\\n' > /var/log/nccl/allreduce-test.log")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: exampleOnTwin(t, "resources/roce_nic_dcqcn/resource.tf", "exdcqcn")},
+			{
+				// The example's mirror and keyring stand for the user's; the twin serves its own
+				// repository of the same version.
+				Config: exampleOnTwin(t, "resources/roce_host_bootstrap/resource.tf", "exbootstrap",
+					`"https://mirror.dc1.example.net/doca/25.10-1.7.1/ubuntu24.04/x86_64/"`, `"file:/srv/twin-apt/doca/25.10-1.7.1"`,
+					`key      = "/usr/share/keyrings/mellanox.gpg"`, `trusted  = true`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownOutputValue("gpu1_needs_reboot", knownvalue.Bool(false)),
+				},
+			},
+			{
+				Config: exampleOnTwin(t, "data-sources/roce_gdr_preflight/data-source.tf", "exbootstrap"),
+			},
+		},
+	})
+}

@@ -38,6 +38,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "dcqcnnp", Profile: "cx8"},
 	{Name: "bootstrap", Profile: "inbox"},
 	{Name: "bootstrapdmabuf", Profile: "dmabuf"},
+	{Name: "exdcqcn", Profile: "cx7"},
+	{Name: "exbootstrap", Profile: "cx7"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one
