@@ -151,3 +151,19 @@ func (c *countingRunner) WriteFile(ctx context.Context, path string, data []byte
 	c.n++
 	return c.Runner.WriteFile(ctx, path, data, mode, owner, sudo)
 }
+
+// Gather reads want in one round trip, through sudo when e.Sudo, for callers that plan several
+// groups of tasks (PlanFacts) or read more than the tasks need from one gather.
+func (e Engine) Gather(ctx context.Context, want FactSet) (Facts, error) {
+	return gather(ctx, e.Runner, want, e.Sudo)
+}
+
+// PlanFacts plans tasks against facts already gathered with at least their Needs. It does no
+// I/O: it is Plan without the gather.
+func PlanFacts(f Facts, tasks []Task) (Report, error) {
+	trs, err := planTasks(f, tasks)
+	if err != nil {
+		return Report{}, err
+	}
+	return Report{Host: f.Host, Tasks: trs}, nil
+}

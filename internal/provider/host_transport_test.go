@@ -82,3 +82,57 @@ resource "roce_nccl_env_profile" "b" {
 		}
 	}
 }
+
+// TestThreeHostResourcesOneConnection applies the three host resources to one host: the
+// saved plan's apply opens one SSH connection, and a second apply changes nothing and runs
+// only the three reads (one batched command per resource), no write.
+func TestThreeHostResourcesOneConnection(t *testing.T) {
+	f, provider := hostTwins(t)
+	cli := newTerraformCLI(t, map[string]string{
+		"provider.tf": "terraform {\n  required_providers {\n    roce = { source = \"clusterbid/roce\" }\n  }\n}\n" + provider,
+		"main.tf": fmt.Sprintf(`
+resource "roce_host_bootstrap" "gpu" {
+  host = %[1]q
+}
+
+resource "roce_nic_dcqcn" "gpu" {
+  host       = %[1]q
+  depends_on = [roce_host_bootstrap.gpu]
+}
+
+resource "roce_nccl_env_profile" "gpu" {
+  host = %[1]q
+}
+`, twinAddress(t, f, "three")),
+	})
+	count := func() (conns, cmds int) {
+		c, err := f.ConnectionCount("three")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := f.CommandCount("three")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, m
+	}
+	if out, code := cli.run("plan", "-out", "p.tfplan"); code != 0 {
+		t.Fatalf("plan:\n%s", out)
+	}
+	c0, _ := count()
+	if out, code := cli.run("apply", "p.tfplan"); code != 0 {
+		t.Fatalf("apply:\n%s", out)
+	}
+	c1, m1 := count()
+	if c1-c0 != 1 {
+		t.Errorf("applying the saved plan opened %d SSH connections, want 1", c1-c0)
+	}
+	out, code := cli.run("apply", "-auto-approve")
+	if code != 0 || !strings.Contains(out, "0 added, 0 changed, 0 destroyed") {
+		t.Fatalf("second apply (exit %d) changed something:\n%s", code, out)
+	}
+	c2, m2 := count()
+	if c2-c1 != 1 || m2-m1 != 3 {
+		t.Errorf("second apply: %d connections and %d remote commands, want 1 and 3 (one read per resource, no write)", c2-c1, m2-m1)
+	}
+}

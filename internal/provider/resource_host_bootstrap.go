@@ -19,6 +19,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 var (
@@ -71,7 +72,8 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 			"repository, pinned (apt preferences, priority 1001) and held (`apt-mark hold`; `dnf versionlock` on RHEL), " +
 			"checked against the running stack (`ofed_info -s`), and GPUDirect RDMA through `nvidia-peermem` (loaded and " +
 			"persisted in `/etc/modules-load.d`, verified in `memory_peers`) or DMA-BUF. A needed reboot is reported in " +
-			"`reboot_required`, never performed. An NVIDIA driver built before OFED makes `nvidia-peermem` fail with " +
+			"`reboot_required`, never performed. Destroying the resource removes the pin, holds, repository and " +
+			"boot-time module loading, and leaves the packages installed. An NVIDIA driver built before OFED makes `nvidia-peermem` fail with " +
 			"\"Invalid argument\"; the provider says so and names the remedy (rebuild the driver after OFED).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The host address; the import ID.",
@@ -212,7 +214,13 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	lines, err := planPhases(ctx, engine, phases)
+	// One read serves the drift check and the computed status.
+	f, err := engine.Gather(ctx, phaseNeeds(phases).Union(statusNeeds))
+	if err != nil {
+		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
+		return
+	}
+	lines, err := planPhasesFrom(f, phases)
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
 		return
@@ -224,15 +232,55 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 	}
 	state.InSync = types.BoolValue(len(lines) == 0)
 	state.ID = types.StringValue(hostID(state.Host.ValueString()))
-	resp.Diagnostics.Append(r.status(ctx, engine, &state, phases)...)
+	state.setStatus(f, phases)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Delete leaves the stack installed (removing OFED from a GPU node is a decision for a
-// person) and forgets the resource; the pin and hold stay until removed by hand.
-func (r *hostBootstrapResource) Delete(_ context.Context, _ resource.DeleteRequest, resp *resource.DeleteResponse) {
-	resp.Diagnostics.AddWarning("Host Stack Left in Place",
-		"Destroying roce_host_bootstrap does not uninstall OFED or unload nvidia-peermem: the pin, the hold and the module stay. Remove them by hand if the host should change stacks.")
+// Delete takes away what keeps the stack in place (apt source, pin and holds, or the dnf
+// repository and version locks) and the boot-time loading of nvidia-peermem. The packages stay
+// installed and the module loaded: removing the RDMA stack of a GPU node is a decision for a
+// person, and a warning says so.
+func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state hostBootstrapModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	phases, err := state.phases()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+		return
+	}
+	var undo []shell.Runnable
+	for _, phase := range phases {
+		for _, t := range phase {
+			switch t := t.(type) {
+			case tasks.OFEDPin:
+				undo = append(undo, t.Undo()...)
+			case tasks.GPUDirect:
+				undo = append(undo, tasks.ModuleLoaded{Module: "nvidia_peermem"}.Undo()...)
+			}
+		}
+	}
+	if len(undo) == 0 {
+		return
+	}
+	engine, address, err := r.data.hostEngine(state.Host.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		return
+	}
+	cmd, err := shell.And(undo...).Render()
+	if err == nil {
+		_, err = engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo))
+	}
+	if err != nil {
+		addHostError(&resp.Diagnostics, "Unable to Delete Host Bootstrap", address, err)
+		return
+	}
+	resp.Diagnostics.AddWarning("Host Stack Left Installed",
+		"The OFED pin, holds and repository and the boot-time loading of nvidia-peermem were removed from "+address+
+			"; the installed packages and the loaded module stay until removed by hand.")
 }
 
 func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -274,47 +322,65 @@ func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapMo
 	diags.Append(r.status(ctx, engine, plan, phases)...)
 }
 
+// statusNeeds are the facts behind the computed status attributes.
+var statusNeeds = host.NewFactSet(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
+
 // status fills the computed facts of the stack in one more read.
 func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, m *hostBootstrapModel, phases [][]host.Task) diag.Diagnostics {
 	var diags diag.Diagnostics
-	want := host.NewFactSet(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
-	var pin *tasks.OFEDPin
-	var gd *tasks.GPUDirect
-	for _, phase := range phases {
-		for _, t := range phase {
-			switch t := t.(type) {
-			case tasks.OFEDPin:
-				pin = &t
-				want = want.Union(t.Needs())
-			case tasks.GPUDirect:
-				gd = &t
-			}
-		}
-	}
-	f, err := host.Gather(ctx, engine.Runner, want)
+	f, err := engine.Gather(ctx, phaseNeeds(phases).Union(statusNeeds))
 	if err != nil {
 		diags.AddAttributeError(path.Root("host"), "Unable to Read Host Bootstrap", err.Error())
 		return diags
 	}
-	m.OFEDRunningVersion = types.StringValue(f.OFED.Version)
-	m.RebootRequired = types.BoolValue(false)
-	if pin != nil {
-		if st, err := pin.Status(f); err == nil {
-			m.RebootRequired = types.BoolValue(st.RebootRequired)
-		}
-	}
-	m.GPUDirectMode = types.StringValue("none")
-	if gd != nil {
-		if mode, _, err := gd.Choose(f); err == nil {
-			m.GPUDirectMode = types.StringValue(mode)
-		}
-	}
+	m.setStatus(f, phases)
 	return diags
 }
 
-// planPhases plans each phase; a phase after one with changes is not planned against facts
-// that the earlier phase will change, and says so.
+// setStatus fills the computed status attributes from facts gathered with statusNeeds and
+// the phases' needs.
+func (m *hostBootstrapModel) setStatus(f host.Facts, phases [][]host.Task) {
+	m.OFEDRunningVersion = types.StringValue(f.OFED.Version)
+	m.RebootRequired = types.BoolValue(false)
+	m.GPUDirectMode = types.StringValue("none")
+	for _, phase := range phases {
+		for _, t := range phase {
+			switch t := t.(type) {
+			case tasks.OFEDPin:
+				if st, err := t.Status(f); err == nil {
+					m.RebootRequired = types.BoolValue(st.RebootRequired)
+				}
+			case tasks.GPUDirect:
+				if mode, _, err := t.Choose(f); err == nil {
+					m.GPUDirectMode = types.StringValue(mode)
+				}
+			}
+		}
+	}
+}
+
+func phaseNeeds(phases [][]host.Task) host.FactSet {
+	var want host.FactSet
+	for _, phase := range phases {
+		for _, t := range phase {
+			want = want.Union(t.Needs())
+		}
+	}
+	return want
+}
+
+// planPhases reads the host once and plans the phases.
 func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]string, error) {
+	f, err := e.Gather(ctx, phaseNeeds(phases))
+	if err != nil {
+		return nil, err
+	}
+	return planPhasesFrom(f, phases)
+}
+
+// planPhasesFrom plans each phase against f; a phase after one with changes is not planned
+// against facts the earlier phase will change, and says so.
+func planPhasesFrom(f host.Facts, phases [][]host.Task) ([]string, error) {
 	lines := []string{}
 	for i, phase := range phases {
 		if i > 0 && len(lines) > 0 {
@@ -323,11 +389,11 @@ func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]str
 			}
 			continue
 		}
-		l, err := hostPlan(ctx, e, phase)
+		rep, err := host.PlanFacts(f, phase)
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, l...)
+		lines = append(lines, changeLines(rep)...)
 	}
 	return lines, nil
 }

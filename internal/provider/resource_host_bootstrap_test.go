@@ -32,6 +32,13 @@ resource "roce_host_bootstrap" "gpu" {
 `, twinAddress(t, f, "bootstrap"))
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			got := onTwin(t, f, "bootstrap", "apt-mark showhold; ls /etc/apt/sources.list.d /etc/apt/preferences.d /etc/modules-load.d; ofed_info -s")
+			if regexp.MustCompile(`doca-ofed|roce-ofed|nvidia_peermem`).MatchString(got) || !regexp.MustCompile(`25\.10-1\.7\.1`).MatchString(got) {
+				return fmt.Errorf("after destroy: want no hold, pin, source or modules-load entry, OFED still installed:\n%s", got)
+			}
+			return nil
+		},
 		Steps: []resource.TestStep{
 			{
 				Config:      config,

@@ -3,7 +3,10 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -115,6 +118,67 @@ func TestNCCLEnvProfilePlanTimeErrors(t *testing.T) {
 				Steps: []resource.TestStep{{
 					Config:      provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"gpu\" {\n  host = %q\n  %s\n}\n", hostAddr, c.body),
 					ExpectError: regexp.MustCompile(c.want),
+				}},
+			})
+		})
+	}
+}
+
+// parseNCCLConf reads a file the way NCCL does (src/misc/param.cc): each line is split at
+// the first '=', nothing is trimmed or unquoted, lines without '=' are ignored, and '#' lines
+// are comments only from NCCL 2.26 on (before that they define a variable named "#...").
+func parseNCCLConf(content string, skipComments bool) map[string]string {
+	vars := map[string]string{}
+	for _, line := range strings.Split(content, "\n") {
+		if skipComments && strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		if _, set := vars[name]; !set { // setenv(name, value, 0): the first definition wins
+			vars[name] = value
+		}
+	}
+	return vars
+}
+
+// TestNCCLConfParsesAsIntended writes a profile with the provider, reads the host's file back
+// with NCCL's parsing rules, and requires exactly the intended variables, for an NCCL that
+// reads comments as variables (no header then) and for one that skips them.
+func TestNCCLConfParsesAsIntended(t *testing.T) {
+	f, provider := hostTwins(t)
+	want := map[string]string{
+		"NCCL_IB_HCA": "=mlx5_0,mlx5_1", "NCCL_SOCKET_IFNAME": "=ens1f0np0", "NCCL_IB_TC": "106",
+		"NCCL_IB_GID_INDEX": "5", "NCCL_NET_GDR_LEVEL": "PXB", "NCCL_DEBUG": "WARN", "NCCL_IB_TIMEOUT": "22",
+	}
+	for _, version := range []string{"2.23.4", "2.26.2"} {
+		t.Run(version, func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config: provider + fmt.Sprintf(`
+resource "roce_nccl_env_profile" "gpu" {
+  host          = %q
+  path          = "/etc/nccl-parse.conf"
+  hcas          = ["mlx5_0", "mlx5_1"]
+  socket_ifname = "=ens1f0np0"
+  gid_index     = "detect"
+  gdr_level     = "PXB"
+  debug         = "WARN"
+  nccl_version  = %q
+  extra         = { NCCL_IB_TIMEOUT = "22" }
+}
+`, twinAddress(t, f, "ncclgid"), version),
+					Check: func(*terraform.State) error {
+						content := onTwin(t, f, "ncclgid", "cat /etc/nccl-parse.conf")
+						got := parseNCCLConf(content, version >= "2.26")
+						if diff := cmp.Diff(want, got); diff != "" {
+							return fmt.Errorf("variables NCCL %s reads (-want +got):\n%s\nfile:\n%s", version, diff, content)
+						}
+						return nil
+					},
 				}},
 			})
 		})

@@ -1,0 +1,25 @@
+package tasks
+
+import "github.com/clusterbid/terraform-provider-roce/internal/shell"
+
+// Undo returns the commands that take the pin away when its resource is destroyed: the apt
+// source and preferences and the holds (on RHEL the dnf repository and version locks). The
+// packages stay installed: removing the RDMA stack of a GPU node is a decision for a person.
+func (t OFEDPin) Undo() []shell.Runnable {
+	pkgs := t.packages()
+	if t.family() == FamilyRHEL {
+		return []shell.Runnable{
+			shell.Or(shell.New("dnf", append([]string{"-q", "versionlock", "delete"}, pkgs...)...), shell.New("true")),
+			shell.New("rm", "-f", "--", DnfRepoPath),
+		}
+	}
+	return []shell.Runnable{
+		shell.Or(shell.New("apt-mark", append([]string{"unhold"}, pkgs...)...).With(shell.Discard(1)), shell.New("true")),
+		shell.New("rm", "-f", "--", AptSourcePath, AptPreferencesPath),
+	}
+}
+
+// Undo returns the commands that stop loading the module at boot; the loaded module stays.
+func (t ModuleLoaded) Undo() []shell.Runnable {
+	return []shell.Runnable{shell.New("rm", "-f", "--", t.confPath())}
+}
