@@ -163,3 +163,16 @@ func TestHostExamplesApply(t *testing.T) {
 		},
 	})
 }
+
+// TestProviderExampleValidates checks the provider page's example with `terraform validate`
+// (it names files and hosts of the reader's site, so it is validated, not applied).
+func TestProviderExampleValidates(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "provider", "provider.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli := newTerraformCLI(t, map[string]string{"main.tf": string(src)})
+	if out, code := cli.run("validate"); code != 0 || !strings.Contains(out, "The configuration is valid") {
+		t.Fatalf("terraform validate (exit %d):\n%s", code, out)
+	}
+}
