@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
@@ -96,4 +98,19 @@ func joinDefaultPort(address string, port int) string {
 		return address
 	}
 	return net.JoinHostPort(address, strconv.Itoa(port))
+}
+
+// providerDataFrom is what every resource and data source does in Configure: take the
+// provider's data, or report a provider bug when it is of another type. Nil (the provider not
+// configured yet, as during validation) is not an error.
+func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
+	if data == nil {
+		return nil
+	}
+	pd, ok := data.(*providerData)
+	if !ok {
+		diags.AddError("Unexpected Configure Type",
+			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", data))
+	}
+	return pd
 }
