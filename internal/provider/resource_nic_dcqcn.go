@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
@@ -130,29 +131,25 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *nicDCQCNResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan nicDCQCNModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.apply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
 }
 
 func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+}
+
+// applyPlan converges the host to the plan and saves the result: create and update are the
+// same operation on a host.
+func (r *nicDCQCNResource) applyPlan(ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
 	var plan nicDCQCNModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
+	diags.Append(p.Get(ctx, &plan)...)
+	if diags.HasError() {
 		return
 	}
-	r.apply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+	r.apply(ctx, &plan, diags)
+	if !diags.HasError() {
+		diags.Append(state.Set(ctx, &plan)...)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
 // Read plans the configured tasks against the host: any change means the host drifted (for
