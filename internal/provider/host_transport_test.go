@@ -136,3 +136,47 @@ resource "roce_nccl_env_profile" "gpu" {
 		t.Errorf("second apply: %d connections and %d remote commands, want 1 and 3 (one read per resource, no write)", c2-c1, m2-m1)
 	}
 }
+
+// TestSSHDCrashBeforeApply: the host's sshd dies between plan and apply. The apply fails with
+// an error that names the host, nothing is half-written, and once sshd is back the next apply
+// converges.
+func TestSSHDCrashBeforeApply(t *testing.T) {
+	f, provider := hostTwins(t)
+	addr := twinAddress(t, f, "crash")
+	cli := newTerraformCLI(t, map[string]string{
+		"provider.tf": "terraform {\n  required_providers {\n    roce = { source = \"clusterbid/roce\" }\n  }\n}\n" + provider,
+		"main.tf": fmt.Sprintf(`
+resource "roce_nccl_env_profile" "gpu" {
+  host = %q
+  hcas = ["mlx5_0", "mlx5_1"]
+}
+`, addr),
+	})
+	if out, code := cli.run("plan", "-out", "p.tfplan"); code != 0 {
+		t.Fatalf("plan:\n%s", out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := f.KillSSHD(ctx, "crash"); err != nil {
+		t.Fatal(err)
+	}
+	out, code := cli.run("apply", "p.tfplan")
+	if code == 0 || !strings.Contains(out, addr) {
+		t.Fatalf("apply with sshd down (exit %d) should fail naming %s:\n%s", code, addr, out)
+	}
+	if err := f.RestartSSHD(ctx, "crash"); err != nil {
+		t.Fatal(err)
+	}
+	if got := onTwin(t, f, "crash", "ls -a /etc | grep -c -e nccl -e '\\.tmp' || true"); got != "0\n" {
+		t.Fatalf("the failed apply left files in /etc: %s", got)
+	}
+	if out, code := cli.run("apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply after sshd restart:\n%s", out)
+	}
+	if out, code := cli.run("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("plan after recovery is not empty (exit %d):\n%s", code, out)
+	}
+	if got := onTwin(t, f, "crash", "cat /etc/nccl.conf"); !strings.Contains(got, "NCCL_IB_HCA==mlx5_0,mlx5_1\n") {
+		t.Errorf("/etc/nccl.conf after recovery:\n%s", got)
+	}
+}

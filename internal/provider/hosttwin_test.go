@@ -41,6 +41,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "exdcqcn", Profile: "cx7"},
 	{Name: "exbootstrap", Profile: "cx7"},
 	{Name: "three", Profile: "cx7"},
+	{Name: "crash", Profile: "cx7"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one
