@@ -180,3 +180,31 @@ resource "roce_nccl_env_profile" "gpu" {
 		t.Errorf("/etc/nccl.conf after recovery:\n%s", got)
 	}
 }
+
+// TestHundredResourcesOnOneHost: 100 resources on one host share its connection without
+// tripping sshd's MaxSessions (10), at Terraform's default parallelism.
+func TestHundredResourcesOnOneHost(t *testing.T) {
+	f, provider := hostTwins(t)
+	cli := newTerraformCLI(t, map[string]string{
+		"provider.tf": "terraform {\n  required_providers {\n    roce = { source = \"clusterbid/roce\" }\n  }\n}\n" + provider,
+		"main.tf": fmt.Sprintf(`
+resource "roce_nccl_env_profile" "job" {
+  count = 100
+  host  = %q
+  path  = "/etc/nccl-job-${count.index}.conf"
+  debug = "WARN"
+}
+`, twinAddress(t, f, "crowded")),
+	})
+	start := time.Now()
+	if out, code := cli.run("apply", "-auto-approve"); code != 0 {
+		t.Fatalf("apply of 100 resources:\n%s", out)
+	}
+	t.Logf("apply of 100 resources on one host took %s", time.Since(start).Round(time.Millisecond))
+	if got := onTwin(t, f, "crowded", "ls /etc/nccl-job-*.conf | wc -l"); got != "100\n" {
+		t.Errorf("%s files written, want 100", strings.TrimSpace(got))
+	}
+	if out, code := cli.run("destroy", "-auto-approve"); code != 0 {
+		t.Fatalf("destroy:\n%s", out)
+	}
+}

@@ -42,6 +42,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "exbootstrap", Profile: "cx7"},
 	{Name: "three", Profile: "cx7"},
 	{Name: "crash", Profile: "cx7"},
+	{Name: "crowded", Profile: "cx7"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one
