@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -64,4 +65,19 @@ func hostID(hostAddr string) string { return strings.TrimSpace(hostAddr) }
 func isConnectionError(err error) bool {
 	var ce *ssh.ConnectError
 	return errors.As(err, &ce)
+}
+
+// applyHostPlan is create and update of a host resource, which are the same operation: read
+// the plan into a model, converge the host with apply, and save the model as the new state.
+func applyHostPlan[M any](ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics,
+	apply func(context.Context, *M, *diag.Diagnostics)) {
+	var plan M
+	diags.Append(p.Get(ctx, &plan)...)
+	if diags.HasError() {
+		return
+	}
+	apply(ctx, &plan, diags)
+	if !diags.HasError() {
+		diags.Append(state.Set(ctx, &plan)...)
+	}
 }

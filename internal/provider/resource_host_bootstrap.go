@@ -15,7 +15,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -167,25 +166,11 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 }
 
 func (r *hostBootstrapResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
 func (r *hostBootstrapResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-// applyPlan converges the host to the plan and saves the result: create and update are the
-// same operation on a host.
-func (r *hostBootstrapResource) applyPlan(ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
-	var plan hostBootstrapModel
-	diags.Append(p.Get(ctx, &plan)...)
-	if diags.HasError() {
-		return
-	}
-	r.apply(ctx, &plan, diags)
-	if !diags.HasError() {
-		diags.Append(state.Set(ctx, &plan)...)
-	}
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
 func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
@@ -131,25 +130,11 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *nicDCQCNResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
 func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.applyPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics)
-}
-
-// applyPlan converges the host to the plan and saves the result: create and update are the
-// same operation on a host.
-func (r *nicDCQCNResource) applyPlan(ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics) {
-	var plan nicDCQCNModel
-	diags.Append(p.Get(ctx, &plan)...)
-	if diags.HasError() {
-		return
-	}
-	r.apply(ctx, &plan, diags)
-	if !diags.HasError() {
-		diags.Append(state.Set(ctx, &plan)...)
-	}
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
 // Read plans the configured tasks against the host: any change means the host drifted (for
