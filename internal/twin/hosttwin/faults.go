@@ -2,6 +2,7 @@ package hosttwin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -38,6 +39,30 @@ func (f *Fleet) RotateHostKey(ctx context.Context, name string) error {
 			return err
 		}
 		return f.launch(ctx, t)
+	})
+}
+
+// LinkDown cuts host name's network (Options.Network) as a failed link
+// would: new connections fail, established ones stall until LinkUp or
+// until the client gives up on them.
+func (f *Fleet) LinkDown(ctx context.Context, name string) error {
+	return f.setLink(ctx, name, false)
+}
+
+// LinkUp restores host name's network after LinkDown.
+func (f *Fleet) LinkUp(ctx context.Context, name string) error {
+	return f.setLink(ctx, name, true)
+}
+
+func (f *Fleet) setLink(ctx context.Context, name string, up bool) error {
+	return f.withHost(name, func(t *twin) error {
+		if t.link == "" {
+			return errors.New("no network link: start the fleet with Options.Network")
+		}
+		if err := t.running(); err != nil {
+			return err
+		}
+		return setLink(ctx, t.link, up)
 	})
 }
 

@@ -18,6 +18,8 @@ type Fleet struct {
 	logDir    string
 	rootview  bool // see setupScript
 	timeout   time.Duration
+	network   bool // Options.Network
+	rtt       time.Duration
 
 	twins  []*twin // in Options.Hosts order
 	byName map[string]*twin
@@ -34,6 +36,12 @@ type twin struct {
 	profile hostprofile.Profile
 	paths   hostPaths
 	logFile string
+	listen  string // the address sshd listens on, in its own namespace
+
+	// With Options.Network: the host's relay (nil in an attached fleet)
+	// and the outer end of its current veth link.
+	relay *relay
+	link  string
 
 	proc  *process // set when this process started the running sshd
 	pid   int      // the twin's first process (sshd); 0 when not running

@@ -28,9 +28,17 @@ import (
 // Positional parameters: $1 host name, $2 host directory, $3 base layer,
 // $4 mask layer, $5 state directory (hidden inside the twin), $6
 // "rootview" or "direct", $7 the directory to bind over /proc/driver/nvidia,
-// $8 the source name of the root overlay (the launch's marker).
+// $8 the source name of the root overlay (the launch's marker), $9 "veth"
+// when the script runs in a network namespace of its own, whose link
+// (netlink.go) the parent creates before it writes a line on stdin.
 const setupScript = `set -eu
-name=$1 dir=$2 base=$3 mask=$4 hide=$5 mode=$6 nvidia=$7 marker=$8
+name=$1 dir=$2 base=$3 mask=$4 hide=$5 mode=$6 nvidia=$7 marker=$8 net=$9
+if [ "$net" = veth ]; then
+	read -r _
+	ip link set lo up
+	ip addr add ` + linkInsideAddr + `/64 dev ` + linkInsideName + ` nodad
+	ip link set ` + linkInsideName + ` up
+fi
 m=$dir/merged
 lowest=/
 if [ "$mode" = rootview ]; then
@@ -56,7 +64,7 @@ if [ -d "$m$hide" ]; then
 	mount -t tmpfs -o size=64k,mode=0755 "twin-hide-$name" "$m$hide"
 fi
 hostname "$name"
-exec chroot "$m" ` + sshdPath + ` -D -e -f ` + twinSSHDConfig + "\n"
+exec chroot "$m" ` + sshdPath + ` -D -e -f ` + twinSSHDConfig + " </dev/null\n"
 
 // twinEnv is the environment of sshd and of commands run in a twin.
 var twinEnv = []string{
@@ -81,7 +89,11 @@ type launchSpec struct {
 	stateDir string
 	rootview bool
 	logFile  string
+	listen   string // sshd's listen address, as its log prints it
 	port     int
+	// link, when set, puts the twin in a network namespace of its own
+	// reached through a veth pair whose outer end gets this name.
+	link string
 }
 
 // launch starts the twin's namespace and sshd and waits until sshd listens.
@@ -100,16 +112,29 @@ func launch(ctx context.Context, s launchSpec) (*process, error) {
 	if s.rootview {
 		mode = "rootview"
 	}
-	cmd := exec.Command("/bin/sh", "-c", setupScript, "twin-setup-"+s.name,
-		s.name, string(s.paths), s.baseDir, s.maskDir, s.stateDir, mode, procDriverNVIDIA, s.marker)
-	cmd.Dir = "/"
-	cmd.Env = twinEnv
-	cmd.Stdout, cmd.Stderr = logf, logf
+	network := "none"
 	// A new mount namespace for the script (Go makes / private in it) and a
 	// process group of its own, so the sshd listener and anything the
 	// script runs can be killed as one.
 	// A UTS namespace of its own, so the hostname command inside says the twin name.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Unshareflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS}
+	attr := &syscall.SysProcAttr{Setpgid: true, Unshareflags: syscall.CLONE_NEWNS | syscall.CLONE_NEWUTS}
+	if s.link != "" {
+		network = "veth"
+		attr.Unshareflags |= syscall.CLONE_NEWNET
+	}
+	cmd := exec.Command("/bin/sh", "-c", setupScript, "twin-setup-"+s.name,
+		s.name, string(s.paths), s.baseDir, s.maskDir, s.stateDir, mode, procDriverNVIDIA, s.marker, network)
+	cmd.Dir = "/"
+	cmd.Env = twinEnv
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = attr
+	var linkReady io.WriteCloser
+	if s.link != "" {
+		if linkReady, err = cmd.StdinPipe(); err != nil {
+			logf.Close()
+			return nil, err
+		}
+	}
 	err = cmd.Start()
 	logf.Close()
 	if err != nil {
@@ -120,7 +145,19 @@ func launch(ctx context.Context, s launchSpec) (*process, error) {
 		_ = cmd.Wait() // exit status is in the log; Wait reaps
 		close(p.done)
 	}()
-	if err := p.waitListening(ctx, s.logFile, offset, s.port); err != nil {
+	if linkReady != nil {
+		err := addLink(ctx, s.link, cmd.Process.Pid)
+		if err == nil {
+			_, err = io.WriteString(linkReady, "link\n")
+		}
+		linkReady.Close()
+		if err != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-p.done
+			return nil, fmt.Errorf("network link: %w", err)
+		}
+	}
+	if err := p.waitListening(ctx, s.logFile, offset, s.listen, s.port); err != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
 		return nil, err
@@ -130,8 +167,8 @@ func launch(ctx context.Context, s launchSpec) (*process, error) {
 
 // waitListening polls the log (from offset on) until sshd reports that it
 // listens on port, the process exits, or ctx ends.
-func (p *process) waitListening(ctx context.Context, logFile string, offset int64, port int) error {
-	want := []byte(fmt.Sprintf("Server listening on 127.0.0.1 port %d.", port))
+func (p *process) waitListening(ctx context.Context, logFile string, offset int64, listen string, port int) error {
+	want := []byte(fmt.Sprintf("Server listening on %s port %d.", listen, port))
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {

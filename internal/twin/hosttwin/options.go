@@ -30,6 +30,16 @@ type Options struct {
 	StartTimeout time.Duration
 	// Parallel bounds how many hosts start at once. Zero means 8.
 	Parallel int
+	// Network puts every host in a network namespace of its own, linked
+	// to this machine by a veth pair, behind a relay that listens on the
+	// host's loopback Address (relay.go). LinkDown and LinkUp then cut and
+	// restore a host's network. The relays live in the process that
+	// called Start, so a fleet attached from elsewhere cannot restart a
+	// host's sshd.
+	Network bool
+	// RTT is the round-trip time the relays add between clients and hosts
+	// (Network only).
+	RTT time.Duration
 }
 
 // HostSpec is one host of Options.
@@ -95,6 +105,9 @@ func (o Options) normalize() (Options, error) {
 			return o, fmt.Errorf("directory %q: must not contain ':', ',' or a newline", abs)
 		}
 		*d = abs
+	}
+	if o.RTT < 0 || (o.RTT > 0 && !o.Network) {
+		return o, fmt.Errorf("RTT %s: needs Network and must not be negative", o.RTT)
 	}
 	if o.StartTimeout <= 0 {
 		o.StartTimeout = defaultStartTimeout

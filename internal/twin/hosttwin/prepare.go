@@ -47,6 +47,10 @@ func (f *Fleet) prepare(spec HostSpec, index, port int) (*twin, error) {
 		profile: *spec.Custom,
 		paths:   p,
 		logFile: logPath(f.stateDir, f.logDir, spec.Name),
+		listen:  "127.0.0.1",
+	}
+	if f.network {
+		t.listen = "::" // the namespace's own addresses only
 	}
 	// Counters start from zero with every Start, also in a shared LogDir.
 	if err := os.Remove(t.logFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -106,9 +110,13 @@ func (t *twin) newHostKey() (ssh.PublicKey, error) {
 // setPort points the host at port: address, sshd_config and known_hosts
 // (with hostKey, the key clients should expect there).
 func (t *twin) setPort(port int, hostKey ssh.PublicKey) error {
+	if t.relay != nil {
+		t.relay.close()
+		t.relay = nil
+	}
 	t.host.Port = port
 	t.host.Address = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	if err := writeFileAtomic(t.paths.sshdConfig(), []byte(sshdConfig(t.host.Name, port)), 0o644); err != nil {
+	if err := writeFileAtomic(t.paths.sshdConfig(), []byte(sshdConfig(t.host.Name, t.listen, port)), 0o644); err != nil {
 		return err
 	}
 	return writeFileAtomic(t.paths.knownHosts(), []byte(knownHostsLine(t.host.Address, hostKey)), 0o644)

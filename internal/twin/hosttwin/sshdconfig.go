@@ -2,18 +2,20 @@ package hosttwin
 
 import (
 	"fmt"
+	"net"
+	"strconv"
 	"strings"
 )
 
-// sshdConfig renders the sshd_config of a twin listening on port. Paths are
+// sshdConfig renders the sshd_config of a twin listening on listen:port. Paths are
 // inside the twin. LogLevel VERBOSE makes sshd log "Accepted publickey" per
 // connection and "Starting session: command" per command, which
 // ConnectionCount and CommandCount count.
-func sshdConfig(name string, port int) string {
+func sshdConfig(name, listen string, port int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# sshd_config of host twin %s, written by hosttwin; replaced on every start.\n", name)
 	lines := []string{
-		fmt.Sprintf("ListenAddress 127.0.0.1:%d", port),
+		"ListenAddress " + net.JoinHostPort(listen, strconv.Itoa(port)),
 		"HostKey " + twinSSHDir + "/" + twinHostKeyName,
 		"AuthorizedKeysFile " + twinSSHDir + "/authorized_keys",
 		"PermitRootLogin prohibit-password",

@@ -40,6 +40,8 @@ func Start(ctx context.Context, opts Options) (*Fleet, error) {
 		stateDir: opts.StateDir,
 		logDir:   opts.LogDir,
 		timeout:  opts.StartTimeout,
+		network:  opts.Network,
+		rtt:      opts.RTT,
 		byName:   map[string]*twin{},
 	}
 	if err := f.makeDirs(ctx); err != nil {
@@ -168,7 +170,10 @@ func (f *Fleet) startHost(ctx context.Context, spec HostSpec, index, port int, p
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}
 	for attempt := 1; ; attempt++ {
-		err = f.launch(ctx, t)
+		err = f.bindRelay(t)
+		if err == nil {
+			err = f.launch(ctx, t)
+		}
 		var inUse *portInUseError
 		if err == nil || !pickPorts || !errors.As(err, &inUse) || attempt == portAttempts {
 			break
@@ -191,6 +196,19 @@ func (f *Fleet) startHost(ctx context.Context, spec HostSpec, index, port int, p
 	return t, nil
 }
 
+// bindRelay starts the relay of a Network host on its address, once.
+func (f *Fleet) bindRelay(t *twin) error {
+	if !f.network || t.relay != nil {
+		return nil
+	}
+	r, err := listenRelay(t.host.Address, f.rtt)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return &portInUseError{port: t.host.Port, log: err.Error()}
+	}
+	t.relay = r
+	return err
+}
+
 // launch starts t's sshd and records its process. The caller holds t.mu
 // or owns t exclusively.
 func (f *Fleet) launch(ctx context.Context, t *twin) error {
@@ -199,6 +217,15 @@ func (f *Fleet) launch(ctx context.Context, t *twin) error {
 	marker, err := newMarker(t.host.Name)
 	if err != nil {
 		return err
+	}
+	link := ""
+	if f.network {
+		if t.relay == nil {
+			return errors.New("its network relay lives in the process that started the fleet")
+		}
+		if link, err = newLinkName(); err != nil {
+			return err
+		}
 	}
 	p, err := launch(ctx, launchSpec{
 		name:     t.host.Name,
@@ -209,7 +236,9 @@ func (f *Fleet) launch(ctx context.Context, t *twin) error {
 		stateDir: f.stateDir,
 		rootview: f.rootview,
 		logFile:  t.logFile,
+		listen:   t.listen,
 		port:     t.host.Port,
+		link:     link,
 	})
 	if err != nil {
 		return err
@@ -227,6 +256,10 @@ func (f *Fleet) launch(ctx context.Context, t *twin) error {
 		return err
 	}
 	t.proc, t.pid, t.start, t.ns, t.marker = p, pid, start, ns, marker
+	if link != "" {
+		t.link = link
+		t.relay.setUpstream(linkUpstream(link, t.host.Port))
+	}
 	return nil
 }
 

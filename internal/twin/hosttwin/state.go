@@ -23,6 +23,7 @@ type fleetState struct {
 	LogDir         string      `json:"log_dir,omitempty"`
 	Rootview       bool        `json:"rootview"`
 	StartTimeoutMS int64       `json:"start_timeout_ms"`
+	Network        bool        `json:"network"`
 	Hosts          []hostState `json:"hosts"`
 }
 
@@ -36,6 +37,8 @@ type hostState struct {
 	Start   uint64              `json:"pid_start_time"`
 	MountNS string              `json:"mount_ns"`
 	Marker  string              `json:"mount_marker"`
+	Listen  string              `json:"listen"`
+	Link    string              `json:"link,omitempty"`
 }
 
 // saveState writes fleet.json.
@@ -53,12 +56,14 @@ func (f *Fleet) saveState() error {
 		LogDir:         f.logDir,
 		Rootview:       f.rootview,
 		StartTimeoutMS: f.timeout.Milliseconds(),
+		Network:        f.network,
 	}
 	for _, t := range f.twins {
 		t.mu.Lock()
 		st.Hosts = append(st.Hosts, hostState{
 			Host: t.host, Index: t.index, Spec: t.profile, LogFile: t.logFile,
 			PID: t.pid, Start: t.start, MountNS: t.ns, Marker: t.marker,
+			Listen: t.listen, Link: t.link,
 		})
 		t.mu.Unlock()
 	}
@@ -134,12 +139,16 @@ func Attach(stateDir string) (*Fleet, error) {
 		logDir:    st.LogDir,
 		rootview:  st.Rootview,
 		timeout:   time.Duration(st.StartTimeoutMS) * time.Millisecond,
+		network:   st.Network,
 		byName:    map[string]*twin{},
 	}
 	if f.timeout <= 0 {
 		f.timeout = defaultStartTimeout
 	}
 	for _, h := range st.Hosts {
+		if h.Listen == "" {
+			h.Listen = "127.0.0.1"
+		}
 		t := &twin{
 			host:    h.Host,
 			index:   h.Index,
@@ -150,6 +159,8 @@ func Attach(stateDir string) (*Fleet, error) {
 			start:   h.Start,
 			ns:      h.MountNS,
 			marker:  h.Marker,
+			listen:  h.Listen,
+			link:    h.Link,
 		}
 		f.twins = append(f.twins, t)
 		f.byName[h.Name] = t

@@ -37,7 +37,14 @@ func (f *Fleet) Stop(ctx context.Context) (err error) {
 	errs := f.eachTwin(func(t *twin) error {
 		t.mu.Lock()
 		defer t.mu.Unlock()
-		return t.kill(ctx)
+		if err := t.kill(ctx); err != nil {
+			return err
+		}
+		if t.relay != nil {
+			t.relay.close()
+			t.relay = nil
+		}
+		return nil
 	})
 	if err := errors.Join(errs...); err != nil {
 		return err

@@ -47,7 +47,7 @@ func TestOptionsNormalize(t *testing.T) {
 }
 
 func TestSSHDConfig(t *testing.T) {
-	got := sshdConfig("gpu-0", 40022)
+	got := sshdConfig("gpu-0", "127.0.0.1", 40022)
 	for _, want := range []string{
 		"ListenAddress 127.0.0.1:40022\n",
 		"HostKey /etc/ssh/twin/ssh_host_ed25519_key\n",
