@@ -283,7 +283,7 @@ func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend,
 		return false
 	}
 	if warning != "" {
-		diags.AddWarning("Switch Reported a Failure but Applied the Change", warning)
+		diags.AddWarning("Set Failed but the Switch Applied the Change", warning)
 	}
 	return true
 }

@@ -110,7 +110,7 @@ func (s *SONiC) Apply(ctx context.Context, c *Changes) (warning string, err erro
 	_, err = s.client.Set(ctx, c.Batch)
 	var setErr *gnmi.SetError
 	if errors.As(err, &setErr) && setErr.Applied != nil && *setErr.Applied {
-		return fmt.Sprintf("switch %s reported %v, but a read-back shows every change in place (a known SONiC gNMI behaviour); nothing else to do", s.client.Address(), setErr.Err), nil
+		return fmt.Sprintf("the Set to switch %s ended with %v, but a read-back shows every change in place (SONiC can report a failure after applying, and a lost connection hides the reply); nothing else to do", s.client.Address(), setErr.Err), nil
 	}
 	return "", err
 }

@@ -3,6 +3,7 @@ package switchtwin
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"path"
 	"time"
 
@@ -39,7 +40,8 @@ func first(values []string) string {
 	return values[0]
 }
 
-// unaryInterceptor authenticates, counts and logs every unary RPC.
+// unaryInterceptor authenticates, counts and logs every unary RPC, and
+// resets its connection when the handler asks for it (ResetNextSet).
 func (t *Twin) unaryInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
 	resp, err := func() (any, error) {
@@ -49,6 +51,10 @@ func (t *Twin) unaryInterceptor(ctx context.Context, req any, info *grpc.UnarySe
 		return handler(ctx, req)
 	}()
 	t.record(ctx, path.Base(info.FullMethod), start, requestOps(req), err)
+	var reset *connReset
+	if errors.As(err, &reset) {
+		t.resetConn(ctx)
+	}
 	return resp, err
 }
 

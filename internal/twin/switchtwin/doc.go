@@ -23,7 +23,8 @@
 // Around that it models the server's operational behaviour: username and
 // password in gRPC metadata, mTLS, idle connections closed after 5 s, a cap
 // of 100 connections, and injectable faults (FailNextSet,
-// FailNextSetButApply for sonic-gnmi#238, SlowSet, DropConnections).
+// FailNextSetButApply for sonic-gnmi#238, ResetNextSet, SlowSet,
+// DropConnections).
 //
 // Not modelled: buffermgrd (BUFFER_PG/BUFFER_PROFILE do not follow
 // CABLE_LENGTH, speed or pfc_enable changes), Subscribe, databases other

@@ -1,10 +1,13 @@
 package switchtwin
 
 import (
+	"context"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 )
 
 // faults are the injected failures waiting to happen.
@@ -13,6 +16,7 @@ type faults struct {
 	failSet      []codes.Code
 	failSetApply []codes.Code
 	failGet      []codes.Code
+	resetSet     []bool // afterApply of each queued ResetNextSet
 	slowSet      time.Duration
 }
 
@@ -32,6 +36,20 @@ func (t *Twin) FailNextSetButApply(code codes.Code) {
 	t.faults.mu.Lock()
 	defer t.faults.mu.Unlock()
 	t.faults.failSetApply = append(t.faults.failSetApply, code)
+}
+
+// ResetNextSet makes the next Set lose its connection: the twin resets the
+// client's TCP connection (an RST, not a gRPC status), so the client learns
+// only that the transport died, never whether the switch applied the Set, as
+// when the gnmi container crashes or a firewall drops the session mid-call.
+// With afterApply false the reset comes before anything is applied; with
+// afterApply true the Set is committed first and the reset replaces its
+// response. A Set that fails validation fails as usual and leaves an
+// afterApply fault queued. Calls queue, in order.
+func (t *Twin) ResetNextSet(afterApply bool) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.resetSet = append(t.faults.resetSet, afterApply)
 }
 
 // FailNextGet makes the next Get fail with code. Calls queue.
@@ -86,6 +104,38 @@ func (f *faults) takeFailSetApply() (codes.Code, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return pop(&f.failSetApply)
+}
+
+// takeReset consumes the queued ResetNextSet when it is due at this point of
+// a Set: before applying (afterApply false) or after (true).
+func (f *faults) takeReset(afterApply bool) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.resetSet) == 0 || f.resetSet[0] != afterApply {
+		return false
+	}
+	f.resetSet = f.resetSet[1:]
+	return true
+}
+
+// connReset is what a Set handler returns to have its connection reset. The
+// interceptor resets it after recording the RPC, so a test that sees the
+// failure also sees it in Stats and RPCLog. The client never receives this
+// status: its connection is gone.
+type connReset struct{ when string }
+
+func (e *connReset) Error() string { return "switchtwin: injected connection reset " + e.when }
+
+// GRPCStatus is the status the RPC log records.
+func (e *connReset) GRPCStatus() *status.Status { return status.New(codes.Unavailable, e.Error()) }
+
+// resetConn resets the connection that carries the RPC of ctx.
+func (t *Twin) resetConn(ctx context.Context) {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		if l := t.listener(); l != nil {
+			l.reset(p.Addr.String())
+		}
+	}
 }
 
 func (f *faults) slow() time.Duration {

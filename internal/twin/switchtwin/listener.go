@@ -68,6 +68,31 @@ func (l *capListener) dropAll() int {
 	return len(conns)
 }
 
+// reset closes the connection whose remote address is remote, the peer
+// address gRPC gives a handler, with an RST rather than a FIN (SO_LINGER 0),
+// as a crashed server or a middlebox would. gRPC offers no way to close the
+// connection of one RPC, hence the lookup here. It reports whether the
+// connection was found.
+func (l *capListener) reset(remote string) bool {
+	l.mu.Lock()
+	var target *trackedConn
+	for c := range l.conns {
+		if c.RemoteAddr().String() == remote {
+			target = c
+			break
+		}
+	}
+	l.mu.Unlock()
+	if target == nil {
+		return false
+	}
+	if tcp, ok := target.Conn.(*net.TCPConn); ok {
+		_ = tcp.SetLinger(0)
+	}
+	_ = target.Close()
+	return true
+}
+
 func (l *capListener) stats() ConnStats {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -26,6 +26,9 @@ type setOp struct {
 // result is checked against the release's GCU allowlist and the table
 // schemas, and committed only when all of it passes.
 func (t *Twin) Set(_ context.Context, req *gpb.SetRequest) (*gpb.SetResponse, error) {
+	if t.faults.takeReset(false) {
+		return nil, &connReset{when: "before the Set was applied"}
+	}
 	if code, ok := t.faults.takeFailSet(); ok {
 		return nil, status.Errorf(code, "switchtwin: injected Set failure (%s); nothing was applied", code)
 	}
@@ -41,6 +44,9 @@ func (t *Twin) Set(_ context.Context, req *gpb.SetRequest) (*gpb.SetResponse, er
 	}
 	if err := t.apply(ops); err != nil {
 		return nil, status.Error(codes.Unknown, "apply patch: "+err.Error())
+	}
+	if t.faults.takeReset(true) {
+		return nil, &connReset{when: "after the Set was applied"}
 	}
 	if code, ok := t.faults.takeFailSetApply(); ok {
 		return nil, status.Errorf(code, "Failed to apply patch on the following scopes: localhost (switchtwin: injected after the patch was applied, sonic-gnmi#238)")

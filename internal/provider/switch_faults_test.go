@@ -1,0 +1,78 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// TestSwitchQoSConnectionReset resets the gNMI connection in the middle of the create's
+// SetRequest, as a crashing gnmi container or a firewall would. The provider cannot tell from
+// the error whether the switch applied the Set; its re-read must: before the switch applied
+// it, the apply fails naming the switch and leaves nothing behind; after, the apply succeeds.
+// Either way the next apply converges and the plan after it is empty.
+func TestSwitchQoSConnectionReset(t *testing.T) {
+	t.Run("before apply", func(t *testing.T) {
+		f := newSwitchFixture(t, switchtwin.Options{})
+		before := f.twin.Snapshot()
+		config := f.config(leafConfig, f.addr, 102400, 256000)
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{
+				{
+					PreConfig:   func() { f.twin.ResetNextSet(false) },
+					Config:      config,
+					ExpectError: regexp.MustCompile(`(?s)Unable to Apply Switch QoS.*` + regexp.QuoteMeta(f.addr) + `.*not\s+on\s+the\s+switch`),
+				},
+				{
+					PreConfig: func() {
+						if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+							t.Errorf("the reset Set left changes behind (-before +after):\n%s", diff)
+						}
+					},
+					Config: config,
+					Check:  f.checkLeafApplied,
+				},
+				{Config: config, PlanOnly: true},
+			},
+		})
+	})
+	t.Run("after apply", func(t *testing.T) {
+		f := newSwitchFixture(t, switchtwin.Options{})
+		config := f.config(leafConfig, f.addr, 102400, 256000)
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{
+				{
+					PreConfig: func() {
+						f.twin.ResetStats()
+						f.twin.ResetNextSet(true)
+					},
+					Config: config,
+					Check: func(s *terraform.State) error {
+						if sets := f.twin.Stats().RPCs["Set"]; sets != 1 {
+							return fmt.Errorf("create sent %d SetRequests, want 1: a Set that may have applied is not re-sent", sets)
+						}
+						return f.checkLeafApplied(s)
+					},
+				},
+				{Config: config, PlanOnly: true},
+			},
+		})
+	})
+}
+
+// checkLeafApplied checks a few fields that leafConfig (102400, 256000) sets on the twin.
+func (f *switchFixture) checkLeafApplied(*terraform.State) error {
+	return f.expect(map[string]map[string]string{
+		"PORT_QOS_MAP|Ethernet0":      {"pfc_enable": "3", "dscp_to_tc_map": "ROCE"},
+		"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "102400"},
+		"SCHEDULER|ROCE_CNP":          {"type": "STRICT"},
+	})
+}
