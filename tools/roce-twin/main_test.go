@@ -12,6 +12,7 @@ import (
 	"time"
 
 	hostssh "github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/twinvars"
 )
 
 // TestUpServesRealGNMIAndDownStops runs the built command as users do and talks to the switch
@@ -38,7 +39,7 @@ func TestUpServesRealGNMIAndDownStops(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command(bin, "down", "--state-dir", state).Run() })
 
-	var ep endpoints
+	var ep twinvars.Endpoints
 	raw, err := os.ReadFile(filepath.Join(state, endpointsFile))
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestUpServesRealGNMIAndDownStops(t *testing.T) {
 
 // gnmiCLIRun runs gnmi_cli against sw under script(1), which gives it the terminal its
 // password prompt needs, and returns what it printed.
-func gnmiCLIRun(t *testing.T, gnmiCLI string, sw switchEndpoint, args ...string) string {
+func gnmiCLIRun(t *testing.T, gnmiCLI string, sw twinvars.SwitchEndpoint, args ...string) string {
 	t.Helper()
 	line := gnmiCLI + " -address " + sw.Address + " -ca_crt " + sw.CAFile + " -with_user_pass"
 	for _, a := range args {
@@ -146,7 +147,7 @@ func TestUpStartsHostTwins(t *testing.T) {
 		t.Fatalf("up: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command(bin, "down", "--state-dir", state).Run() })
-	var ep endpoints
+	var ep twinvars.Endpoints
 	raw, err := os.ReadFile(filepath.Join(state, endpointsFile))
 	if err != nil {
 		t.Fatal(err)

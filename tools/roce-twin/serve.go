@@ -14,34 +14,11 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/twinvars"
 )
-
-// endpoints is DIR/endpoints.json: what a test or a tfvars file needs to reach the twins.
-type endpoints struct {
-	Switches []switchEndpoint `json:"switches"`
-	Hosts    []hosttwin.Host  `json:"hosts"`
-	// SSH is one login that reaches every host, for a provider's ssh block.
-	SSH *fleetSSH `json:"ssh,omitempty"`
-}
-
-type fleetSSH struct {
-	User           string `json:"user"`
-	PrivateKeyFile string `json:"private_key_file"`
-	KnownHostsFile string `json:"known_hosts_file"`
-}
 
 // hostsDir is where, under the state directory, the host fleet keeps its state.
 const hostsDir = "hosts"
-
-type switchEndpoint struct {
-	Name     string `json:"name"`
-	Address  string `json:"address"`
-	Username string `json:"username"`
-	Password string `json:"password"`
-	CAFile   string `json:"ca_file"`
-	Release  string `json:"release"`
-	HWSKU    string `json:"hwsku"`
-}
 
 // serve runs the twins in this process until SIGTERM or SIGINT.
 func serve(o options) error {
@@ -62,7 +39,7 @@ func serve(o options) error {
 	if err != nil {
 		return err
 	}
-	var ep endpoints
+	var ep twinvars.Endpoints
 	var twins []*switchtwin.Twin
 	for i := range o.switches {
 		tw, err := switchtwin.New(switchtwin.Options{
@@ -78,7 +55,7 @@ func serve(o options) error {
 		}
 		defer tw.Stop()
 		twins = append(twins, tw)
-		ep.Switches = append(ep.Switches, switchEndpoint{
+		ep.Switches = append(ep.Switches, twinvars.SwitchEndpoint{
 			Name: fmt.Sprintf("leaf%d", i+1), Address: addr, Username: "admin", Password: password,
 			CAFile: files.CA, Release: tw.Release().String(), HWSKU: o.hwsku,
 		})
@@ -98,14 +75,14 @@ func serve(o options) error {
 			}
 		}()
 		ep.Hosts = fleet.Hosts()
-		ep.SSH = &fleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
+		ep.SSH = &twinvars.FleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
 	}
 	if o.tfvars != "" {
-		v, err := newTFVars(ep, twins, o.profile)
+		v, err := twinvars.New(ep, twins, o.profile)
 		if err != nil {
 			return err
 		}
-		if err := writeTFVars(o.tfvars, v); err != nil {
+		if err := twinvars.Write(o.tfvars, v); err != nil {
 			return fmt.Errorf("write %s: %w", o.tfvars, err)
 		}
 	}
@@ -131,7 +108,7 @@ func startHosts(o options) (*hosttwin.Fleet, error) {
 	return fleet, nil
 }
 
-func writeEndpoints(dir string, ep endpoints) error {
+func writeEndpoints(dir string, ep twinvars.Endpoints) error {
 	raw, err := json.MarshalIndent(ep, "", "  ")
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"regexp"
 	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/twinvars"
 )
 
 // TestUpWritesTFVars starts a small fabric with --tfvars and checks the file against
@@ -27,13 +29,13 @@ func TestUpWritesTFVars(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command(bin, "down", "--state-dir", state).Run() })
 
-	var ep endpoints
+	var ep twinvars.Endpoints
 	readJSON(t, filepath.Join(state, endpointsFile), &ep)
 	path := filepath.Join(work, "vars", "terraform.tfvars.json")
 	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("tfvars file: %v, mode %v; want it written with mode 0600 (it holds the switch password)", err, st)
 	}
-	var v tfvars
+	var v twinvars.TFVars
 	readJSON(t, path, &v)
 
 	if len(v.Switches) != 2 || v.GNMI == nil {
@@ -56,7 +58,7 @@ func TestUpWritesTFVars(t *testing.T) {
 	if v.SSH == nil || *v.SSH != *ep.SSH {
 		t.Errorf("tfvars ssh = %+v, want the fleet login %+v", v.SSH, ep.SSH)
 	}
-	wantOFED := tfOFED{Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1", Trusted: true}
+	wantOFED := twinvars.OFED{Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1", Trusted: true}
 	if v.OFED == nil || *v.OFED != wantOFED {
 		t.Errorf("tfvars ofed = %+v, want %+v", v.OFED, wantOFED)
 	}
@@ -76,22 +78,6 @@ func TestUpWritesTFVars(t *testing.T) {
 		if !declared[k] {
 			t.Errorf("tfvars sets %q, which examples/demo/variables.tf does not declare", k)
 		}
-	}
-}
-
-func TestTwinOFED(t *testing.T) {
-	for profile, want := range map[string]tfOFED{
-		"cx7":   {Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1", Trusted: true},
-		"mlnx":  {Flavor: "mlnx", Version: "24.10-3.2.5.0", RepoURL: "file:/srv/twin-apt/mlnx/24.10-3.2.5.0", Trusted: true},
-		"inbox": {Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1", Trusted: true},
-	} {
-		got, err := twinOFED(profile)
-		if err != nil || got != want {
-			t.Errorf("twinOFED(%q) = %+v, %v; want %+v", profile, got, err, want)
-		}
-	}
-	if _, err := twinOFED("nope"); err == nil {
-		t.Error("twinOFED of an unknown profile did not fail")
 	}
 }
 
