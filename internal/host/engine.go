@@ -14,6 +14,9 @@ type Engine struct {
 	// Sudo runs the gather and the steps that need root through sudo, for a
 	// login user other than root.
 	Sudo bool
+	// Cache, when set, shares gathered facts with the other engines of the
+	// process; Runner should then come from Cache.Runner.
+	Cache *FactCache
 }
 
 // Plan gathers the facts all tasks need in one round trip and plans each
@@ -95,7 +98,15 @@ func (e Engine) gatherFor(ctx context.Context, r Runner, tasks []Task) (Facts, e
 	if want.Empty() {
 		return Facts{Host: r.Address(), Absent: map[string]string{}}, nil
 	}
-	return gather(ctx, r, want, e.Sudo)
+	return e.gather(ctx, r, want, e.Sudo)
+}
+
+// gather reads want through the cache when the engine has one.
+func (e Engine) gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, error) {
+	if e.Cache != nil {
+		return e.Cache.gather(ctx, r, want, sudo)
+	}
+	return gather(ctx, r, want, sudo)
 }
 
 // planTasks plans every task against f and checks the steps it yields.
@@ -136,26 +147,42 @@ func dirMayBeMissing(f Facts, path string) bool {
 	return !ok || !fi.Exists && fi.DirMissing
 }
 
-// countingRunner counts the round trips of one Plan or Apply.
+// countingRunner counts the round trips of one Plan or Apply; a copy made
+// for reading (reader) counts into its parent.
 type countingRunner struct {
 	Runner
-	n int
+	n      int
+	parent *countingRunner
+}
+
+func (c *countingRunner) count() {
+	if c.parent != nil {
+		c.parent.count()
+		return
+	}
+	c.n++
 }
 
 func (c *countingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
-	c.n++
+	c.count()
 	return c.Runner.Run(ctx, cmd, opts)
 }
 
 func (c *countingRunner) WriteFile(ctx context.Context, path string, data []byte, mode os.FileMode, owner string, sudo bool) error {
-	c.n++
+	c.count()
 	return c.Runner.WriteFile(ctx, path, data, mode, owner, sudo)
 }
 
 // Gather reads want in one round trip, through sudo when e.Sudo, for callers that plan several
 // groups of tasks (PlanFacts) or read more than the tasks need from one gather.
 func (e Engine) Gather(ctx context.Context, want FactSet) (Facts, error) {
-	return gather(ctx, e.Runner, want, e.Sudo)
+	return e.gather(ctx, e.Runner, want, e.Sudo)
+}
+
+// Read reads want in one round trip without sudo, as [Gather] does, through the engine's
+// cache when it has one.
+func (e Engine) Read(ctx context.Context, want FactSet) (Facts, error) {
+	return e.gather(ctx, e.Runner, want, false)
 }
 
 // PlanFacts plans tasks against facts already gathered with at least their Needs. It does no

@@ -1,0 +1,159 @@
+// Command bench measures the provider against twins of a RoCE fabric and against an
+// equivalent Ansible playbook on the same twins, and prints one table (`make bench`).
+//
+// For every host count and round-trip time asked for, it starts S SONiC switch twins and N
+// ConnectX host twins, each host in a network namespace of its own behind a relay that adds
+// the RTT (hosttwin Options.Network, RTT), and measures through the real Terraform CLI:
+//
+//	apply     terraform apply from empty state (OFED pin, GPUDirect, DCQCN, NCCL profile,
+//	          switch QoS: examples/demo)
+//	no-op     terraform plan with nothing to change
+//	repair    terraform apply after drift was made on every host
+//
+// counting SSH connections and remote commands per host (the twins' sshd logs), gNMI RPCs per
+// switch (the twins' counters) and the provider's peak RSS (each provider process runs under
+// this binary, which records its maximum resident set). Then it starts fresh hosts and runs
+// bench/ansible/site.yml on them, once with Ansible's defaults and once tuned, and checks that
+// both tools leave a host with the same files.
+//
+//	bench [-hosts 8,32,64] [-rtt 0,2ms] [-switches 2] [-ports 32] [-ansible default,tuned]
+//	      [-out bench/results]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if filepath.Base(os.Args[0]) == providerBinary {
+		os.Exit(wrapProvider())
+	}
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	root      string // the repository
+	hosts     []int
+	rtts      []time.Duration
+	switches  int
+	ports     int
+	ansible   []string // Ansible configurations to run: default, tuned
+	out       string
+	terraform string
+	provider  string
+	work      string
+	keep      bool
+}
+
+func run() error {
+	var c config
+	var hosts, rtts, ansible string
+	flag.StringVar(&hosts, "hosts", "8,32,64", "host counts, comma-separated")
+	flag.StringVar(&rtts, "rtt", "0,2ms", "round-trip times between Terraform/Ansible and the hosts, comma-separated")
+	flag.IntVar(&c.switches, "switches", 2, "switch twins")
+	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
+	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned), comma-separated; empty for none")
+	flag.StringVar(&c.out, "out", "bench/results", "directory for the results table")
+	flag.StringVar(&c.root, "root", ".", "the repository root")
+	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (workspaces, logs)")
+	flag.Parse()
+	var err error
+	if c.hosts, err = parseInts(hosts); err != nil {
+		return fmt.Errorf("-hosts: %w", err)
+	}
+	if c.rtts, err = parseDurations(rtts); err != nil {
+		return fmt.Errorf("-rtt: %w", err)
+	}
+	for _, a := range strings.Split(ansible, ",") {
+		switch a = strings.TrimSpace(a); a {
+		case "":
+		case ansibleDefault, ansibleTuned:
+			c.ansible = append(c.ansible, a)
+		default:
+			return fmt.Errorf("-ansible %q: want default and/or tuned", a)
+		}
+	}
+	if c.root, err = filepath.Abs(c.root); err != nil {
+		return err
+	}
+	c.terraform = filepath.Join(c.root, "bin", "terraform")
+	c.provider = filepath.Join(c.root, "bin", providerBinary)
+	for _, f := range []string{c.terraform, c.provider} {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("%s is missing: run make bench, which builds it", f)
+		}
+	}
+	if len(c.ansible) > 0 {
+		if _, err := lookPath("ansible-playbook"); err != nil {
+			return errors.New("ansible-playbook is missing: make bench installs it (Debian package ansible-core)")
+		}
+	}
+	if c.work, err = os.MkdirTemp("", "roce-bench-"); err != nil {
+		return err
+	}
+	if !c.keep {
+		defer os.RemoveAll(c.work)
+	} else {
+		fmt.Println("work directory:", c.work)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	began := time.Now()
+	var results []scenarioResult
+	for _, n := range c.hosts {
+		for _, rtt := range c.rtts {
+			r, err := runScenario(ctx, c, scenario{hosts: n, rtt: rtt})
+			if err != nil {
+				return fmt.Errorf("%d hosts, RTT %s: %w", n, rtt, err)
+			}
+			results = append(results, r)
+			fmt.Println(renderTable(results[len(results)-1:]))
+		}
+	}
+	table := renderReport(c, results, time.Since(began))
+	fmt.Println(table)
+	return writeReport(c, table)
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func parseDurations(s string) ([]time.Duration, error) {
+	var out []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "0" {
+			out = append(out, 0)
+			continue
+		}
+		d, err := time.ParseDuration(f)
+		if err != nil || d < 0 {
+			return nil, fmt.Errorf("%q is not a duration such as 2ms", f)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Targets (benchmark results, not timed tests), for the largest scenario with a nonzero RTT.
+const (
+	targetVsDefault      = 5.0
+	targetVsTuned        = 2.0
+	targetConnsPerHost   = 1
+	targetCmdsPerRes     = 3
+	targetSetsPerSwitch  = 1
+	targetRSSMiB         = 200.0
+	applyStep            = "terraform apply (empty state)"
+	noopStep             = "terraform plan (no changes)"
+	ansibleStepPrefix    = "ansible-playbook ("
+	ansibleDefaultStep   = ansibleStepPrefix + ansibleDefault + ")"
+	ansibleTunedStep     = ansibleStepPrefix + ansibleTuned + ")"
+	resultsFileTimeStamp = "2006-01-02T15-04-05"
+)
+
+func (r scenarioResult) step(name string) (step, bool) {
+	i := slices.IndexFunc(r.steps, func(s step) bool { return s.name == name })
+	if i < 0 {
+		return step{}, false
+	}
+	return r.steps[i], true
+}
+
+// speedup is how many times faster the Terraform apply was than an Ansible run.
+func (r scenarioResult) speedup(ansibleStep string) (float64, bool) {
+	a, ok1 := r.step(ansibleStep)
+	t, ok2 := r.step(applyStep)
+	if !ok1 || !ok2 || t.wall == 0 {
+		return 0, false
+	}
+	return a.wall.Seconds() / t.wall.Seconds(), true
+}
+
+func renderTable(results []scenarioResult) string {
+	var b strings.Builder
+	b.WriteString("| hosts | RTT | step | wall | × vs Ansible default | × vs Ansible tuned | SSH conns/host | commands/host | gNMI RPCs/switch | provider peak RSS | network lower bound |\n")
+	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	for _, r := range results {
+		for _, s := range r.steps {
+			vsDefault, vsTuned := "", ""
+			if s.name == applyStep {
+				if x, ok := r.speedup(ansibleDefaultStep); ok {
+					vsDefault = fmt.Sprintf("%.1f×", x)
+				}
+				if x, ok := r.speedup(ansibleTunedStep); ok {
+					vsTuned = fmt.Sprintf("%.1f×", x)
+				}
+			}
+			rss := ""
+			if s.providers > 0 {
+				rss = fmt.Sprintf("%.0f MiB (%d processes)", s.rssMiB, s.providers)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %.1f s | %s | %s | %s | %s | %s | %s | %s |\n",
+				r.hosts, r.rtt, s.name, s.wall.Seconds(), vsDefault, vsTuned,
+				span(s.connsMin, s.connsMax), span(s.commandsMin, s.commandsMax), rpcSummary(s.rpcs), rss,
+				s.lowerBound.Round(time.Millisecond))
+		}
+	}
+	return b.String()
+}
+
+// span prints a per-host count as one number, or min–max when hosts differ.
+func span(lo, hi int) string {
+	if lo == hi {
+		return fmt.Sprint(hi)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
+}
+
+// rpcSummary prints the most RPCs any switch got, by method.
+func rpcSummary(perSwitch []map[string]int) string {
+	if perSwitch == nil {
+		return ""
+	}
+	most := map[string]int{}
+	for _, m := range perSwitch {
+		for k, n := range m {
+			most[k] = max(most[k], n)
+		}
+	}
+	var parts []string
+	for _, k := range []string{"Set", "Get", "Capabilities", "Subscribe"} {
+		if most[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, most[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func renderReport(c config, results []scenarioResult, took time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# make bench, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(&b, "Machine: %d CPUs, %s; %s; %s; %s. %d switch twins of %d ports; host twins of profile %s "+
+		"(8 ConnectX-7 ports each), each in its own network namespace behind a relay adding the RTT. "+
+		"Whole run: %s.\n\n",
+		runtime.NumCPU(), runtime.Version(), firstLine(c.terraform, "version"), firstLine("ansible-playbook", "--version"),
+		firstLine("sshd", "-V"), c.switches, c.ports, hostProfile, took.Round(time.Second))
+	b.WriteString(renderTable(results))
+	b.WriteString("\nSSH conns/host and commands/host come from the host twins' sshd logs (min–max over hosts); " +
+		"gNMI RPCs/switch from the switch twins' counters (most on any switch); provider peak RSS is the largest " +
+		"maximum resident set of the provider processes the command started (`terraform apply` starts one for " +
+		"the plan and one for the apply). The network lower bound is the fewest round trips any tool needs on a " +
+		"host (an SSH connection, then reading, writing and verifying: bounds.go) times the RTT.\n\n")
+	b.WriteString("Ansible and Terraform leave the same files on a host (bench/ansible/compare.sh on the hosts' overlay upper directories):\n\n")
+	for _, r := range results {
+		for _, mode := range c.ansible {
+			verdict := "yes"
+			if !r.equivalent[mode] {
+				verdict = "NO:\n\n```\n" + strings.TrimSpace(r.diff[mode]) + "\n```\n"
+			}
+			idem := "a second run changed nothing"
+			if !r.idempotent[mode] {
+				idem = "a second run CHANGED something"
+			}
+			fmt.Fprintf(&b, "- %s, Ansible %s: %s (%s)\n", r.scenario, mode, verdict, idem)
+		}
+	}
+	b.WriteString("\n" + renderTargets(results))
+	return b.String()
+}
+
+// renderTargets checks the targets on the largest scenario with the largest RTT.
+func renderTargets(results []scenarioResult) string {
+	if len(results) == 0 {
+		return ""
+	}
+	best := slices.MaxFunc(results, func(a, b scenarioResult) int {
+		if a.hosts != b.hosts {
+			return a.hosts - b.hosts
+		}
+		return int(a.rtt - b.rtt)
+	})
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Targets (%s)\n\n", best.scenario)
+	check := func(name string, ok bool, got string) {
+		mark := "met"
+		if !ok {
+			mark = "MISSED"
+		}
+		fmt.Fprintf(&b, "- %s: %s (%s)\n", name, mark, got)
+	}
+	if x, ok := best.speedup(ansibleDefaultStep); ok {
+		check(fmt.Sprintf("apply ≥ %.0f× faster than default Ansible", targetVsDefault), x >= targetVsDefault, fmt.Sprintf("%.1f×", x))
+	}
+	if x, ok := best.speedup(ansibleTunedStep); ok {
+		check(fmt.Sprintf("apply ≥ %.0f× faster than tuned Ansible", targetVsTuned), x >= targetVsTuned, fmt.Sprintf("%.1f×", x))
+	}
+	for _, s := range best.steps {
+		if strings.HasPrefix(s.name, ansibleStepPrefix) {
+			continue
+		}
+		check(fmt.Sprintf("≤ %d SSH connection per host: %s", targetConnsPerHost, s.name), s.connsMax <= targetConnsPerHost,
+			fmt.Sprintf("%d", s.connsMax))
+	}
+	if s, ok := best.step(noopStep); ok {
+		per := float64(s.commandsMax) / hostResources
+		check(fmt.Sprintf("≤ %d remote commands per host per resource on a no-op plan", targetCmdsPerRes), per <= targetCmdsPerRes,
+			fmt.Sprintf("%d commands for %d resources", s.commandsMax, hostResources))
+	}
+	for _, s := range best.steps {
+		if s.rpcs == nil || strings.HasPrefix(s.name, "terraform plan") {
+			continue
+		}
+		most := 0
+		for _, m := range s.rpcs {
+			most = max(most, m["Set"])
+		}
+		check(fmt.Sprintf("one Set per switch: %s", s.name), most == targetSetsPerSwitch || (most == 0 && s.name != applyStep),
+			fmt.Sprintf("at most %d", most))
+	}
+	var rss float64
+	for _, s := range best.steps {
+		rss = max(rss, s.rssMiB)
+	}
+	check(fmt.Sprintf("provider peak RSS < %.0f MB", targetRSSMiB), rss < targetRSSMiB, fmt.Sprintf("%.0f MiB", rss))
+	return b.String()
+}
+
+// firstLine is the first line a version command prints, or "" when it fails.
+func firstLine(name string, args ...string) string {
+	out, _ := exec.Command(name, args...).CombinedOutput()
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line
+}
+
+func writeReport(c config, report string) error {
+	dir := c.out
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(c.root, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, time.Now().UTC().Format(resultsFileTimeStamp)+".md")
+	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		return err
+	}
+	fmt.Println("results written to", path)
+	return nil
+}

@@ -1,0 +1,225 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+type scenario struct {
+	hosts int
+	rtt   time.Duration
+}
+
+func (s scenario) String() string { return fmt.Sprintf("%d hosts, RTT %s", s.hosts, s.rtt) }
+
+// step is one measured command.
+type step struct {
+	name        string
+	wall        time.Duration
+	connsMax    int // SSH connections of the busiest host
+	connsMin    int
+	commandsMax int // remote commands of the busiest host
+	commandsMin int
+	rpcs        []map[string]int // gNMI RPCs per switch (nil for Ansible)
+	rssMiB      float64          // provider peak RSS (0 for Ansible)
+	providers   int              // provider processes the step started
+	lowerBound  time.Duration    // network lower bound (bounds.go)
+}
+
+type scenarioResult struct {
+	scenario
+	steps []step
+	// equivalent says whether Ansible and Terraform left the same files on a host, per
+	// Ansible configuration; diff holds compare.sh's output when they did not.
+	equivalent map[string]bool
+	diff       map[string]string
+	// idempotent: a second run of the playbook changed nothing (per configuration).
+	idempotent map[string]bool
+}
+
+// Resources the demo manages on every host (bootstrap, DCQCN, NCCL profile).
+const hostResources = 3
+
+// driftScript changes on a host what an operator or a reboot without persistence might: a
+// DCQCN knob on every port and a line of the NCCL file.
+const driftScript = `for f in /sys/class/net/*/ecn/roce_np/enable/3; do echo 0 >"$f"; done
+echo NCCL_DEBUG=TRACE >>/etc/nccl.conf`
+
+func runScenario(ctx context.Context, c config, sc scenario) (scenarioResult, error) {
+	res := scenarioResult{scenario: sc, equivalent: map[string]bool{}, diff: map[string]string{}, idempotent: map[string]bool{}}
+	dir := filepath.Join(c.work, fmt.Sprintf("%dh-%s", sc.hosts, sc.rtt))
+	fmt.Printf("==> %s: starting %d switch twins and %d host twins\n", sc, c.switches, sc.hosts)
+	fab, err := startSwitches(c, dir)
+	if err != nil {
+		return res, err
+	}
+	defer fab.stop(ctx)
+	fleet, err := startHosts(ctx, hostStateDir(dir, 0), sc.hosts, sc.rtt)
+	if err != nil {
+		return res, err
+	}
+	if err := fab.useHosts(ctx, fleet); err != nil {
+		return res, err
+	}
+	ws, err := newWorkspace(c, filepath.Join(dir, "terraform"))
+	if err != nil {
+		return res, err
+	}
+	if err := fab.tfvars(filepath.Join(ws.dir, "terraform.tfvars.json")); err != nil {
+		return res, err
+	}
+	if _, err := ws.run(ctx, "get", []int{0}, "get", "-no-color"); err != nil {
+		return res, err
+	}
+	apply := func(name string) func() error {
+		return func() error {
+			_, err := ws.run(ctx, name, []int{0}, "apply", "-auto-approve", "-input=false", "-no-color")
+			return err
+		}
+	}
+	plan := func(name string) func() error {
+		return func() error {
+			code, err := ws.run(ctx, name, []int{0, 2}, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+			if err == nil && code == 2 {
+				err = fmt.Errorf("plan after apply has changes; see %s", filepath.Join(ws.logs, name+".log"))
+			}
+			return err
+		}
+	}
+
+	steps := []struct {
+		name   string
+		before func() error
+		run    func() error
+		bound  func(time.Duration) time.Duration
+	}{
+		{"terraform apply (empty state)", nil, apply("apply"), applyBound},
+		{"terraform plan (no changes)", nil, plan("noop"), planBound},
+		{"terraform apply (drift on every host)", func() error { return onEveryHost(ctx, fab.hosts, driftScript) }, apply("repair"), applyBound},
+	}
+	for _, s := range steps {
+		fmt.Printf("    %s\n", s.name)
+		if s.before != nil {
+			if err := s.before(); err != nil {
+				return res, err
+			}
+		}
+		st, err := measure(s.name, fab.hosts, fab.switches, ws.rssLog, s.run)
+		if err != nil {
+			return res, err
+		}
+		st.lowerBound = s.bound(sc.rtt)
+		res.steps = append(res.steps, st)
+	}
+	if err := plan("after-repair")(); err != nil {
+		return res, err
+	}
+
+	// Ansible on fresh hosts, one fleet per configuration; the Terraform fleet stays up so
+	// that its first host can be compared with Ansible's.
+	tfFleet := fab.hosts
+	fab.hosts = nil
+	defer func() {
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		defer cancel()
+		_ = tfFleet.Stop(stopCtx)
+	}()
+	for i, mode := range c.ansible {
+		fmt.Printf("    ansible-playbook (%s)\n", mode)
+		fleet, err := startHosts(ctx, hostStateDir(dir, i+1), sc.hosts, sc.rtt)
+		if err != nil {
+			return res, err
+		}
+		a := ansibleRun{root: c.root, dir: filepath.Join(dir, "ansible-"+mode), mode: mode, fleet: fleet, ofed: twinOFEDVars()}
+		st, err := measure("ansible-playbook ("+mode+")", fleet, nil, "", func() error { return a.run(ctx, "converge") })
+		if err == nil {
+			st.lowerBound = applyBound(sc.rtt)
+			res.steps = append(res.steps, st)
+			res.idempotent[mode], err = a.unchanged(ctx)
+		}
+		if err == nil {
+			res.equivalent[mode], res.diff[mode], err = compareHosts(ctx, c.root, tfFleet, fleet)
+		}
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+		stopErr := fleet.Stop(stopCtx)
+		cancel()
+		if err != nil {
+			return res, fmt.Errorf("ansible (%s): %w", mode, err)
+		}
+		if stopErr != nil {
+			return res, stopErr
+		}
+	}
+	return res, nil
+}
+
+// measure runs fn and reports its wall time and what the twins counted meanwhile.
+func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, rssLog string, fn func() error) (step, error) {
+	st := step{name: name}
+	f := &fabric{hosts: fleet, switches: switches}
+	before, err := f.counters()
+	if err != nil {
+		return st, err
+	}
+	if rssLog != "" {
+		if err := os.WriteFile(rssLog, nil, 0o644); err != nil {
+			return st, err
+		}
+	}
+	began := time.Now()
+	if err := fn(); err != nil {
+		return st, err
+	}
+	st.wall = time.Since(began)
+	after, err := f.counters()
+	if err != nil {
+		return st, err
+	}
+	var conns, cmds []int
+	for h := range after.conns {
+		conns = append(conns, after.conns[h]-before.conns[h])
+		cmds = append(cmds, after.commands[h]-before.commands[h])
+	}
+	st.connsMin, st.connsMax = slices.Min(conns), slices.Max(conns)
+	st.commandsMin, st.commandsMax = slices.Min(cmds), slices.Max(cmds)
+	for i := range after.rpcs {
+		d := map[string]int{}
+		for m, n := range after.rpcs[i] {
+			if n -= before.rpcs[i][m]; n > 0 {
+				d[m] = n
+			}
+		}
+		st.rpcs = append(st.rpcs, d)
+	}
+	if rssLog != "" {
+		st.rssMiB, st.providers = peakRSS(rssLog)
+	}
+	return st, nil
+}
+
+// onEveryHost runs script on every host of fleet, side by side.
+func onEveryHost(ctx context.Context, fleet *hosttwin.Fleet, script string) error {
+	var wg sync.WaitGroup
+	hosts := fleet.Hosts()
+	errs := make([]error, len(hosts))
+	for i, h := range hosts {
+		wg.Go(func() {
+			_, errs[i] = fleet.Run(ctx, h.Name, script)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
