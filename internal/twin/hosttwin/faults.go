@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
 )
 
 // KillSSHD kills host name's sshd the hard way, as a crash would: the
@@ -41,6 +45,64 @@ func (f *Fleet) RotateHostKey(ctx context.Context, name string) error {
 		return f.launch(ctx, t)
 	})
 }
+
+// HoldTool makes the stand-in tool (modprobe) on host name wait when it next
+// runs, until ReleaseTool: a test can then kill sshd or cut the link while a
+// command of an apply is in flight. WaitHeld tells when the tool waits.
+func (f *Fleet) HoldTool(name, tool string) error {
+	root, err := f.Root(name)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(root, holdDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	os.Remove(filepath.Join(dir, tool+".held"))
+	return os.WriteFile(filepath.Join(dir, tool), nil, 0o644)
+}
+
+// WaitHeld waits until tool on host name is held by HoldTool.
+func (f *Fleet) WaitHeld(ctx context.Context, name, tool string) error {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		root, err := f.Root(name)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(root, holdDir, tool+".held")); err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("host %s: %s was not held: %w", name, tool, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// ReleaseTool lets a held tool go on and stops holding it, also after the
+// host's sshd was killed (the hold then lives in the host's upper directory).
+func (f *Fleet) ReleaseTool(name, tool string) error {
+	t, err := f.lookup(name)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(t.paths.upper(), holdDir)
+	if root, err := f.Root(name); err == nil {
+		dir = filepath.Join(root, holdDir)
+	}
+	for _, n := range []string{tool, tool + ".held"} {
+		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// holdDir is where HoldTool leaves its marks inside a host (common.sh's twin_hold).
+const holdDir = "run/twin/hold"
 
 // LinkDown cuts host name's network (Options.Network) as a failed link
 // would: new connections fail, established ones stall until LinkUp or

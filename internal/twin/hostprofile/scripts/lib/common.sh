@@ -12,6 +12,20 @@ if [ -r "$TWIN_ETC/profile.env" ]; then
 	. "$TWIN_ETC/profile.env"
 fi
 
+# twin_hold lets a test act on the host (kill its sshd, cut its link) while a
+# command is in flight: when $TWIN_RUN/hold/<tool> exists, the stand-in says so
+# in <tool>.held and waits, at most 60 s, until the test removes the first file.
+twin_hold() {
+	h=$TWIN_RUN/hold/$1
+	[ -e "$h" ] || return 0
+	: >"$h.held"
+	i=0
+	while [ -e "$h" ] && [ "$i" -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # twin_ofed_installed succeeds when an OFED stack (DOCA or MLNX) is installed:
 # its metapackage ships /usr/bin/ofed_info.
 twin_ofed_installed() { [ -x "$R/usr/bin/ofed_info" ]; }
