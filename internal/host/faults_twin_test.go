@@ -61,7 +61,7 @@ func faultTasks() ([]host.Task, map[string][]byte) {
 
 // applyWithFault runs the apply, waits until modprobe is held, strikes, releases the tool and
 // returns the apply's error and how long the apply took after the fault.
-func applyWithFault(t *testing.T, f *hosttwin.Fleet, e host.Engine, name string, todo []host.Task, strike func() error) (error, time.Duration) {
+func applyWithFault(t *testing.T, f *hosttwin.Fleet, e host.Engine, name string, todo []host.Task, strike func() error) (time.Duration, error) {
 	t.Helper()
 	if err := f.HoldTool(name, "modprobe"); err != nil {
 		t.Fatal(err)
@@ -85,7 +85,7 @@ func applyWithFault(t *testing.T, f *hosttwin.Fleet, e host.Engine, name string,
 	}
 	err := <-done
 	t.Logf("apply after the fault: %v", err)
-	return err, time.Since(struck)
+	return time.Since(struck), err
 }
 
 // checkWhole fails unless every file of want on the host is either absent or complete, and
@@ -132,7 +132,7 @@ func converges(t *testing.T, e host.Engine, todo []host.Task) {
 func TestSSHDKilledMidApply(t *testing.T) {
 	f, e, addr := faultHost(t, "midkill")
 	todo, files := faultTasks()
-	err, _ := applyWithFault(t, f, e, "midkill", todo, func() error {
+	_, err := applyWithFault(t, f, e, "midkill", todo, func() error {
 		return f.KillSSHD(context.Background(), "midkill")
 	})
 	if err == nil || !strings.Contains(err.Error(), addr) {
@@ -153,7 +153,7 @@ func TestPartitionMidApply(t *testing.T) {
 	f, e, addr := faultHost(t, "partition")
 	todo, files := faultTasks()
 	ctx := context.Background()
-	err, took := applyWithFault(t, f, e, "partition", todo, func() error {
+	took, err := applyWithFault(t, f, e, "partition", todo, func() error {
 		return f.LinkDown(ctx, "partition")
 	})
 	if err == nil || !strings.Contains(err.Error(), addr) {
