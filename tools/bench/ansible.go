@@ -56,9 +56,8 @@ func (a ansibleRun) prepare() (inventory, vars string, err error) {
 	if err := os.WriteFile(inventory, []byte(b.String()), 0o644); err != nil {
 		return "", "", err
 	}
-	raw, err := json.Marshal(map[string]any{
-		"ofed_flavor": a.ofed.Flavor, "ofed_version": a.ofed.Version, "ofed_repo_url": a.ofed.RepoURL,
-	})
+	// The same OFED object the Terraform run gets in terraform.tfvars.json.
+	raw, err := json.Marshal(map[string]any{"roce_ofed": a.ofed})
 	if err != nil {
 		return "", "", err
 	}

@@ -63,7 +63,7 @@ func peakRSS(log string) (mib float64, processes int) {
 		return 0, 0
 	}
 	defer f.Close()
-	var max int64
+	var most int64
 	s := bufio.NewScanner(f)
 	for s.Scan() {
 		kib, err := strconv.ParseInt(strings.TrimSpace(s.Text()), 10, 64)
@@ -71,11 +71,9 @@ func peakRSS(log string) (mib float64, processes int) {
 			continue
 		}
 		processes++
-		if kib > max {
-			max = kib
-		}
+		most = max(most, kib)
 	}
-	return float64(max) / 1024, processes
+	return float64(most) / 1024, processes
 }
 
 func lookPath(name string) (string, error) { return exec.LookPath(name) }

@@ -53,15 +53,19 @@ const hostResources = 3
 const driftScript = `for f in /sys/class/net/*/ecn/roce_np/enable/3; do echo 0 >"$f"; done
 echo NCCL_DEBUG=TRACE >>/etc/nccl.conf`
 
-func runScenario(ctx context.Context, c config, sc scenario) (scenarioResult, error) {
-	res := scenarioResult{scenario: sc, equivalent: map[string]bool{}, diff: map[string]string{}, idempotent: map[string]bool{}}
+func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult, err error) {
+	res = scenarioResult{scenario: sc, equivalent: map[string]bool{}, diff: map[string]string{}, idempotent: map[string]bool{}}
 	dir := filepath.Join(c.work, fmt.Sprintf("%dh-%s", sc.hosts, sc.rtt))
 	fmt.Printf("==> %s: starting %d switch twins and %d host twins\n", sc, c.switches, sc.hosts)
 	fab, err := startSwitches(c, dir)
 	if err != nil {
 		return res, err
 	}
-	defer fab.stop(ctx)
+	defer func() {
+		if stopErr := fab.stop(ctx); err == nil {
+			err = stopErr
+		}
+	}()
 	fleet, err := startHosts(ctx, hostStateDir(dir, 0), sc.hosts, sc.rtt)
 	if err != nil {
 		return res, err
