@@ -83,9 +83,11 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if _, err := ws.run(ctx, "get", []int{0}, "get", "-no-color"); err != nil {
 		return res, err
 	}
-	apply := func(name string) func() error {
+	terraform := func(name string, args ...string) func() error {
 		return func() error {
-			_, err := ws.run(ctx, name, []int{0}, "apply", "-auto-approve", "-input=false", "-no-color")
+			// Options before the plan file, which must come last.
+			args = append([]string{args[0], "-input=false", "-no-color"}, args[1:]...)
+			_, err := ws.run(ctx, name, []int{0}, args...)
 			return err
 		}
 	}
@@ -105,9 +107,10 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 		run    func() error
 		bound  func(time.Duration) time.Duration
 	}{
-		{"terraform apply (empty state)", nil, apply("apply"), applyBound},
-		{"terraform plan (no changes)", nil, plan("noop"), planBound},
-		{"terraform apply (drift on every host)", func() error { return onEveryHost(ctx, fab.hosts, driftScript) }, apply("repair"), applyBound},
+		{planStep, nil, terraform("plan", "plan", "-out=tfplan"), planBound},
+		{applyStep, nil, terraform("apply", "apply", "tfplan"), applyBound},
+		{noopStep, nil, plan("noop"), planBound},
+		{repairStep, func() error { return onEveryHost(ctx, fab.hosts, driftScript) }, terraform("repair", "apply", "-auto-approve"), applyBound},
 	}
 	for _, s := range steps {
 		fmt.Printf("    %s\n", s.name)
