@@ -1,8 +1,11 @@
 package fabric
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Severity says whether a Finding blocks a plan or only advises.
@@ -95,6 +98,70 @@ func (fs Findings) Prefix(p string) Findings {
 		out[i] = f
 	}
 	return out
+}
+
+// Rename returns a copy of the findings with attribute names replaced, for a
+// caller whose schema names a rule's attributes differently (a resource with
+// a scalar "rdma_dscp" instead of the list "rdma.dscp"). names maps a name
+// this package uses to the caller's. A Path is renamed when it is a name or
+// starts with one followed by "[" or "."; in a Detail every whole name is
+// replaced (not a part of a longer name), so the text names the same
+// attribute as the Path. Longer names win over their prefixes.
+func (fs Findings) Rename(names map[string]string) Findings {
+	if fs == nil || len(names) == 0 {
+		return fs
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	out := make(Findings, len(fs))
+	for i, f := range fs {
+		f.Path = renamePath(f.Path, keys, names)
+		f.Detail = renameText(f.Detail, keys, names)
+		out[i] = f
+	}
+	return out
+}
+
+func renamePath(p string, keys []string, names map[string]string) string {
+	for _, k := range keys {
+		if rest, ok := strings.CutPrefix(p, k); ok && (rest == "" || rest[0] == '[' || rest[0] == '.') {
+			return names[k] + rest
+		}
+	}
+	return p
+}
+
+// renameText replaces the whole names in s in one pass, so a replacement is never renamed again.
+func renameText(s string, keys []string, names map[string]string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if i == 0 || !isNameByte(s[i-1]) {
+			if k, ok := nameAt(s[i:], keys); ok {
+				b.WriteString(names[k])
+				i += len(k)
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+func nameAt(s string, keys []string) (string, bool) {
+	for _, k := range keys {
+		if strings.HasPrefix(s, k) && (len(s) == len(k) || !isNameByte(s[len(k)])) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // Err returns nil when there are no error findings, otherwise one error

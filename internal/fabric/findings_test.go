@@ -135,3 +135,30 @@ func checkFindings(t *testing.T, want []string, got Findings) {
 		}
 	}
 }
+
+func TestFindingsRename(t *testing.T) {
+	names := map[string]string{"rdma.priority": "priority", "rdma.dscp[0]": "rdma_dscp", "rdma.dscp": "rdma_dscps"}
+	in := Findings{
+		{Path: "rdma.priority", Detail: "rdma.priority is 8; cnp.priority is 3, the same as rdma.priority"},
+		{Path: "rdma.dscp[0]", Detail: "rdma.dscp[0] is 64"},
+		{Path: "rdma.dscp[1]", Detail: "rdma.dscp[1] repeats rdma.dscp[0]"},
+		{Path: "rdma.priority_x", Detail: "rdma.priority_x and xrdma.priority stay"},
+		{Path: "cnp.priority", Detail: "(rdma.priority) and rdma.priority..rdma.dscp"},
+	}
+	want := Findings{
+		{Path: "priority", Detail: "priority is 8; cnp.priority is 3, the same as priority"},
+		{Path: "rdma_dscp", Detail: "rdma_dscp is 64"},
+		{Path: "rdma_dscps[1]", Detail: "rdma_dscps[1] repeats rdma_dscp"},
+		{Path: "rdma.priority_x", Detail: "rdma.priority_x and xrdma.priority stay"},
+		{Path: "cnp.priority", Detail: "(priority) and priority..rdma_dscps"},
+	}
+	if diff := cmp.Diff(want, in.Rename(names)); diff != "" {
+		t.Errorf("Rename (-want +got):\n%s", diff)
+	}
+	if in[0].Path != "rdma.priority" {
+		t.Error("Rename changed its receiver")
+	}
+	if got := in.Rename(nil); len(got) != len(in) || got[0] != in[0] {
+		t.Errorf("Rename(nil) = %v", got)
+	}
+}

@@ -36,6 +36,16 @@ func SupportedSpeedsGbps() []int {
 	return speeds
 }
 
+// CheckSpeed returns an error finding at path when speedGbps is not a port speed
+// ComputeHeadroom knows (SupportedSpeedsGbps).
+func CheckSpeed(path string, speedGbps int64) Findings {
+	if _, ok := pauseQuanta[int(speedGbps)]; ok && speedGbps == int64(int(speedGbps)) {
+		return nil
+	}
+	return Findings{errorf(path, "Unsupported Port Speed",
+		"%s is %d; the headroom model knows %s Gb/s: set one of them", path, speedGbps, joinInts(SupportedSpeedsGbps()))}
+}
+
 // Port describes one lossless switch port. Lanes 0 means the SN5600
 // default for the speed: 8 at 800G, 4 otherwise (this reproduces SONiC's
 // SN5600 pg_profile_lookup.ini, where only 800G rows carry the 8-lane xon).

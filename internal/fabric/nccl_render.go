@@ -48,6 +48,25 @@ func RenderNCCLConf(settings []NCCLSetting, ncclVersion string, header string) (
 	return b.String(), nil
 }
 
+// ValidateNCCLVersion checks an installed NCCL version as RenderNCCLConf reads it
+// ("2.26.2", "2.26.2-1+cuda12.8"); an empty version (unknown) is valid.
+func ValidateNCCLVersion(ncclVersion string) error {
+	_, err := ncclSupportsComments(ncclVersion)
+	return err
+}
+
+// ValidateNCCLName checks a variable name as RenderNCCLConf does: NCCL_ followed by
+// upper-case letters, digits and underscores, at most 1023 bytes.
+func ValidateNCCLName(name string) error {
+	if !ncclKeyRE.MatchString(name) {
+		return fmt.Errorf("variable name %q is invalid: use NCCL_ followed by upper-case letters, digits and underscores", name)
+	}
+	if len(name) > ncclMaxLen {
+		return fmt.Errorf("variable name %.40q... is %d bytes long: NCCL keeps at most %d", name, len(name), ncclMaxLen)
+	}
+	return nil
+}
+
 // ncclSupportsComments reports whether the NCCL version's core (pre-release
 // and build suffixes dropped) is at least 2.26.
 func ncclSupportsComments(ncclVersion string) (bool, error) {
@@ -76,11 +95,8 @@ func writeHeader(b *strings.Builder, header string) error {
 func checkSettings(settings []NCCLSetting) error {
 	seen := map[string]bool{}
 	for _, s := range settings {
-		if !ncclKeyRE.MatchString(s.Name) {
-			return fmt.Errorf("variable name %q is invalid: use NCCL_ followed by upper-case letters, digits and underscores", s.Name)
-		}
-		if len(s.Name) > ncclMaxLen {
-			return fmt.Errorf("variable name %.40q... is %d bytes long: NCCL keeps at most %d", s.Name, len(s.Name), ncclMaxLen)
+		if err := ValidateNCCLName(s.Name); err != nil {
+			return err
 		}
 		if seen[s.Name] {
 			return fmt.Errorf("variable %s is set twice: keep one setting", s.Name)

@@ -156,3 +156,16 @@ func TestRenderNCCLProfileScriptErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestValidateNCCLNameAndVersion(t *testing.T) {
+	for name, ok := range map[string]bool{"NCCL_IB_TIMEOUT": true, "nccl_ib_timeout": false, "IB_TIMEOUT": false, "NCCL_": false} {
+		if err := ValidateNCCLName(name); (err == nil) != ok {
+			t.Errorf("ValidateNCCLName(%q) = %v", name, err)
+		}
+	}
+	for v, ok := range map[string]bool{"": true, "2.26.2": true, "2.26.2-1+cuda12.8": true, "two": false} {
+		if err := ValidateNCCLVersion(v); (err == nil) != ok {
+			t.Errorf("ValidateNCCLVersion(%q) = %v", v, err)
+		}
+	}
+}

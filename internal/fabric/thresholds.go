@@ -43,7 +43,7 @@ func (w RatioWindow) Validate() Findings {
 			"ratio_window.max (%.2f) is below ratio_window.min (%.2f): raise max or lower min", w.Max, w.Min))
 	} else if w.Target < w.Min || w.Target > w.Max {
 		fs = append(fs, errorf("ratio_window.target", "Invalid Ratio Window",
-			"ratio_window.target is %.2f, outside ratio_window.min..max (%.2f-%.2f): set it inside the window", w.Target, w.Min, w.Max))
+			"ratio_window.target is %.2f, outside ratio_window.min..ratio_window.max (%.2f-%.2f): set it inside the window", w.Target, w.Min, w.Max))
 	}
 	if w.TargetBand < 0 {
 		fs = append(fs, errorf("ratio_window.target_band", "Invalid Ratio Window",
@@ -79,8 +79,7 @@ func CheckThresholds(t Thresholds, w RatioWindow) Findings {
 	fs = append(fs, checkPositive("ecn.max_threshold_bytes", t.ECNMaxBytes)...)
 	fs = append(fs, checkPositive("pfc.pause_threshold_bytes", t.PFCPauseBytes)...)
 	if t.MarkProbabilityPercent != 0 {
-		fs = append(fs, checkRange("ecn.mark_probability_percent", "a probability",
-			int64(t.MarkProbabilityPercent), 1, 100)...)
+		fs = append(fs, CheckMarkProbability(t.MarkProbabilityPercent)...)
 	}
 	fs = append(fs, checkOrder(t)...)
 	if !windowFindings.HasErrors() && t.ECNMinBytes > 0 && t.PFCPauseBytes > 0 {
@@ -88,6 +87,13 @@ func CheckThresholds(t Thresholds, w RatioWindow) Findings {
 	}
 	fs = append(fs, checkSpeed(t)...)
 	return fs
+}
+
+// CheckMarkProbability checks an ECN marking probability of 1..100 %, 0 included: for
+// callers where the probability is always given (a switch policy), 0 is a value, not "not
+// given". Path: "ecn.mark_probability_percent".
+func CheckMarkProbability(percent int) Findings {
+	return checkRange("ecn.mark_probability_percent", "a probability", int64(percent), 1, 100)
 }
 
 func checkPositive(path string, v int64) Findings {

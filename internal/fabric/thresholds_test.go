@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -132,5 +133,17 @@ func TestCheckECNForSpeed(t *testing.T) {
 	}
 	if fs := CheckECNForSpeed(150000, 800); len(fs) != 0 {
 		t.Errorf("800G has no band: %v", fs)
+	}
+}
+
+func TestCheckMarkProbability(t *testing.T) {
+	for p, ok := range map[int]bool{0: false, 1: true, 100: true, 101: false, -1: false} {
+		fs := CheckMarkProbability(p)
+		if fs.HasErrors() == ok {
+			t.Errorf("CheckMarkProbability(%d) = %v", p, fs)
+		}
+		if !ok && (fs[0].Path != "ecn.mark_probability_percent" || !strings.Contains(fs[0].Detail, "must be 1..100")) {
+			t.Errorf("CheckMarkProbability(%d) = %v", p, fs)
+		}
 	}
 }

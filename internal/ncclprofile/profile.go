@@ -58,11 +58,18 @@ func (p Profile) Validate() fabric.Findings {
 				fmt.Sprintf("gid_index is %q; use \"auto\" (NCCL >= 2.21 picks it), \"detect\" (read it from the host's GID table) or a number 0-255.", p.GIDIndex)))
 		}
 	}
-	settings, err := p.fixedSettings()
-	if err != nil {
-		return append(fs, errorAt("extra", "Invalid NCCL Variables", err.Error()))
+	if err := fabric.ValidateNCCLVersion(p.NCCLVersion); err != nil {
+		fs = append(fs, errorAt("nccl_version", "Invalid NCCL Version",
+			fmt.Sprintf("nccl_version is %q, which is not a version: give the installed NCCL's version in a form such as 2.26.2, or leave it unset.", p.NCCLVersion)))
 	}
 	badHCAs := len(fs) > 0 && strings.HasPrefix(fs[0].Path, "hcas")
+	settings, extra := p.typedSettings(), p.validateExtraNames()
+	fs = append(fs, extra...)
+	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
+		if !slices.ContainsFunc(extra, func(f fabric.Finding) bool { return f.Path == extraPath(name) }) {
+			settings = append(settings, fabric.NCCLSetting{Name: name, Value: p.Extra[name]})
+		}
+	}
 	for _, s := range settings {
 		if s.Name == "NCCL_IB_HCA" && badHCAs {
 			continue // already reported per element
@@ -128,7 +135,45 @@ func (p Profile) TrafficClass() int {
 	return tos
 }
 
+// validateExtraNames refuses extra variables that have their own attribute or a name NCCL
+// would not read, one finding per variable.
+func (p Profile) validateExtraNames() fabric.Findings {
+	var fs fabric.Findings
+	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
+		at := extraPath(name)
+		if attr, typed := typedAttribute[name]; typed {
+			fs = append(fs, errorAt(at, "Invalid NCCL Variables",
+				fmt.Sprintf("extra sets %s, which has its own attribute %s: set it there.", name, attr)))
+			continue
+		}
+		if err := fabric.ValidateNCCLName(name); err != nil {
+			var unknown *fabric.UnknownNCCLVarError
+			if errors.As(fabric.ValidateNCCLValue(name, "x"), &unknown) && unknown.Suggestion != "" {
+				err = fmt.Errorf("%w (did you mean %s?)", err, unknown.Suggestion)
+			}
+			fs = append(fs, errorAt(at, "Invalid NCCL Variable Name", fmt.Sprintf("%s: %v.", at, err)))
+		}
+	}
+	return fs
+}
+
+// fixedSettings are the typed settings, then the extra variables by name. An extra variable
+// with an empty value is kept, so that validation and rendering refuse it instead of
+// dropping it.
 func (p Profile) fixedSettings() ([]fabric.NCCLSetting, error) {
+	out := p.typedSettings()
+	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
+		if _, typed := typedAttribute[name]; typed {
+			return nil, fmt.Errorf("extra sets %s, which has its own attribute %s: set it there", name, typedAttribute[name])
+		}
+		out = append(out, fabric.NCCLSetting{Name: name, Value: p.Extra[name]})
+	}
+	return out, nil
+}
+
+// typedSettings are the settings of the resource's own attributes, in the order they are
+// written; attributes left empty are left out.
+func (p Profile) typedSettings() []fabric.NCCLSetting {
 	var out []fabric.NCCLSetting
 	add := func(name, value string) {
 		if value != "" {
@@ -149,13 +194,7 @@ func (p Profile) fixedSettings() ([]fabric.NCCLSetting, error) {
 	add("NCCL_NET_GDR_LEVEL", p.GDRLevel)
 	add("NCCL_DEBUG", p.Debug)
 	add("NCCL_DEBUG_SUBSYS", p.DebugSubsys)
-	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
-		if _, typed := typedAttribute[name]; typed {
-			return nil, fmt.Errorf("extra sets %s, which has its own attribute %s: set it there", name, typedAttribute[name])
-		}
-		add(name, p.Extra[name])
-	}
-	return out, nil
+	return out
 }
 
 // typedAttribute maps the variables the resource has attributes for to those attributes.
@@ -170,7 +209,12 @@ func attributeOf(name string) string {
 	if a, ok := typedAttribute[name]; ok {
 		return a
 	}
-	return "extra." + name
+	return extraPath(name)
+}
+
+// extraPath is the path of one variable of extra, a map element: extra["NCCL_IB_TIMEOUT"].
+func extraPath(name string) string {
+	return fmt.Sprintf("extra[%q]", name)
 }
 
 // detectGIDIndex returns the RoCE v2 IPv4 GID index shared by the HCAs (every RDMA device

@@ -103,9 +103,17 @@ func TestValidate(t *testing.T) {
 		{"gid index", func(p *Profile) { p.GIDIndex = "3rd" }, []string{"error gid_index"}},
 		{"qps", func(p *Profile) { p.QPsPerConnection = ptr(0) }, []string{"error qps_per_connection"}},
 		{"gdr level", func(p *Profile) { p.GDRLevel = "NEAR" }, []string{"error gdr_level"}},
-		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ALGO": "Ring"} }, []string{"warning extra.NCCL_ALGO"}},
-		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{"error extra"}},
-		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{"error extra.NCCL_IB_TIMEOUT"}},
+		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ALGO": "Ring"} }, []string{`warning extra["NCCL_ALGO"]`}},
+		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{`error extra["NCCL_IB_TC"]`}},
+		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{`error extra["NCCL_IB_TIMEOUT"]`}},
+		{"empty extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_DISABLE": ""} }, []string{`error extra["NCCL_IB_DISABLE"]`}},
+		{"lower-case extra name", func(p *Profile) { p.Extra = map[string]string{"nccl_ib_timeout": "5"} }, []string{`error extra["nccl_ib_timeout"]`}},
+		{"extra name without NCCL_", func(p *Profile) { p.Extra = map[string]string{"IB_TIMEOUT": "5"} }, []string{`error extra["IB_TIMEOUT"]`}},
+		{"several extras", func(p *Profile) {
+			p.Extra = map[string]string{"NCCL_IB_TC": "106", "NCCL_IB_TIMEOUT": "99", "NCCL_ALGO": "Ring", "nccl_x": "1"}
+		}, []string{`error extra["NCCL_IB_TC"]`, `error extra["nccl_x"]`, `warning extra["NCCL_ALGO"]`, `error extra["NCCL_IB_TIMEOUT"]`}},
+		{"nccl version", func(p *Profile) { p.NCCLVersion = "two" }, []string{"error nccl_version"}},
+		{"nccl version with build", func(p *Profile) { p.NCCLVersion = "2.26.2-1+cuda12.8" }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,5 +127,23 @@ func TestValidate(t *testing.T) {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+func TestRenderKeepsEmptyExtraForTheError(t *testing.T) {
+	p := railProfile()
+	p.Extra = map[string]string{"NCCL_IB_DISABLE": ""}
+	if _, _, err := p.Render(nil); err == nil || !strings.Contains(err.Error(), "value is empty") {
+		t.Errorf("Render = %v, want the empty value refused, not dropped", err)
+	}
+}
+
+func TestValidateNamesTheVariable(t *testing.T) {
+	p := railProfile()
+	p.Extra = map[string]string{"nccl_ib_timeout": "5"}
+	fs := p.Validate()
+	want := `extra["nccl_ib_timeout"]: variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores (did you mean NCCL_IB_TIMEOUT?)`
+	if len(fs) != 1 || !strings.Contains(fs[0].Detail, want) {
+		t.Errorf("findings %v, want one whose detail contains %q", fs, want)
 	}
 }

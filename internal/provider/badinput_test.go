@@ -94,6 +94,22 @@ var badInputs = []badInput{
 		summary: "Value Out of Range", detail: "ssh.bastion.port is 70000; it must be from 1 to 65535"},
 	{where: "provider", attr: "ssh.become.password", hcl: `ssh = { become = { enabled = false, password = "s3cret" } }`, stage: atPlan,
 		summary: "sudo Password Without become", detail: "ssh.become.password is set while ssh.become.enabled is false"},
+	{where: "provider", attr: "ssh.user", hcl: `ssh = { user = "" }`, stage: atPlan,
+		summary: "Missing SSH User", detail: "ssh.user is empty. Set it to the login user of the hosts"},
+	{where: "provider", attr: "ssh.private_key", hcl: `ssh = { private_key = "not a key" }`, stage: atPlan,
+		summary: "Invalid SSH Private Key", detail: "ssh.private_key is not a private key SSH can use: ssh: no key found"},
+	{where: "provider", attr: "ssh.private_key", env: map[string]string{envSSHPrivateKey: "~/.ssh/id_ed25519"}, stage: atPlan,
+		summary: "Invalid SSH Private Key", detail: "ssh.private_key (from ROCE_SSH_PRIVATE_KEY) is not a private key SSH can use"},
+	{where: "provider", attr: "ssh.host_key", hcl: `ssh = { host_key = "ssh-ed25519 AAAAC3Nz", private_key_file = "~/.ssh/id_ed25519" }`, stage: atPlan,
+		summary: "Invalid SSH Host Key", detail: "ssh.host_key is not a host key: not in authorized_keys format"},
+	{where: "provider", attr: "ssh.insecure_ignore_host_key", hcl: `ssh = { insecure_ignore_host_key = true, known_hosts_file = "/etc/ssh/ssh_known_hosts" }`, stage: atPlan,
+		summary: "Conflicting Host Key Settings", detail: "ssh.insecure_ignore_host_key turns host key verification off while ssh.known_hosts_file names the keys"},
+	{where: "provider", attr: "ssh.use_agent", hcl: `ssh = { use_agent = true }`, stage: atPlan,
+		summary: "SSH Agent Not Running", detail: "ssh.use_agent is true but SSH_AUTH_SOCK is not set"},
+	{where: "provider", attr: "ssh", hcl: `ssh = { user = "ubuntu" }`, stage: atPlan,
+		summary: "No SSH Authentication", detail: "The ssh settings give no way to log in to the hosts"},
+	{where: "provider", attr: "ssh", env: map[string]string{envSSHUser: "ubuntu"}, stage: atPlan,
+		summary: "No SSH Authentication", detail: "Set ssh.private_key_file (or ROCE_SSH_PRIVATE_KEY_FILE), ssh.private_key, or ssh.password, or run an SSH agent"},
 	{where: "provider", attr: "gnmi.port", hcl: `gnmi = { port = 0 }`, stage: atPlan,
 		summary: "Value Out of Range", detail: "gnmi.port is 0; it must be from 1 to 65535"},
 	{where: "provider", attr: "gnmi.retries", hcl: `gnmi = { retries = 11 }`, stage: atPlan,
@@ -118,6 +134,8 @@ var badInputs = []badInput{
 	// roce_switch_qos: the traffic class, the ECN/PFC rule, schedulers, watchdog and names.
 	{where: "roce_switch_qos", attr: "name", hcl: `name = "ROCE/leaf1"`,
 		summary: "Invalid Object Name", detail: `name is "ROCE/leaf1"; use 1-24 letters, digits, '-' or '_'`},
+	{where: "roce_switch_qos", attr: "name", hcl: `name = ""`,
+		summary: "Invalid Object Name", detail: `name is ""; use 1-24 letters, digits, '-' or '_'`},
 	{where: "roce_switch_qos", attr: "ports", hcl: `ports = []`,
 		summary: "No Ports", detail: "ports is empty"},
 	{where: "roce_switch_qos", attr: "ports[0]", hcl: `ports = ["eth0"]`,
@@ -150,16 +168,18 @@ var badInputs = []badInput{
 		summary: "ECN Marks After PFC Pauses", detail: "ecn.max_threshold_bytes (300000) exceeds pfc.pause_threshold_bytes (256000)"},
 	{where: "roce_switch_qos", attr: "ecn.mark_probability_percent", hcl: `ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600, mark_probability_percent = 101 }`,
 		summary: "Value Out of Range", detail: "ecn.mark_probability_percent is 101; a probability must be 1..100"},
+	{where: "roce_switch_qos", attr: "ecn.mark_probability_percent", hcl: `ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600, mark_probability_percent = 0 }`,
+		summary: "Value Out of Range", detail: "ecn.mark_probability_percent is 0; a probability must be 1..100"},
 	{where: "roce_switch_qos", attr: "pfc.pause_threshold_bytes", hcl: `pfc = { pause_threshold_bytes = 0 }`,
 		summary: "Threshold Not Positive", detail: "pfc.pause_threshold_bytes is 0; it must be above 0 bytes"},
 	{where: "roce_switch_qos", attr: "pfc.pause_threshold_bytes", hcl: `pfc = { pause_threshold_bytes = 153600 }`,
 		summary: "PFC/ECN Ratio Outside Window", detail: "pfc.pause_threshold_bytes is 153600, 1.50 x ecn.min_threshold_bytes (102400); the allowed window is 2.00-3.00 x"},
 	{where: "roce_switch_qos", attr: "pfc.ratio_min", hcl: `pfc = { pause_threshold_bytes = 256000, ratio_min = 0 }`,
-		summary: "Invalid Ratio Window", detail: "ratio_window.min is 0.00; it must be above 0"},
+		summary: "Invalid Ratio Window", detail: "pfc.ratio_min is 0.00; it must be above 0"},
 	{where: "roce_switch_qos", attr: "pfc.ratio_max", hcl: `pfc = { pause_threshold_bytes = 256000, ratio_max = 1.5 }`,
-		summary: "Invalid Ratio Window", detail: "ratio_window.max (1.50) is below ratio_window.min (2.00)"},
+		summary: "Invalid Ratio Window", detail: "pfc.ratio_max (1.50) is below pfc.ratio_min (2.00)"},
 	{where: "roce_switch_qos", attr: "pfc.ratio_target", hcl: `pfc = { pause_threshold_bytes = 256000, ratio_target = 3.5 }`,
-		summary: "Invalid Ratio Window", detail: "ratio_window.target is 3.50, outside ratio_window.min..max (2.00-3.00)"},
+		summary: "Invalid Ratio Window", detail: "pfc.ratio_target is 3.50, outside pfc.ratio_min..pfc.ratio_max (2.00-3.00)"},
 	{where: "roce_switch_qos", attr: "rdma_scheduler.mode", hcl: `rdma_scheduler = { mode = "wrr" }`,
 		summary: "Unknown Scheduler Mode", detail: `rdma_scheduler.mode is "wrr"; use "strict" or "dwrr"`},
 	{where: "roce_switch_qos", attr: "rdma_scheduler.weight", hcl: `rdma_scheduler = { mode = "dwrr", weight = 101 }`,
@@ -178,20 +198,20 @@ var badInputs = []badInput{
 		summary: "Invalid Switch Connection Settings", detail: `address "192.0.2.10" has no port and the provider sets no gnmi.port`},
 	{where: "roce_switch_qos", attr: "address", hcl: `address = "192.0.2.10:0"`, stage: atPlan,
 		summary: "Invalid Switch Connection Settings", detail: `address "192.0.2.10:0": want a host and a port in 1..65535`},
-	{where: "roce_switch_qos", attr: "sonic_release", hcl: `sonic_release = "2024"`, stage: atPlan,
-		summary: "Invalid Switch Connection Settings", detail: `sonic_release "2024": parse sonic release "2024": no YYYYMM branch or master found`,
-		at: "address", names: "sonic_release"},
-	{where: "roce_switch_qos", attr: "gnmi.insecure", hcl: `gnmi = { insecure = true, ca_file = "/pki/ca.pem" }`, stage: atPlan,
-		summary: "Invalid Switch Connection Settings", detail: "insecure (plaintext) excludes ca_file, cert_file, key_file and server_name",
-		at: "address", names: "insecure"},
+	{where: "roce_switch_qos", attr: "port_speed_gbps", hcl: `port_speed_gbps = 0`,
+		summary: "Unsupported Port Speed", detail: "port_speed_gbps is 0; the headroom model knows 10, 25, 40, 50, 100, 200, 400, 800 Gb/s"},
+	{where: "roce_switch_qos", attr: "port_speed_gbps", hcl: `port_speed_gbps = 300`,
+		summary: "Unsupported Port Speed", detail: "port_speed_gbps is 300; the headroom model knows 10, 25, 40, 50, 100, 200, 400, 800 Gb/s"},
+	{where: "roce_switch_qos", attr: "sonic_release", hcl: `sonic_release = "2024"`,
+		summary: "Invalid SONiC Release", detail: `sonic_release "2024": parse sonic release "2024": no YYYYMM branch or master found`},
+	{where: "roce_switch_qos", attr: "gnmi.insecure", hcl: `gnmi = { insecure = true, ca_file = "/pki/ca.pem" }`,
+		summary: "Conflicting gNMI TLS Settings", detail: "gnmi.insecure = true turns TLS off for this switch, yet gnmi.ca_file is set"},
 	{where: "roce_switch_qos", attr: "gnmi.username", hcl: `gnmi = { username = "admin" }`, stage: atPlan,
-		summary: "Invalid Switch Connection Settings", detail: "username and password must be set together",
-		at: "address", names: "username"},
+		summary: "Incomplete gNMI Settings", detail: "gnmi.username is set for this switch but there is no password: set gnmi.password here, or in the provider's gnmi block (or ROCE_GNMI_PASSWORD)"},
+	{where: "roce_switch_qos", attr: "gnmi.key_file", hcl: `gnmi = { key_file = "/pki/leaf1.key" }`, stage: atPlan,
+		summary: "Incomplete gNMI Settings", detail: "gnmi.key_file is set for this switch but there is no cert_file"},
 	{where: "roce_switch_qos", attr: "ports[1]", hcl: `ports = ["Ethernet0", "Ethernet1024"]`, stage: atSwitch,
 		summary: "Unknown Port", detail: `ports[1] is "Ethernet1024", which the switch (Mellanox-SN5600-O128) does not have in its PORT table`},
-	{where: "roce_switch_qos", attr: "port_speed_gbps", hcl: `port_speed_gbps = 300`, stage: atSwitch,
-		summary: "Cannot Compute Headroom", detail: "port Ethernet0: port speed 300 Gb/s is not supported",
-		at: "ports", names: "port speed"},
 	{where: "roce_switch_qos", attr: "ports", stage: atSwitch,
 		hcl: `ecn = { min_threshold_bytes = 10000000, max_threshold_bytes = 20000000 }
 pfc = { pause_threshold_bytes = 25000000 }
@@ -200,19 +220,25 @@ ports = ["Ethernet0", "Ethernet8", "Ethernet16"]`,
 
 	// roce_nic_dcqcn: the NIC side of the traffic class and the DCQCN firmware ranges.
 	{where: "roce_nic_dcqcn", attr: "priority", hcl: `priority = 8`,
-		summary: "Value Out of Range", detail: "rdma.priority is 8; a priority must be 0..7"},
+		summary: "Value Out of Range", detail: "priority is 8; a priority must be 0..7"},
+	{where: "roce_nic_dcqcn", attr: "rdma_dscp", hcl: `rdma_dscp = 64`,
+		summary: "Value Out of Range", detail: "rdma_dscp is 64; a DSCP must be 0..63"},
 	{where: "roce_nic_dcqcn", attr: "cnp.dscp", hcl: `cnp = { dscp = 64 }`,
 		summary: "Value Out of Range", detail: "cnp.dscp is 64; a DSCP must be 0..63"},
 	{where: "roce_nic_dcqcn", attr: "cnp.dscp", hcl: `cnp = { dscp = 26 }`,
 		summary: "CNP DSCP Shared With RDMA", detail: "cnp.dscp is 26, which is also an RDMA data DSCP"},
 	{where: "roce_nic_dcqcn", attr: "cnp.priority", hcl: `cnp = { priority = 3 }`,
-		summary: "CNP Priority Shared With RDMA", detail: "cnp.priority is 3, the same as rdma.priority"},
+		summary: "CNP Priority Shared With RDMA", detail: "cnp.priority is 3, the same as priority"},
 	{where: "roce_nic_dcqcn", attr: "pfc_priorities[1]", hcl: `pfc_priorities = [3, 8]`,
 		summary: "Priority Out of Range", detail: "pfc_priorities[1] is 8; priorities are 0 to 7"},
 	{where: "roce_nic_dcqcn", attr: "dcqcn.gain", hcl: `dcqcn = { gain = 0 }`,
 		summary: "Value Out of Range", detail: "dcqcn.gain is 0; the gain must be between 0.000976562 and 1"},
 	{where: "roce_nic_dcqcn", attr: "dcqcn.initial_alpha", hcl: `dcqcn = { initial_alpha = 1 }`,
 		summary: "Value Out of Range", detail: "dcqcn.initial_alpha is 1; the initial alpha must be between 0.000976562 and 0.999023"},
+	{where: "roce_nic_dcqcn", attr: "dcqcn.ai_rate_mbps", hcl: `dcqcn = { ai_rate_mbps = 0 }`,
+		summary: "Value Out of Range", detail: "dcqcn.ai_rate_mbps is 0; it must be 1..800000"},
+	{where: "roce_nic_dcqcn", attr: "dcqcn.hai_rate_mbps", hcl: `dcqcn = { hai_rate_mbps = 0 }`,
+		summary: "Value Out of Range", detail: "dcqcn.hai_rate_mbps is 0; it must be 1..800000"},
 	{where: "roce_nic_dcqcn", attr: "dcqcn.alpha_update_period_us", hcl: `dcqcn = { alpha_update_period_us = 0 }`,
 		summary: "Value Out of Range", detail: "dcqcn.alpha_update_period_us is 0; it must be 1..131071"},
 	{where: "roce_nic_dcqcn", attr: "dcqcn.time_reset_us", hcl: `dcqcn = { time_reset_us = 131072 }`,
@@ -225,17 +251,19 @@ ports = ["Ethernet0", "Ethernet8", "Ethernet16"]`,
 		summary: "Value Out of Range", detail: "dcqcn.min_decrease_factor_percent is 101; it must be 0..100"},
 	{where: "roce_nic_dcqcn", attr: "dcqcn.min_time_between_cnps_us", hcl: `dcqcn = { min_time_between_cnps_us = 4096 }`,
 		summary: "Value Out of Range", detail: "dcqcn.min_time_between_cnps_us is 4096; it must be 0..4095"},
-	{where: "roce_nic_dcqcn", attr: "cma_roce_tos", hcl: `cma_roce_tos = 256`, stage: atHost,
-		summary: "Cannot Plan NIC DCQCN", detail: "RDMA-CM ToS 256: want 0..255",
-		at: "host", names: "RDMA-CM ToS"},
-	{where: "roce_nic_dcqcn", attr: "pfc_priorities", hcl: `pfc_priorities = [3, 3]`, stage: atHost,
-		summary: "Cannot Plan NIC DCQCN", detail: "PFC priority 3 is listed twice",
-		at: "host", names: "PFC priority"},
+	{where: "roce_nic_dcqcn", attr: "cma_roce_tos", hcl: `cma_roce_tos = 256`,
+		summary: "Value Out of Range", detail: "cma_roce_tos is 256; a ToS byte is 0..255"},
+	{where: "roce_nic_dcqcn", attr: "pfc_priorities[1]", hcl: `pfc_priorities = [3, 3]`,
+		summary: "Repeated PFC Priority", detail: "pfc_priorities[1] repeats priority 3; list each priority once"},
 	{where: "roce_nic_dcqcn", attr: "devices", hcl: `devices = ["eth9"]`, stage: atHost,
 		summary: "Cannot Plan NIC DCQCN", detail: "netdev eth9 is not a ConnectX (mlx5) netdev of this host",
 		at: "host", names: "netdev"},
 
 	// roce_nccl_env_profile: what NCCL would misread or reject.
+	{where: "roce_nccl_env_profile", attr: "path", hcl: `path = "nccl.conf"`,
+		summary: "Relative Path", detail: `path is "nccl.conf"; the provider writes the file on the host and needs an absolute path, such as /etc/nccl.conf`},
+	{where: "roce_nccl_env_profile", attr: "profile_script_path", hcl: `profile_script_path = "profile.d/nccl.sh"`,
+		summary: "Relative Path", detail: `profile_script_path is "profile.d/nccl.sh"; the provider writes the file on the host and needs an absolute path`},
 	{where: "roce_nccl_env_profile", attr: "hcas[0]", hcl: `hcas = ["^mlx5_0"]`,
 		summary: "Invalid HCA Name", detail: `hcas[0] is "^mlx5_0"; give an RDMA device name such as "mlx5_0"`},
 	{where: "roce_nccl_env_profile", attr: "hcas[1]", hcl: `hcas = ["mlx5_0", "mlx5_1:1"]`,
@@ -258,70 +286,63 @@ ports = ["Ethernet0", "Ethernet8", "Ethernet16"]`,
 		summary: "Invalid NCCL Value", detail: `list "INIT,DISK": value "DISK" is not one of`},
 	{where: "roce_nccl_env_profile", attr: "socket_ifname", hcl: `socket_ifname = "eth0 eth1"`,
 		summary: "Invalid NCCL Value", detail: `interface list "eth0 eth1" has entry "eth0 eth1": use interface names of 1 to 15 characters without spaces or /`},
-	{where: "roce_nccl_env_profile", attr: "extra", hcl: `extra = { NCCL_IB_TC = "0" }`,
+	{where: "roce_nccl_env_profile", attr: `extra["NCCL_IB_TC"]`, hcl: `extra = { NCCL_IB_TC = "0" }`,
 		summary: "Invalid NCCL Variables", detail: "extra sets NCCL_IB_TC, which has its own attribute rdma_dscp"},
-	{where: "roce_nccl_env_profile", attr: "extra", hcl: `extra = { NCCL_IB_TIMEOUT = "32" }`,
+	{where: "roce_nccl_env_profile", attr: `extra["NCCL_IB_TIMEOUT"]`, hcl: `extra = { NCCL_IB_TIMEOUT = "32" }`,
 		summary: "Invalid NCCL Value", detail: "NCCL_IB_TIMEOUT=32: NCCL_IB_TIMEOUT: value 32 is out of range: use 0..31"},
-	{where: "roce_nccl_env_profile", attr: "extra", hcl: `extra = { nccl_ib_timeout = "5" }`, stage: atPlan,
-		summary: "Cannot Render NCCL Profile", detail: `variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores`,
-		at: "gid_index", names: "nccl_ib_timeout"},
-	{where: "roce_nccl_env_profile", attr: "nccl_version", hcl: `nccl_version = "two"`, stage: atPlan,
-		summary: "Cannot Render NCCL Profile", detail: `nccl version "two" is not a version: use a form such as 2.26.2`,
-		at: "gid_index", names: "nccl version"},
+	{where: "roce_nccl_env_profile", attr: `extra["NCCL_IB_DISABLE"]`, hcl: `extra = { NCCL_IB_DISABLE = "" }`,
+		summary: "Invalid NCCL Value", detail: "NCCL_IB_DISABLE: value is empty: omit the variable instead"},
+	{where: "roce_nccl_env_profile", attr: `extra["nccl_ib_timeout"]`, hcl: `extra = { nccl_ib_timeout = "5" }`,
+		summary: "Invalid NCCL Variable Name", detail: `variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores (did you mean NCCL_IB_TIMEOUT?)`},
+	{where: "roce_nccl_env_profile", attr: "nccl_version", hcl: `nccl_version = "two"`,
+		summary: "Invalid NCCL Version", detail: `nccl_version is "two", which is not a version: give the installed NCCL's version in a form such as 2.26.2`},
 
 	// roce_host_bootstrap: the OFED pin and GPUDirect mode.
-	{where: "roce_host_bootstrap", attr: "ofed.lock_timeout", stage: atPlan,
+	{where: "roce_host_bootstrap", attr: "ofed.lock_timeout",
 		hcl:     `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", lock_timeout = "soon" }`,
-		summary: "Invalid OFED Settings", detail: `ofed.lock_timeout is "soon"; use a positive Go duration`,
-		at: "ofed", names: "ofed.lock_timeout"},
-	{where: "roce_host_bootstrap", attr: "gpudirect", hcl: `gpudirect = "magic"`, stage: atPlan,
-		summary: "Invalid OFED Settings", detail: `gpudirect is "magic"; use auto, peermem, dmabuf or none`,
-		at: "ofed", names: "gpudirect"},
-	{where: "roce_host_bootstrap", attr: "ofed.flavor", hcl: `ofed = { flavor = "rocm", version = "25.10-1.7.1" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: `OFED flavor "rocm": want doca or mlnx`,
-		at: "host", names: "OFED flavor"},
-	{where: "roce_host_bootstrap", attr: "ofed.version", hcl: `ofed = { flavor = "doca" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: "OFED pin: set version (to install) or constraint (to check the running stack)",
-		at: "host", names: "version"},
-	{where: "roce_host_bootstrap", attr: "ofed.version", hcl: `ofed = { flavor = "doca", version = "25.10" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: `OFED version "25.10": want the form ofed_info -n prints`,
-		at: "host", names: "OFED version"},
-	{where: "roce_host_bootstrap", attr: "ofed.constraint", hcl: `ofed = { flavor = "doca", constraint = "newest" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: `OFED version constraint "newest"`,
-		at: "host", names: "constraint"},
-	{where: "roce_host_bootstrap", attr: "ofed.constraint", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", constraint = "~> 24.10.0" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: "OFED version 25.10-1.7.1 does not satisfy the constraint ~> 24.10.0",
-		at: "host", names: "constraint"},
-	{where: "roce_host_bootstrap", attr: "ofed.package_version", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", package_version = "v25" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: `package version "v25": want a dpkg or rpm version`,
-		at: "host", names: "package version"},
-	{where: "roce_host_bootstrap", attr: "family", stage: atHost,
+		summary: "Invalid OFED Settings", detail: `ofed.lock_timeout is "soon"; use a positive Go duration`},
+	{where: "roce_host_bootstrap", attr: "gpudirect", hcl: `gpudirect = "magic"`,
+		summary: "Invalid GPUDirect Mode", detail: `gpudirect is "magic"; use auto, peermem, dmabuf or none`},
+	{where: "roce_host_bootstrap", attr: "ofed.flavor", hcl: `ofed = { flavor = "rocm", version = "25.10-1.7.1" }`,
+		summary: "Invalid OFED Settings", detail: `OFED flavor "rocm": want doca or mlnx`},
+	{where: "roce_host_bootstrap", attr: "ofed.version", hcl: `ofed = { flavor = "doca" }`,
+		summary: "Invalid OFED Settings", detail: "OFED pin: set version (to install) or constraint (to check the running stack)"},
+	{where: "roce_host_bootstrap", attr: "ofed.version", hcl: `ofed = { flavor = "doca", version = "25.10" }`,
+		summary: "Invalid OFED Settings", detail: `OFED version "25.10": want the form ofed_info -n prints`},
+	{where: "roce_host_bootstrap", attr: "ofed.constraint", hcl: `ofed = { flavor = "doca", constraint = "newest" }`,
+		summary: "Invalid OFED Settings", detail: `OFED version constraint "newest"`},
+	{where: "roce_host_bootstrap", attr: "ofed.constraint", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", constraint = "~> 24.10.0" }`,
+		summary: "Invalid OFED Settings", detail: "OFED version 25.10-1.7.1 does not satisfy the constraint ~> 24.10.0"},
+	{where: "roce_host_bootstrap", attr: "ofed.package_version", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", package_version = "v25" }`,
+		summary: "Invalid OFED Settings", detail: `package version "v25": want a dpkg or rpm version`},
+	{where: "roce_host_bootstrap", attr: "family",
 		hcl: `family = "suse"
 ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
-		summary: "Cannot Plan Host Bootstrap", detail: `package family "suse": want debian or rhel`,
-		at: "host", names: "family"},
-	{where: "roce_host_bootstrap", attr: "ofed.repo_url", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: "OFED doca 25.10-1.7.1: set repo_url to the repository directory of that version",
-		at: "host", names: "repo_url"},
-	{where: "roce_host_bootstrap", attr: "ofed.repo_url", stage: atHost,
+		summary: "Invalid OFED Settings", detail: `package family "suse": want debian or rhel`},
+	{where: "roce_host_bootstrap", attr: "ofed.repo_url", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
+		summary: "Invalid OFED Settings", detail: "OFED doca 25.10-1.7.1: set repo_url to the repository directory of that version"},
+	{where: "roce_host_bootstrap", attr: "ofed.repo_url",
 		hcl:     `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://linux.mellanox.com/public/repo/doca/latest/ubuntu24.04/x86_64/" }`,
-		summary: "Cannot Plan Host Bootstrap", detail: `the OFED repository URL points at a "latest" directory`,
-		at: "host", names: "repository URL"},
-	{where: "roce_host_bootstrap", attr: "ofed.repo_url", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "ftp://mirror.example/doca/3.2.1/" }`, stage: atHost,
-		summary: "Cannot Plan Host Bootstrap", detail: `repository URL "ftp://mirror.example/doca/3.2.1/": want an http, https or file URL`,
-		at: "host", names: "repository URL"},
-	{where: "roce_host_bootstrap", attr: "ofed.key", stage: atHost,
+		summary: "Invalid OFED Settings", detail: `the OFED repository URL points at a "latest" directory`},
+	{where: "roce_host_bootstrap", attr: "ofed.repo_url", hcl: `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "ftp://mirror.example/doca/3.2.1/" }`,
+		summary: "Invalid OFED Settings", detail: `repository URL "ftp://mirror.example/doca/3.2.1/": want an http, https or file URL`},
+	{where: "roce_host_bootstrap", attr: "ofed.key",
 		hcl:     `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", key = "/etc/apt/keyrings/doca.gpg", trusted = true }`,
-		summary: "Cannot Plan Host Bootstrap", detail: "OFED repository: set key or trusted, not both",
-		at: "host", names: "key"},
-	{where: "roce_host_bootstrap", attr: "ofed.key", stage: atHost,
+		summary: "Invalid OFED Settings", detail: "OFED repository: set key or trusted, not both"},
+	{where: "roce_host_bootstrap", attr: "ofed.key",
 		hcl:     `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", key = "doca.gpg" }`,
-		summary: "Cannot Plan Host Bootstrap", detail: `repository key "doca.gpg": want the absolute path of a keyring file for signed-by`,
-		at: "host", names: "key"},
-	{where: "roce_host_bootstrap", attr: "ofed.packages", stage: atHost,
+		summary: "Invalid OFED Settings", detail: `repository key "doca.gpg": want the absolute path of a keyring file for signed-by`},
+	{where: "roce_host_bootstrap", attr: "ofed.packages[0]",
 		hcl:     `ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", packages = ["doca ofed"] }`,
-		summary: "Cannot Plan Host Bootstrap", detail: `package name "doca ofed": want letters, digits and + . _ -`,
-		at: "host", names: "package name"},
+		summary: "Invalid OFED Settings", detail: `package name "doca ofed": want letters, digits and + . _ -`},
+
+	// roce_gdr_preflight: thresholds no host can meet.
+	{where: "roce_gdr_preflight", attr: "expected_gid_index", hcl: `expected_gid_index = -1`,
+		summary: "Value Out of Range", detail: "expected_gid_index is -1; a GID table index is 0..255"},
+	{where: "roce_gdr_preflight", attr: "expected_gid_index", hcl: `expected_gid_index = 256`,
+		summary: "Value Out of Range", detail: "expected_gid_index is 256; a GID table index is 0..255"},
+	{where: "roce_gdr_preflight", attr: "min_bar1_mib", hcl: `min_bar1_mib = -5`,
+		summary: "Value Out of Range", detail: "min_bar1_mib is -5; a BAR1 size in MiB is 0 or more"},
 
 	// Functions: errors from a call, or findings returned as a list.
 	{where: "provider::roce::tos", attr: "dscp", hcl: `provider::roce::tos(64, 2)`,
@@ -348,6 +369,7 @@ ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
 // functions, with the valid configuration its rows start from.
 type badInputSection struct {
 	where string // badInput.where of its rows; "provider::roce::" takes every function
+	data  bool   // where is a data source, whose rows are refused at validate
 	title string
 	intro string
 	base  string // valid attributes each row replaces some of, as HCL
@@ -371,10 +393,13 @@ pfc     = { pause_threshold_bytes = 256000 }`},
 		intro: "Each row adds the attributes it shows to this valid configuration:",
 		base:  `host = "192.0.2.20"`},
 	{where: "roce_host_bootstrap", title: "roce_host_bootstrap",
-		intro: "Each row adds the attributes it shows to this valid configuration. Apart from `ofed.lock_timeout`, the OFED settings " +
-			"are checked when the plan reads the host; when the host cannot be reached the plan only warns, and the same check " +
-			"refuses the apply before anything is written.",
+		intro: "Each row adds the attributes it shows to this valid configuration. The OFED settings are checked without the host, " +
+			"each on its own attribute; what depends on the host (the running stack, another flavor already installed) is checked " +
+			"when the plan reads it.",
 		base: `host = "192.0.2.20"`},
+	{where: "roce_gdr_preflight", data: true, title: "roce_gdr_preflight",
+		intro: "Each row adds the attributes it shows to this valid configuration; the thresholds are checked before the host is read.",
+		base:  `host = "192.0.2.20"`},
 	{where: "provider::roce::", title: "Functions",
 		intro: "Function errors come from `terraform validate` when the arguments are constants, else from the plan that " +
 			"knows them. `ecn_pfc_findings` does not fail: it returns one line per finding, and the rows show its `error:` lines."},
@@ -507,6 +532,9 @@ func (rig *badInputRig) check(t *testing.T, c badInput) {
 		rig.checkFunction(t, c)
 		return
 	}
+	if sectionOf(c).data && c.stage != atValidate {
+		t.Fatalf("%s is a data source; the rig provokes its errors at validate only", c.where)
+	}
 	diags := rig.validate(t, c.where, &c, c.stage)
 	if c.stage == atValidate {
 		requireDiag(t, c, diags)
@@ -536,6 +564,13 @@ func (rig *badInputRig) validate(t *testing.T, where string, c *badInput, stage 
 		return resp.Diagnostics
 	}
 	cfg := p.resourceConfig(t, where, c, rig.target(stage))
+	if sectionOf(badInput{where: where}).data {
+		resp, err := p.srv.ValidateDataResourceConfig(ctx, &tfprotov6.ValidateDataResourceConfigRequest{TypeName: where, Config: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Diagnostics
+	}
 	resp, err := p.srv.ValidateResourceConfig(ctx, &tfprotov6.ValidateResourceConfigRequest{TypeName: where, Config: cfg})
 	if err != nil {
 		t.Fatal(err)
@@ -753,11 +788,17 @@ func newBadInputPlugin(t *testing.T, env map[string]string) *badInputPlugin {
 	return &badInputPlugin{srv: srv, schema: schema}
 }
 
+// resourceType is the type of a resource's configuration, or of a data source's for the
+// rows of a data source section.
 func (p *badInputPlugin) resourceType(t *testing.T, name string) tftypes.Type {
 	t.Helper()
-	s, ok := p.schema.ResourceSchemas[name]
+	schemas, kind := p.schema.ResourceSchemas, "resource"
+	if sectionOf(badInput{where: name}).data {
+		schemas, kind = p.schema.DataSourceSchemas, "data source"
+	}
+	s, ok := schemas[name]
 	if !ok {
-		t.Fatalf("the provider has no resource %s", name)
+		t.Fatalf("the provider has no %s %s", kind, name)
 	}
 	return s.ValueType()
 }
@@ -1222,17 +1263,16 @@ const badInputIntro = "---\n" +
 	"runs the checks that need only a resource's own configuration; `terraform plan`, which validates\n" +
 	"first, adds the provider block (Terraform configures the provider when it plans) and the checks a\n" +
 	"resource makes while planning. A few checks need the device itself and run when the plan reads\n" +
-	"it: ports the switch lacks, unsupported port speeds and the lossless buffer pool\n" +
-	"(`roce_switch_qos`); `devices`, `cma_roce_tos` and repeated `pfc_priorities` (`roce_nic_dcqcn`);\n" +
-	"the OFED settings (`roce_host_bootstrap`). When the device cannot be reached, the plan only warns,\n" +
-	"and the same check refuses the apply before anything is written.\n" +
+	"it: ports the switch lacks, the speeds it reports and the lossless buffer pool\n" +
+	"(`roce_switch_qos`); `devices` (`roce_nic_dcqcn`). When the device cannot be reached, the plan\n" +
+	"only warns, and the same check refuses the apply before anything is written.\n" +
 	"\n" +
 	"This page is generated from the table in `internal/provider/badinput_test.go`, and that test\n" +
 	"runs every row through the provider: each value must be refused with the error shown. **Where**\n" +
 	"is the resource, provider block or function and the command that shows the error; **Error** is\n" +
 	"the summary Terraform prints, then the key phrase of the detail. When Terraform points the error\n" +
-	"at another attribute than the one set, the row says so. The data sources `roce_host_facts` and\n" +
-	"`roce_gdr_preflight` check nothing before they read the host, so they have no rows.\n"
+	"at another attribute than the one set, the row says so. The data source `roce_host_facts` checks\n" +
+	"nothing before it reads the host, so it has no rows.\n"
 
 // badInputPage renders the guide from the table.
 func badInputPage() string {
@@ -1241,7 +1281,11 @@ func badInputPage() string {
 	for _, s := range badInputSections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.title, s.intro)
 		if s.base != "" {
-			fmt.Fprintf(&b, "\n```terraform\nresource %q \"example\" {\n", s.where)
+			block := "resource"
+			if s.data {
+				block = "data"
+			}
+			fmt.Fprintf(&b, "\n```terraform\n%s %q \"example\" {\n", block, s.where)
 			for _, line := range strings.Split(s.base, "\n") {
 				b.WriteString("  " + line + "\n")
 			}
@@ -1263,6 +1307,8 @@ func (c badInput) whereCell() string {
 		return "`" + c.where + "`, validate"
 	case c.where == "provider":
 		return "`provider \"roce\"`, " + c.stage.String()
+	case sectionOf(c).data:
+		return "`data \"" + c.where + "\"`, " + c.stage.String()
 	}
 	return "`" + c.where + "`, " + c.stage.String()
 }

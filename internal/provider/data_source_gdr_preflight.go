@@ -9,12 +9,14 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
 )
 
-var _ datasource.DataSourceWithConfigure = (*gdrPreflightDataSource)(nil)
+var (
+	_ datasource.DataSourceWithConfigure      = (*gdrPreflightDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig = (*gdrPreflightDataSource)(nil)
+)
 
 func newGDRPreflightDataSource() datasource.DataSource { return &gdrPreflightDataSource{} }
 
@@ -64,9 +66,9 @@ func (d *gdrPreflightDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"require_gdr": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: "Fail the GPUDirect checks when neither peermem nor DMA-BUF is ready. Default `true`."},
 			"min_bar1_mib": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Smallest acceptable BAR1 per GPU in MiB; unset only reports it."},
+				MarkdownDescription: "Smallest acceptable BAR1 per GPU in MiB, 0 or more; unset only reports it."},
 			"expected_gid_index": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "GID index every NIC must use; unset only requires that they agree."},
+				MarkdownDescription: "GID index every NIC must use, 0-255; unset only requires that they agree."},
 			"id":     str("The host address."),
 			"passed": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of passed checks."},
 			"failed": schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of failed checks."},
@@ -89,6 +91,26 @@ func (d *gdrPreflightDataSource) Configure(_ context.Context, req datasource.Con
 	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// ValidateConfig refuses thresholds no host can meet before anything is read.
+func (d *gdrPreflightDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m gdrPreflightModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if v := m.ExpectedGIDIndex; isSet(v) && (v.ValueInt64() < 0 || v.ValueInt64() > maxGIDIndex) {
+		resp.Diagnostics.AddAttributeError(path.Root("expected_gid_index"), "Value Out of Range",
+			fmt.Sprintf("expected_gid_index is %d; a GID table index is 0..%d (what NCCL_IB_GID_INDEX takes): set the index the NICs should use, or leave it unset to require only that they agree.", v.ValueInt64(), maxGIDIndex))
+	}
+	if v := m.MinBAR1MiB; isSet(v) && v.ValueInt64() < 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("min_bar1_mib"), "Value Out of Range",
+			fmt.Sprintf("min_bar1_mib is %d; a BAR1 size in MiB is 0 or more (e.g. 32768 for 32 GiB): set the smallest acceptable size, or leave it unset to only report BAR1.", v.ValueInt64()))
+	}
+}
+
+// maxGIDIndex is the highest GID table index NCCL_IB_GID_INDEX accepts.
+const maxGIDIndex = 255
+
 func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m gdrPreflightModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -100,7 +122,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	f, err := host.Gather(ctx, engine.Runner, readFacts)
+	f, err := engine.Read(ctx, readFacts)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read Host Facts", fmt.Sprintf("Reading facts of %s: %v", address, err))
 		return

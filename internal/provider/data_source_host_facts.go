@@ -137,7 +137,7 @@ func (d *hostFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	f, err := host.Gather(ctx, engine.Runner, readFacts)
+	f, err := engine.Read(ctx, readFacts)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read Host Facts",
 			fmt.Sprintf("Reading facts of %s: %v", address, err))

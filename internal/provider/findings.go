@@ -12,10 +12,11 @@ import (
 )
 
 // addFindings turns domain findings into diagnostics on the attributes they name. renames maps
-// a finding path prefix onto the resource's own attribute names where they differ.
+// the attribute names of a shared rule onto the resource's own where they differ, in the
+// findings' paths and in their text (see fabric.Findings.Rename).
 func addFindings(diags *diag.Diagnostics, fs fabric.Findings, renames map[string]string) {
-	for _, f := range fs {
-		p := findingPath(rename(f.Path, renames))
+	for _, f := range fs.Rename(renames) {
+		p := findingPath(f.Path)
 		if f.Severity == fabric.SeverityWarning {
 			diags.AddAttributeWarning(p, f.Summary, f.Detail)
 		} else {
@@ -24,30 +25,36 @@ func addFindings(diags *diag.Diagnostics, fs fabric.Findings, renames map[string
 	}
 }
 
-func rename(p string, renames map[string]string) string {
-	for from, to := range renames {
-		if strings.HasPrefix(p, from) {
-			return to + strings.TrimPrefix(p, from)
-		}
-	}
-	return p
-}
+// pathStep is one step of a finding path: an attribute name, then a list index [1] or a map
+// key ["NCCL_IB_TIMEOUT"] (a Go-quoted string).
+var pathStep = regexp.MustCompile(`^([a-z0-9_]+)(?:\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])?`)
 
-var pathStep = regexp.MustCompile(`^([a-z0-9_]+)(?:\[(\d+)\])?$`)
-
-// findingPath reads a finding's "ecn.min_threshold_bytes" or "rdma.dscp[1]" as a path.
+// findingPath reads a finding's "ecn.min_threshold_bytes", "rdma.dscp[1]" or
+// `extra["NCCL_IB_TIMEOUT"]` as a path; it stops at the first step it cannot read.
 func findingPath(s string) path.Path {
 	p := path.Empty()
-	for _, step := range strings.Split(s, ".") {
-		m := pathStep.FindStringSubmatch(step)
+	for s != "" {
+		m := pathStep.FindStringSubmatch(s)
 		if m == nil {
 			return p
 		}
 		p = p.AtName(m[1])
-		if m[2] != "" {
+		switch {
+		case m[2] != "":
 			i, _ := strconv.Atoi(m[2])
 			p = p.AtListIndex(i)
+		case m[3] != "":
+			key, err := strconv.Unquote(m[3])
+			if err != nil {
+				return p
+			}
+			p = p.AtMapKey(key)
 		}
+		rest := s[len(m[0]):]
+		if rest != "" && !strings.HasPrefix(rest, ".") {
+			return p
+		}
+		s = strings.TrimPrefix(rest, ".")
 	}
 	return p
 }

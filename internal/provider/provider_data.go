@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
@@ -24,10 +25,15 @@ type providerData struct {
 	hostsOnce sync.Once
 	hosts     *ssh.Pool
 	hostsErr  error
+	// facts lets the resources on one host share a gather within this process (one
+	// Terraform walk); writes through an engine's runner make it forget the host.
+	facts *host.FactCache
 }
 
 func newProviderData(s settings) *providerData {
-	return &providerData{settings: s, switches: gnmi.NewPool()}
+	facts := host.NewFactCache(host.DefaultFactCacheAge)
+	facts.Expect(expectedHostFacts())
+	return &providerData{settings: s, switches: gnmi.NewPool(), facts: facts}
 }
 
 // switchBackend returns the SONiC backend for a switch, on the pooled connection to it, with

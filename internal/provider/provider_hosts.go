@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 )
 
 // hostClient returns the pooled SSH client for a host address: one connection per host
@@ -55,7 +56,7 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 	if err != nil {
 		return host.Engine{}, address, err
 	}
-	return host.Engine{Runner: client, Sudo: d.settings.SSH.Become.Enabled}, address, nil
+	return host.Engine{Runner: d.facts.Runner(client), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
 }
 
 func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }
@@ -69,6 +70,17 @@ func (e reachError) Unwrap() error { return e.err }
 func isReachError(err error) bool {
 	var re reachError
 	return errors.As(err, &re)
+}
+
+// expectedHostFacts is what the resources and data sources read on a host with their default
+// paths: every fact kind and the files they write. The first gather on a host reads all of
+// it, so the resources on one host share one gather per Terraform walk in whatever order
+// Terraform reads them (a resource with its own paths adds them to later gathers).
+func expectedHostFacts() host.FactSet {
+	return host.AllFacts().
+		WithFiles(defaultNCCLConfPath, tasks.AptSourcePath, tasks.AptPreferencesPath, tasks.DnfRepoPath).
+		Union(tasks.GPUDirect{}.Needs()).
+		Union(dcqcnPersistence(tasks.DCQCN{}, tasks.HostQoS{}).Needs())
 }
 
 // readFacts are what the read-only data sources gather: everything they report, without the

@@ -2,8 +2,10 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -17,15 +19,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 var (
-	_ resource.ResourceWithConfigure   = (*hostBootstrapResource)(nil)
-	_ resource.ResourceWithImportState = (*hostBootstrapResource)(nil)
-	_ resource.ResourceWithModifyPlan  = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithConfigure      = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithImportState    = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithValidateConfig = (*hostBootstrapResource)(nil)
+	_ resource.ResourceWithModifyPlan     = (*hostBootstrapResource)(nil)
 )
 
 func newHostBootstrapResource() resource.Resource { return &hostBootstrapResource{} }
@@ -114,6 +118,21 @@ func (r *hostBootstrapResource) Configure(_ context.Context, req resource.Config
 	r.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
+// ValidateConfig applies every rule that needs no host: the GPUDirect mode and the OFED pin
+// (flavor, version and constraint, package version, family, repository, key, packages, lock
+// timeout), each on its own attribute.
+func (r *hostBootstrapResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return // values from variables or other resources are checked once known
+	}
+	var m hostBootstrapModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || !m.known() {
+		return
+	}
+	addFindings(&resp.Diagnostics, m.validate(), nil)
+}
+
 func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
@@ -121,6 +140,10 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	var plan hostBootstrapModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() || !plan.known() {
+		return
+	}
+	if fs := plan.validate().Errors(); fs != nil {
+		addFindings(&resp.Diagnostics, fs, nil)
 		return
 	}
 	phases, err := plan.phases()
@@ -268,6 +291,10 @@ func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.Im
 // apply runs the phases in order, each converged and verified before the next: GPUDirect
 // depends on the stack the OFED phase installs.
 func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) {
+	if fs := plan.validate().Errors(); fs != nil {
+		addFindings(diags, fs, nil)
+		return
+	}
 	phases, err := plan.phases()
 	if err != nil {
 		diags.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
@@ -376,29 +403,76 @@ func planPhasesFrom(f host.Facts, phases [][]host.Task) ([]string, error) {
 // phases are the task groups applied in order.
 func (m *hostBootstrapModel) phases() ([][]host.Task, error) {
 	var out [][]host.Task
-	if o := m.OFED; o != nil {
-		pin := tasks.OFEDPin{
-			Flavor: o.Flavor.ValueString(), Version: o.Version.ValueString(), Constraint: o.Constraint.ValueString(),
-			PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
-			Trusted: o.Trusted.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
-		}
-		if s := o.LockTimeout.ValueString(); s != "" {
-			d, err := time.ParseDuration(s)
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("ofed.lock_timeout is %q; use a positive Go duration such as \"2m\"", s)
-			}
-			pin.LockTimeout = d
+	if m.OFED != nil {
+		pin, err := m.ofedPin()
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, []host.Task{pin})
 	}
 	switch mode := m.GPUDirect.ValueString(); mode {
-	case "none":
+	case gpuDirectNone:
 	case "", tasks.GPUDirectAuto, tasks.GPUDirectPeermem, tasks.GPUDirectDMABUF:
 		out = append(out, []host.Task{tasks.GPUDirect{Mode: mode}})
 	default:
 		return nil, fmt.Errorf("gpudirect is %q; use auto, peermem, dmabuf or none", mode)
 	}
 	return out, nil
+}
+
+// gpuDirectNone turns the GPUDirect phase off.
+const gpuDirectNone = "none"
+
+// ofedPin is the OFED task of the ofed attribute, which must be set.
+func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
+	o := m.OFED
+	pin := tasks.OFEDPin{
+		Flavor: o.Flavor.ValueString(), Version: o.Version.ValueString(), Constraint: o.Constraint.ValueString(),
+		PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
+		Trusted: o.Trusted.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
+	}
+	if s := o.LockTimeout.ValueString(); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return pin, &tasks.FieldError{Field: "lock_timeout", Err: fmt.Errorf("ofed.lock_timeout is %q; use a positive Go duration such as \"2m\"", s)}
+		}
+		pin.LockTimeout = d
+	}
+	return pin, nil
+}
+
+// validate applies the rules that need no host, each finding on the attribute at fault.
+func (m *hostBootstrapModel) validate() fabric.Findings {
+	var fs fabric.Findings
+	switch mode := m.GPUDirect.ValueString(); mode {
+	case "", tasks.GPUDirectAuto, tasks.GPUDirectPeermem, tasks.GPUDirectDMABUF, gpuDirectNone:
+	default:
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "gpudirect", Summary: "Invalid GPUDirect Mode",
+			Detail: fmt.Sprintf("gpudirect is %q; use auto, peermem, dmabuf or none.", mode)})
+	}
+	if m.OFED == nil {
+		return fs
+	}
+	pin, err := m.ofedPin()
+	if err == nil {
+		err = pin.Validate()
+	}
+	if err != nil {
+		at := "ofed"
+		var fe *tasks.FieldError
+		if errors.As(err, &fe) {
+			at += "." + fe.Field
+			if fe.Field == "family" {
+				at = "family" // a resource attribute beside ofed
+			}
+		}
+		detail := err.Error()
+		if !strings.HasPrefix(detail, at+" ") {
+			detail = at + ": " + detail
+		}
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid OFED Settings", Detail: detail})
+	}
+	return fs
 }
 
 func (m *hostBootstrapModel) known() bool {

@@ -120,7 +120,7 @@ func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resourc
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
-	addFindings(&resp.Diagnostics, m.profile().Validate(), nil)
+	addFindings(&resp.Diagnostics, m.validate(), nil)
 }
 
 // ModifyPlan renders the file into the plan. Only gid_index = "detect" reads the host (one
@@ -198,7 +198,7 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 	if state.profile().NeedsGIDs() {
 		want = want.Union(host.NewFactSet(host.FactGIDs))
 	}
-	f, err := host.Gather(ctx, engine.Runner, want)
+	f, err := engine.Read(ctx, want)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read NCCL Profile", fmt.Sprintf("Reading %s: %v", address, err))
 		return
@@ -301,7 +301,7 @@ func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileMo
 	if err != nil {
 		return "", "", err
 	}
-	f, err := host.Gather(ctx, engine.Runner, host.NewFactSet(host.FactGIDs))
+	f, err := engine.Read(ctx, host.NewFactSet(host.FactGIDs))
 	if err != nil {
 		return "", "", reachError{err}
 	}
@@ -310,6 +310,22 @@ func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileMo
 
 func (r *ncclEnvProfileResource) engine(hostAddr string) (host.Engine, string, error) {
 	return r.data.hostEngine(hostAddr)
+}
+
+// validate applies every rule that needs no host: the profile's, and absolute file paths.
+func (m *ncclEnvProfileModel) validate() fabric.Findings {
+	fs := m.profile().Validate()
+	for _, a := range []struct {
+		name, example string
+		v             types.String
+	}{{"path", defaultNCCLConfPath, m.Path}, {"profile_script_path", "/etc/profile.d/nccl.sh", m.ProfileScriptPath}} {
+		// profile_script_path = "" is no script, as when it is unset.
+		if isSet(a.v) && !strings.HasPrefix(a.v.ValueString(), "/") && (a.name == "path" || a.v.ValueString() != "") {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: a.name, Summary: "Relative Path",
+				Detail: fmt.Sprintf("%s is %q; the provider writes the file on the host and needs an absolute path, such as %s.", a.name, a.v.ValueString(), a.example)})
+		}
+	}
+	return fs
 }
 
 func (m *ncclEnvProfileModel) paths() []string {

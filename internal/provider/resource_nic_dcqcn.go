@@ -81,7 +81,18 @@ func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.Vali
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
-	addFindings(&resp.Diagnostics, m.validate(), map[string]string{"rdma.priority": "priority", "rdma.dscp": "rdma_dscp"})
+	addFindings(&resp.Diagnostics, m.validate(), nicDCQCNRenames)
+}
+
+// nicDCQCNRenames maps the names the fabric rules give the traffic class and DCQCN fields onto
+// this resource's attributes, in finding paths and text: the resource has one RDMA DSCP, a
+// scalar, and its own names for the increase rates.
+var nicDCQCNRenames = map[string]string{
+	"rdma.priority":                "priority",
+	"rdma.dscp[0]":                 "rdma_dscp",
+	"rdma.dscp":                    "rdma_dscp",
+	"dcqcn.additive_increase_mbps": "dcqcn.ai_rate_mbps",
+	"dcqcn.hyper_increase_mbps":    "dcqcn.hai_rate_mbps",
 }
 
 // ModifyPlan reads the host (one round trip) when the configuration changed or the last
@@ -234,7 +245,7 @@ func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags
 	}
 	// The report carries no facts; one more read tells whether NV config needs a reboot.
 	d := plan.dcqcnTask()
-	f, err := host.Gather(ctx, engine.Runner, d.Needs())
+	f, err := engine.Read(ctx, d.Needs())
 	if err != nil {
 		addHostError(diags, "Unable to Read NIC DCQCN", address, err)
 		return
@@ -256,7 +267,11 @@ func (m *nicDCQCNModel) tasks() []host.Task {
 }
 
 func (m *nicDCQCNModel) persistence() tasks.Persistence {
-	d, q := m.dcqcnTask(), m.qosTask()
+	return dcqcnPersistence(m.dcqcnTask(), m.qosTask())
+}
+
+// dcqcnPersistence is the boot-time unit and udev rule that reapply d and q.
+func dcqcnPersistence(d tasks.DCQCN, q tasks.HostQoS) tasks.Persistence {
 	return tasks.Persistence{ID: "dcqcn", DCQCN: &d, QoS: &q}
 }
 
@@ -325,11 +340,22 @@ func (m *nicDCQCNModel) validate() fabric.Findings {
 	}
 	fs := class.Validate()
 	fs = append(fs, m.params().Validate()...)
+	seen := map[int]bool{}
 	for i, p := range intsOf(m.PFCPriorities) {
-		if p < 0 || p > 7 {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: fmt.Sprintf("pfc_priorities[%d]", i),
-				Summary: "Priority Out of Range", Detail: fmt.Sprintf("pfc_priorities[%d] is %d; priorities are 0 to 7.", i, p)})
+		at := fmt.Sprintf("pfc_priorities[%d]", i)
+		switch {
+		case p < 0 || p > 7:
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at,
+				Summary: "Priority Out of Range", Detail: fmt.Sprintf("%s is %d; priorities are 0 to 7.", at, p)})
+		case seen[p]:
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at,
+				Summary: "Repeated PFC Priority", Detail: fmt.Sprintf("%s repeats priority %d; list each priority once.", at, p)})
 		}
+		seen[p] = true
+	}
+	if v := m.CMARoCETos; isSet(v) && (v.ValueInt64() < 0 || v.ValueInt64() > 255) {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "cma_roce_tos", Summary: "Value Out of Range",
+			Detail: fmt.Sprintf("cma_roce_tos is %d; a ToS byte is 0..255 (DSCP << 2 | ECN bits, e.g. 106 for DSCP 26 with ECT(0)): set a value in that range, or leave it unset.", v.ValueInt64())})
 	}
 	return fs
 }

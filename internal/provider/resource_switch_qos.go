@@ -37,9 +37,6 @@ const (
 	privateImported = "imported"
 )
 
-// switchQoSRenames maps the fabric package's finding paths onto this resource's attributes.
-var switchQoSRenames = map[string]string{"ratio_window.": "pfc.ratio_"}
-
 func (r *switchQoSResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_switch_qos"
 }
@@ -53,7 +50,8 @@ func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 // ValidateConfig applies every rule that needs no switch: traffic class, ECN/PFC ratio and
-// ordering, schedulers, watchdog and port name syntax.
+// ordering, schedulers, watchdog, name and port name syntax, the port speed override, the
+// SONiC release and the resource's own gnmi settings.
 func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	if !req.Config.Raw.IsFullyKnown() {
 		return // values from variables or other resources are checked once known
@@ -63,7 +61,7 @@ func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.Val
 	if resp.Diagnostics.HasError() || !m.known() || m.ECN == nil || m.PFC == nil {
 		return
 	}
-	addFindings(&resp.Diagnostics, m.policy().Validate(m.ratioWindow()), switchQoSRenames)
+	addFindings(&resp.Diagnostics, m.validate(), switchQoSRenames)
 }
 
 // ModifyPlan reads the switch when something is to change and plans the exact operations,
@@ -247,7 +245,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	}
 	policy := plan.policy()
 	// Values unknown at plan time were not validated then.
-	if fs := policy.Validate(plan.ratioWindow()); fs.HasErrors() {
+	if fs := plan.validate(); fs.HasErrors() {
 		addFindings(diags, fs, switchQoSRenames)
 		return nil
 	}
@@ -293,6 +291,9 @@ func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend,
 func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (switchcfg.Backend, switchcfg.Observation, bool) {
 	if r.data == nil {
 		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
+		return nil, switchcfg.Observation{}, false
+	}
+	if !m.checkConnection(r.data.settings.GNMI, diags) {
 		return nil, switchcfg.Observation{}, false
 	}
 	backend, err := r.data.switchBackend(m.Address.ValueString(), m.GNMI, m.SONiCRelease.ValueString())

@@ -117,8 +117,8 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		RDMA:         switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: 50},
 		CNP:          switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict},
 	}
-	if p.Name == "" {
-		p.Name = switchcfg.DefaultName
+	if m.Name.IsNull() || m.Name.IsUnknown() {
+		p.Name = switchcfg.DefaultName // name = "" stays empty, and Validate refuses it
 	}
 	p.Ports = stringsOf(m.Ports)
 	if r := m.RDMA; r != nil {
@@ -131,7 +131,7 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		p.Class.CNPDSCP, p.Class.CNPPriority = intOr(c.DSCP, fabric.DefaultCNPDSCP), intOr(c.Priority, fabric.DefaultCNPPriority)
 	}
 	if e := m.ECN; e != nil {
-		p.ECN = switchcfg.ECN{MinBytes: e.MinThresholdBytes.ValueInt64(), MaxBytes: e.MaxThresholdBytes.ValueInt64(), MarkProbabilityPercent: int(e.MarkProbabilityPercent.ValueInt64())}
+		p.ECN = switchcfg.ECN{MinBytes: e.MinThresholdBytes.ValueInt64(), MaxBytes: e.MaxThresholdBytes.ValueInt64(), MarkProbabilityPercent: intOr(e.MarkProbabilityPercent, defaultMarkProbabilityPercent)}
 	}
 	if f := m.PFC; f != nil {
 		p.PFC.PauseThresholdBytes = f.PauseThresholdBytes.ValueInt64()

@@ -16,6 +16,9 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
+// defaultMarkProbabilityPercent is ecn.mark_probability_percent when unset.
+const defaultMarkProbabilityPercent = 100
+
 var (
 	classAttrTypes     = map[string]attr.Type{"dscp": types.Int64Type, "priority": types.Int64Type}
 	rdmaAttrTypes      = map[string]attr.Type{"dscp": types.ListType{ElemType: types.Int64Type}, "priority": types.Int64Type}
@@ -44,9 +47,9 @@ func switchQoSSchema() schema.Schema {
 			"cable_length_m": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(5),
 				MarkdownDescription: "Cable length of the ports in metres, written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed."},
 			"port_speed_gbps": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Port speed used for the headroom and capacity checks. By default each port's speed is read from `PORT|<port>`."},
+				MarkdownDescription: "Port speed in Gb/s used for the headroom and capacity checks: " + speedList() + ". By default each port's speed is read from `PORT|<port>`."},
 			"sonic_release": schema.StringAttribute{Optional: true,
-				MarkdownDescription: "SONiC release branch (`202411`, `202505`, `202511`, ...) whose GCU allowlist applies. By default it is read from `VERSIONS|DATABASE`."},
+				MarkdownDescription: "SONiC release branch (`202411`, `202505`, `202511`, ... or `master`) whose GCU allowlist applies. By default it is read from `VERSIONS|DATABASE`."},
 			"rdma": schema.SingleNestedAttribute{Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(types.ObjectValueMust(rdmaAttrTypes, map[string]attr.Value{"dscp": int64List([]int{fabric.DefaultRDMADSCP}), "priority": types.Int64Value(fabric.DefaultRDMAPriority)})),
 				MarkdownDescription: "The lossless RDMA class: its DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`, and `priority` is the PFC-enabled, ECN-marked traffic class.",
@@ -73,7 +76,7 @@ func switchQoSSchema() schema.Schema {
 						MarkdownDescription: "`green_min_threshold`: marking starts here (80-120 KB is the usual range at 400G)."},
 					"max_threshold_bytes": schema.Int64Attribute{Required: true,
 						MarkdownDescription: "`green_max_threshold`: marking probability reaches `mark_probability_percent` here. Must be above the minimum and at most the PFC pause threshold."},
-					"mark_probability_percent": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(100),
+					"mark_probability_percent": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultMarkProbabilityPercent),
 						MarkdownDescription: "`green_drop_probability`, 1-100. Default `100`."},
 				}},
 			"pfc": schema.SingleNestedAttribute{Required: true,

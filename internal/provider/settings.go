@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -80,6 +81,9 @@ func resolveSettings(m providerModel, getenv func(string) string) (settings, dia
 		GNMI: resolveGNMI(r, m.GNMI),
 	}
 	checkSSH(r, s.SSH)
+	if sshInUse(m.SSH, getenv) {
+		checkSSHCredentials(r, m.SSH, s.SSH)
+	}
 	checkGNMI(r, s.GNMI)
 	return s, r.diags
 }
@@ -196,6 +200,14 @@ func checkSSH(r *resolver, s sshSettings) {
 	if s.Become.Password != "" && !s.Become.Enabled {
 		r.attrError(root.AtName("become").AtName("password"), "sudo Password Without become",
 			"ssh.become.password is set while ssh.become.enabled is false. Set enabled = true, or drop the password.")
+	}
+	if strings.ContainsAny(s.Become.Password, "\r\n") {
+		r.attrError(root.AtName("become").AtName("password"), "Invalid sudo Password",
+			"ssh.become.password (or "+envSSHBecomePassword+") contains a line break; sudo reads the password as one line. Remove the line break.")
+	}
+	if s.InsecureIgnoreHostKey && s.KnownHostsFile != "" {
+		r.attrError(root.AtName("insecure_ignore_host_key"), "Conflicting Host Key Settings",
+			"ssh.insecure_ignore_host_key turns host key verification off while ssh.known_hosts_file names the keys to verify against. Remove one of them.")
 	}
 }
 

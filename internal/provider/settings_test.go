@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 
 func TestResolveSettingsConfigBeatsEnvironment(t *testing.T) {
 	m := providerModel{
-		SSH:  &sshModel{User: types.StringValue("admin"), Port: types.Int64Value(22), UseAgent: types.BoolValue(false)},
+		SSH:  &sshModel{User: types.StringValue("admin"), Port: types.Int64Value(22), UseAgent: types.BoolValue(false), Password: types.StringValue("pw")},
 		GNMI: &gnmiModel{Insecure: types.BoolValue(false)},
 	}
 	env := envOf(map[string]string{envSSHUser: "ubuntu", envSSHPort: "2222", envGNMIInsecure: "true", envAgentSocket: "/a"})
@@ -110,17 +111,64 @@ func TestResolveSettingsErrors(t *testing.T) {
 			name:  "two keys",
 			model: providerModel{SSH: &sshModel{PrivateKey: types.StringValue("PEM")}},
 			env:   map[string]string{envSSHPrivateKeyFile: "/k"},
-			want:  []string{"Both ssh.private_key and ssh.private_key_file"},
+			want:  []string{"Both ssh.private_key and ssh.private_key_file", "ssh.private_key is not a private key SSH can use"},
 		},
 		{
 			name:  "pinned key and insecure",
-			model: providerModel{SSH: &sshModel{HostKey: types.StringValue("ssh-ed25519 AAAA"), InsecureIgnoreHostKey: types.BoolValue(true)}},
+			model: providerModel{SSH: &sshModel{HostKey: types.StringValue(testHostKey), InsecureIgnoreHostKey: types.BoolValue(true)}},
 			want:  []string{"ssh.host_key pins a host key"},
 		},
 		{
 			name:  "certificate without key",
-			model: providerModel{SSH: &sshModel{CertificateFile: types.StringValue("/k-cert.pub"), UseAgent: types.BoolValue(false)}},
+			model: providerModel{SSH: &sshModel{CertificateFile: types.StringValue("/k-cert.pub"), UseAgent: types.BoolValue(false), Password: types.StringValue("pw")}},
 			want:  []string{"no private key to sign with"},
+		},
+		{
+			name:  "empty user",
+			model: providerModel{SSH: &sshModel{User: types.StringValue("")}},
+			want:  []string{"ssh.user is empty"},
+		},
+		{
+			name: "unreadable key from the environment",
+			env:  map[string]string{envSSHPrivateKey: "not a key"},
+			want: []string{"ssh.private_key (from ROCE_SSH_PRIVATE_KEY) is not a private key SSH can use: ssh: no key found"},
+		},
+		{
+			name:  "unreadable host key",
+			model: providerModel{SSH: &sshModel{HostKey: types.StringValue("ssh-ed25519 AAAA")}},
+			want:  []string{"ssh.host_key is not a host key"},
+		},
+		{
+			name:  "unreadable bastion key",
+			model: providerModel{SSH: &sshModel{Bastion: &bastionModel{Host: types.StringValue("jump"), PrivateKey: types.StringValue("nope")}}},
+			want:  []string{"ssh.bastion.private_key is not an unencrypted private key"},
+		},
+		{
+			name:  "known hosts and insecure",
+			model: providerModel{SSH: &sshModel{KnownHostsFile: types.StringValue("/kh"), InsecureIgnoreHostKey: types.BoolValue(true)}},
+			want:  []string{"ssh.insecure_ignore_host_key turns host key verification off while ssh.known_hosts_file"},
+		},
+		{
+			name:  "sudo password with a line break",
+			model: providerModel{SSH: &sshModel{Become: &becomeModel{Enabled: types.BoolValue(true), Password: types.StringValue("pw\n")}}},
+			want:  []string{"contains a line break"},
+		},
+		{
+			name:  "no way to log in",
+			model: providerModel{SSH: &sshModel{Port: types.Int64Value(2222)}},
+			env:   map[string]string{envAgentSocket: ""},
+			want:  []string{"no way to log in"},
+		},
+		{
+			name: "no way to log in, from the environment",
+			env:  map[string]string{envAgentSocket: "", envSSHUser: "ubuntu"},
+			want: []string{"no way to log in"},
+		},
+		{
+			name:  "agent without a socket",
+			model: providerModel{SSH: &sshModel{UseAgent: types.BoolValue(true)}},
+			env:   map[string]string{envAgentSocket: ""},
+			want:  []string{"SSH_AUTH_SOCK is not set"},
 		},
 		{
 			name:  "bastion without host",
@@ -156,7 +204,10 @@ func TestResolveSettingsErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, diags := resolveSettings(tt.model, envOf(tt.env))
+			// An agent runs unless the case says otherwise, so cases need no credentials.
+			env := map[string]string{envAgentSocket: "/run/agent.sock"}
+			maps.Copy(env, tt.env)
+			_, diags := resolveSettings(tt.model, envOf(env))
 			errs := diags.Errors()
 			if len(errs) != len(tt.want) {
 				t.Fatalf("got %d errors, want %d: %v", len(errs), len(tt.want), errs)
@@ -175,7 +226,7 @@ func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 		SSH:  &sshModel{InsecureIgnoreHostKey: types.BoolValue(true), MaxSessions: types.Int64Value(20)},
 		GNMI: &gnmiModel{Insecure: types.BoolValue(true)},
 	}
-	_, diags := resolveSettings(m, envOf(nil))
+	_, diags := resolveSettings(m, envOf(map[string]string{envAgentSocket: "/run/agent.sock"}))
 	if diags.HasError() {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
@@ -186,5 +237,23 @@ func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 	want := []string{"SSH Host Keys Are Not Verified", "SSH Sessions Above sshd's Default", "gNMI Without TLS"}
 	if diff := cmp.Diff(want, summaries); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// testHostKey is a host key in authorized_keys format.
+const testHostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIRE02SEmt3A/+CIM36fJQZxYcg+Y7uw9D91C3GaE8bD"
+
+// TestResolveSettingsSSHOnlyWhenUsed keeps a provider without an ssh block or ROCE_SSH_*
+// variables usable for switches alone, and leaves credentials not known yet to the apply.
+func TestResolveSettingsSSHOnlyWhenUsed(t *testing.T) {
+	for name, m := range map[string]providerModel{
+		"no ssh block": {GNMI: &gnmiModel{Insecure: types.BoolValue(true)}},
+		"unknown key":  {SSH: &sshModel{PrivateKey: types.StringUnknown()}},
+		"unknown user": {SSH: &sshModel{User: types.StringUnknown(), PrivateKeyFile: types.StringValue("/k")}},
+		"key file":     {SSH: &sshModel{PrivateKeyFile: types.StringValue("/does/not/exist/yet")}},
+	} {
+		if _, diags := resolveSettings(m, envOf(nil)); diags.HasError() {
+			t.Errorf("%s: unexpected errors: %v", name, diags.Errors())
+		}
 	}
 }

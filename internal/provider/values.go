@@ -41,6 +41,9 @@ func stringMapOf(m types.Map) map[string]string {
 	return out
 }
 
+// isSet reports whether a value is known and not null: given in the configuration.
+func isSet(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
+
 // anyUnknown reports whether a value, or any element of a list or map, is unknown.
 func anyUnknown(vals ...attr.Value) bool {
 	for _, v := range vals {

@@ -91,7 +91,11 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 		}
 		h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: pf.SpeedGbps, CableLengthM: float64(p.CableLengthM), MTU: pf.MTU}, fabric.WorstCasePattern())
 		if err != nil {
-			return worst, fabric.Findings{errorAt("ports", "Cannot Compute Headroom", fmt.Sprintf("port %s: %v", port, err))}
+			at := "ports" // the port's own speed or MTU, read from the switch
+			if speedOverride > 0 {
+				at = "port_speed_gbps"
+			}
+			return worst, fabric.Findings{errorAt(at, "Cannot Compute Headroom", fmt.Sprintf("port %s: %v", port, err))}
 		}
 		if h.SizeBytes > worst.SizeBytes {
 			worst = h

@@ -70,11 +70,12 @@ func (p Policy) Validate(window fabric.RatioWindow) fabric.Findings {
 	var fs fabric.Findings
 	fs = append(fs, p.Class.Validate()...)
 	fs = append(fs, fabric.CheckThresholds(fabric.Thresholds{
-		ECNMinBytes:            p.ECN.MinBytes,
-		ECNMaxBytes:            p.ECN.MaxBytes,
-		PFCPauseBytes:          p.PFC.PauseThresholdBytes,
-		MarkProbabilityPercent: p.ECN.MarkProbabilityPercent,
+		ECNMinBytes:   p.ECN.MinBytes,
+		ECNMaxBytes:   p.ECN.MaxBytes,
+		PFCPauseBytes: p.PFC.PauseThresholdBytes,
 	}, window)...)
+	// A policy always writes its probability (green_drop_probability), so 0 is a value here.
+	fs = append(fs, fabric.CheckMarkProbability(p.ECN.MarkProbabilityPercent)...)
 	fs = append(fs, p.validateNames()...)
 	fs = append(fs, p.RDMA.validate("rdma_scheduler")...)
 	fs = append(fs, p.CNP.validate("cnp_scheduler")...)

@@ -25,6 +25,8 @@ func TestPolicyValidate(t *testing.T) {
 		{"watchdog", func(p *Policy) { p.Watchdog = &Watchdog{Action: "panic", DetectionTimeMs: 50, RestoreTimeMs: 200} },
 			[]string{"error pfc_watchdog.action", "error pfc_watchdog.detection_time_ms"}},
 		{"name", func(p *Policy) { p.Name = "RoCE policy" }, []string{"error name"}},
+		{"empty name", func(p *Policy) { p.Name = "" }, []string{"error name"}},
+		{"mark probability 0", func(p *Policy) { p.ECN.MarkProbabilityPercent = 0 }, []string{"error ecn.mark_probability_percent"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -272,6 +272,9 @@ func TestFactsHeadroomAndCapacity(t *testing.T) {
 	if !fs.HasErrors() || !strings.Contains(fs.Errors()[0].Detail, "67737959") {
 		t.Errorf("128 ports × (headroom + 400000 B) should overflow the ingress pool: %v", fs)
 	}
+	if _, fs := o.Facts.Headroom(testPolicy(), 300); len(fs) != 1 || fs[0].Path != "port_speed_gbps" {
+		t.Errorf("an unsupported speed override: %v, want one error at port_speed_gbps", fs)
+	}
 	if bad := o.Facts.CheckPorts([]string{"Ethernet0", "Ethernet999"}); len(bad) != 1 || bad[0].Path != "ports[1]" {
 		t.Errorf("CheckPorts = %v, want one error at ports[1]", bad)
 	}

@@ -237,3 +237,31 @@ func startAgent(t *testing.T) (xssh.PublicKey, string) {
 	}
 	return signer.PublicKey(), sock
 }
+
+func TestCheckKeys(t *testing.T) {
+	plain := string(mustKeyPEM(t))
+	encrypted, pub := newEncryptedKey(t, "s3cret")
+	for _, tt := range []struct {
+		name, key, passphrase string
+		wantErr               string
+	}{
+		{"plain", plain, "", ""},
+		{"encrypted", string(encrypted), "s3cret", ""},
+		{"no passphrase", string(encrypted), "", "no passphrase is set"},
+		{"not a key", "not a key", "", "no key found"},
+	} {
+		err := CheckPrivateKey(tt.key, tt.passphrase)
+		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%s: CheckPrivateKey = %v, want %q", tt.name, err, tt.wantErr)
+		}
+		if err != nil && strings.Contains(err.Error(), tt.key) {
+			t.Errorf("%s: the error repeats the key: %v", tt.name, err)
+		}
+	}
+	line := strings.TrimSpace(string(xssh.MarshalAuthorizedKey(pub)))
+	for key, ok := range map[string]bool{line: true, "cert-authority " + line: true, "ssh-ed25519 AAAAC3Nz": false, "": false} {
+		if err := CheckHostKey(key); (err == nil) != ok {
+			t.Errorf("CheckHostKey(%q) = %v", key, err)
+		}
+	}
+}

@@ -247,6 +247,13 @@ func hostPort(address string, port int) (string, error) {
 	return net.JoinHostPort(h, strconv.Itoa(port)), nil
 }
 
+// CheckHostKey parses a pinned host key as NewPool does: authorized_keys format
+// ("ssh-ed25519 AAAA..."), optionally with the cert-authority option.
+func CheckHostKey(key string) error {
+	_, err := parsePinnedKey(key)
+	return err
+}
+
 // pinnedKey is a parsed HostKey: a host key, or a CA with the cert-authority
 // option.
 type pinnedKey struct {

@@ -24,13 +24,38 @@ var (
 	repoWordRE = regexp.MustCompile(`^[A-Za-z0-9._~:/?@!$&()*+,;=%-]+$`)
 )
 
+// FieldError is a problem with one setting of a task. Field is the setting's snake_case
+// name ("flavor", "version", "constraint", "package_version", "family", "repo_url", "key",
+// "packages[1]", "lock_timeout"), as a resource attribute would name it.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+// Error returns the problem; it names the setting in its own words.
+func (e *FieldError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the problem, so errors.Is sees ErrLatestRepo through it.
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldError(field string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &FieldError{Field: field, Err: err}
+}
+
+// Validate checks the settings without a host: everything Plan refuses before it reads the
+// host. The error is a *FieldError that names the setting at fault.
+func (t OFEDPin) Validate() error { return t.validate() }
+
 // validate checks the task's fields.
 func (t OFEDPin) validate() error {
 	if t.Flavor != string(facts.OFEDDOCA) && t.Flavor != string(facts.OFEDMLNX) {
-		return fmt.Errorf("OFED flavor %q: want doca or mlnx", t.Flavor)
+		return fieldError("flavor", fmt.Errorf("OFED flavor %q: want doca or mlnx", t.Flavor))
 	}
 	if t.Version == "" && t.Constraint == "" {
-		return errors.New("OFED pin: set version (to install) or constraint (to check the running stack)")
+		return fieldError("version", errors.New("OFED pin: set version (to install) or constraint (to check the running stack)"))
 	}
 	if err := t.validateVersions(); err != nil {
 		return err
@@ -39,18 +64,18 @@ func (t OFEDPin) validate() error {
 		return nil
 	}
 	if f := t.family(); f != FamilyDebian && f != FamilyRHEL {
-		return fmt.Errorf("package family %q: want debian or rhel", f)
+		return fieldError("family", fmt.Errorf("package family %q: want debian or rhel", f))
 	}
 	if err := t.validateRepo(); err != nil {
 		return err
 	}
-	for _, p := range t.packages() {
+	for i, p := range t.packages() {
 		if err := t.validatePackage(p); err != nil {
-			return err
+			return fieldError(fmt.Sprintf("packages[%d]", i), err)
 		}
 	}
 	if t.LockTimeout < 0 {
-		return fmt.Errorf("lock timeout %v: want zero (the default, %v) or more", t.LockTimeout, DefaultLockTimeout)
+		return fieldError("lock_timeout", fmt.Errorf("lock timeout %v: want zero (the default, %v) or more", t.LockTimeout, DefaultLockTimeout))
 	}
 	return nil
 }
@@ -59,50 +84,50 @@ func (t OFEDPin) validateVersions() error {
 	if t.Version != "" {
 		v, err := parseOFEDVersion(t.Version)
 		if err != nil {
-			return err
+			return fieldError("version", err)
 		}
 		if !packageVersionRE.MatchString(t.packageVersion()) {
-			return fmt.Errorf("package version %q: want a dpkg or rpm version", t.packageVersion())
+			return fieldError("package_version", fmt.Errorf("package version %q: want a dpkg or rpm version", t.packageVersion()))
 		}
 		if t.Constraint == "" {
 			return nil
 		}
 		cs, err := parseOFEDConstraint(t.Constraint)
 		if err != nil {
-			return err
+			return fieldError("constraint", err)
 		}
 		if !cs.Check(v) {
-			return fmt.Errorf("OFED version %s does not satisfy the constraint %s", t.Version, t.Constraint)
+			return fieldError("constraint", fmt.Errorf("OFED version %s does not satisfy the constraint %s", t.Version, t.Constraint))
 		}
 		return nil
 	}
 	_, err := parseOFEDConstraint(t.Constraint)
-	return err
+	return fieldError("constraint", err)
 }
 
 func (t OFEDPin) validateRepo() error {
 	if t.RepoURL == "" {
-		return fmt.Errorf("OFED %s %s: set repo_url to the repository directory of that version", t.Flavor, t.Version)
+		return fieldError("repo_url", fmt.Errorf("OFED %s %s: set repo_url to the repository directory of that version", t.Flavor, t.Version))
 	}
 	if strings.Contains(strings.ToLower(t.RepoURL), "latest") {
-		return fmt.Errorf("%w: %s moves to a new release without notice; use the directory of one release, "+
-			"e.g. https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", ErrLatestRepo, t.RepoURL)
+		return fieldError("repo_url", fmt.Errorf("%w: %s moves to a new release without notice; use the directory of one release, "+
+			"e.g. https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/", ErrLatestRepo, t.RepoURL))
 	}
 	u, err := url.Parse(t.RepoURL)
 	if err != nil || !repoWordRE.MatchString(t.RepoURL) {
-		return fmt.Errorf("repository URL %q: want an http, https or file URL without blanks or quotes", t.RepoURL)
+		return fieldError("repo_url", fmt.Errorf("repository URL %q: want an http, https or file URL without blanks or quotes", t.RepoURL))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "file" {
-		return fmt.Errorf("repository URL %q: want an http, https or file URL", t.RepoURL)
+		return fieldError("repo_url", fmt.Errorf("repository URL %q: want an http, https or file URL", t.RepoURL))
 	}
 	if t.Trusted && t.Key != "" {
-		return errors.New("OFED repository: set key or trusted, not both")
+		return fieldError("key", errors.New("OFED repository: set key or trusted, not both"))
 	}
 	if t.Key != "" && !repoWordRE.MatchString(t.Key) {
-		return fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key)
+		return fieldError("key", fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key))
 	}
 	if t.Key != "" && t.family() == FamilyDebian && !path.IsAbs(t.Key) {
-		return fmt.Errorf("repository key %q: want the absolute path of a keyring file for signed-by", t.Key)
+		return fieldError("key", fmt.Errorf("repository key %q: want the absolute path of a keyring file for signed-by", t.Key))
 	}
 	return nil
 }

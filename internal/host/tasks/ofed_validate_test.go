@@ -41,11 +41,38 @@ func TestOFEDPinInvalid(t *testing.T) {
 		{"family", with(func(p *OFEDPin) { p.Family = "arch" }), nil, `package family "arch": want debian or rhel`},
 		{"timeout", with(func(p *OFEDPin) { p.LockTimeout = -1 }), nil, "lock timeout -1ns: want zero"},
 	}
+	// fields is the setting each case gets wrong, as Validate's FieldError names it.
+	fields := map[string]string{
+		"latest":                         "repo_url",
+		"latest LTS":                     "repo_url",
+		"flavor":                         "flavor",
+		"neither version nor constraint": "version",
+		"version form":                   "version",
+		"version outside constraint":     "constraint",
+		"bad constraint":                 "constraint",
+		"no URL":                         "repo_url",
+		"newline in URL":                 "repo_url",
+		"bracket in URL":                 "repo_url",
+		"comment in URL":                 "repo_url",
+		"scheme":                         "repo_url",
+		"key and trusted":                "key",
+		"relative key":                   "key",
+		"key with blank":                 "key",
+		"package name":                   "packages[0]",
+		"package not gathered":           "packages[0]",
+		"package version":                "package_version",
+		"family":                         "family",
+		"timeout":                        "lock_timeout",
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := tt.task.Plan(aptFacts(runInbox, nil))
 			if err == nil || tt.is != nil && !errors.Is(err, tt.is) || !strings.Contains(err.Error(), tt.errText) {
 				t.Fatalf("error = %v, want %v containing %q", err, tt.is, tt.errText)
+			}
+			var fe *FieldError
+			if err := tt.task.Validate(); !errors.As(err, &fe) || fe.Field != fields[tt.name] {
+				t.Errorf("Validate() = %#v, want a FieldError on %q", err, fields[tt.name])
 			}
 		})
 	}

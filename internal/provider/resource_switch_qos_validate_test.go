@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// TestSwitchQoSCheckConnection merges the resource's gnmi settings with the provider's: what
+// the provider completes is fine, what stays half-set is refused on the resource's attribute.
+func TestSwitchQoSCheckConnection(t *testing.T) {
+	tests := []struct {
+		name     string
+		override gnmiOverrideModel
+		provider gnmiSettings
+		wantPath path.Path // empty: no error
+		want     string
+	}{
+		{name: "username completed by the provider", override: gnmiOverrideModel{Username: types.StringValue("admin")},
+			provider: gnmiSettings{Password: "pw"}},
+		{name: "username alone", override: gnmiOverrideModel{Username: types.StringValue("admin")},
+			wantPath: path.Root("gnmi").AtName("username"), want: "gnmi.username is set for this switch but there is no password"},
+		{name: "password alone", override: gnmiOverrideModel{Password: types.StringValue("pw")},
+			wantPath: path.Root("gnmi").AtName("password"), want: "(or ROCE_GNMI_USERNAME)"},
+		{name: "cert file alone", override: gnmiOverrideModel{CertFile: types.StringValue("/c.pem")},
+			wantPath: path.Root("gnmi").AtName("cert_file"), want: "there is no key_file"},
+		{name: "CA under an insecure provider", override: gnmiOverrideModel{CAFile: types.StringValue("/ca.pem")},
+			provider: gnmiSettings{Insecure: true},
+			wantPath: path.Root("gnmi").AtName("ca_file"), want: "set gnmi.insecure = false for this switch"},
+		{name: "CA with insecure turned off here", override: gnmiOverrideModel{CAFile: types.StringValue("/ca.pem"), Insecure: types.BoolValue(false)},
+			provider: gnmiSettings{Insecure: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := switchQoSModel{GNMI: &tt.override}
+			var diags diag.Diagnostics
+			ok := m.checkConnection(tt.provider, &diags)
+			if tt.want == "" {
+				if !ok || diags.HasError() {
+					t.Fatalf("unexpected errors: %v", diags)
+				}
+				return
+			}
+			if ok || diags.ErrorsCount() != 1 {
+				t.Fatalf("got %v, want one error", diags)
+			}
+			d, _ := diags[0].(diag.DiagnosticWithPath)
+			if d == nil || !d.Path().Equal(tt.wantPath) || !strings.Contains(d.Detail(), tt.want) {
+				t.Errorf("got %v, want an error on %s containing %q", diags[0], tt.wantPath, tt.want)
+			}
+		})
+	}
+}
+
+// TestSwitchQoSValidateLeavesUnsetAlone: an unset port speed, release or gnmi block is not
+// an error; name = "" and mark_probability_percent = 0 are.
+func TestSwitchQoSValidateLeavesUnsetAlone(t *testing.T) {
+	base := func() switchQoSModel {
+		return switchQoSModel{
+			Name: types.StringNull(), Ports: stringList([]string{"Ethernet0"}), CableLengthM: types.Int64Value(5),
+			PortSpeedGbps: types.Int64Null(), SONiCRelease: types.StringNull(),
+			ECN: &ecnModel{MinThresholdBytes: types.Int64Value(102400), MaxThresholdBytes: types.Int64Value(153600), MarkProbabilityPercent: types.Int64Null()},
+			PFC: &pfcModel{PauseThresholdBytes: types.Int64Value(256000), RatioMin: types.Float64Null(), RatioMax: types.Float64Null(), RatioTarget: types.Float64Null()},
+		}
+	}
+	m := base()
+	if fs := m.validate(); fs.HasErrors() {
+		t.Fatalf("unset attributes: %v", fs)
+	}
+	m.Name = types.StringValue("")
+	m.ECN.MarkProbabilityPercent = types.Int64Value(0)
+	var got []string
+	for _, f := range m.validate().Errors() {
+		got = append(got, f.Path)
+	}
+	if strings.Join(got, " ") != "ecn.mark_probability_percent name" {
+		t.Errorf("errors on %v, want ecn.mark_probability_percent and name", got)
+	}
+}
