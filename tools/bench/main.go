@@ -28,6 +28,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -51,6 +52,10 @@ type config struct {
 	switches  int
 	ports     int
 	ansible   []string // Ansible configurations to run: default, tuned
+	// ansibleHosts are the host counts at which Ansible runs (all when empty): at 64 hosts on
+	// 2 cores, Ansible alone takes longer than every Terraform scenario together.
+	ansibleHosts []int
+	idempotency  bool // run the playbook a second time and require no change
 	out       string
 	terraform string
 	provider  string
@@ -60,12 +65,14 @@ type config struct {
 
 func run() error {
 	var c config
-	var hosts, rtts, ansible string
+	var hosts, rtts, ansible, ansibleHosts string
 	flag.StringVar(&hosts, "hosts", "8,32,64", "host counts, comma-separated")
 	flag.StringVar(&rtts, "rtt", "0,2ms", "round-trip times between Terraform/Ansible and the hosts, comma-separated")
 	flag.IntVar(&c.switches, "switches", 2, "switch twins")
 	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
 	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned), comma-separated; empty for none")
+	flag.StringVar(&ansibleHosts, "ansible-hosts", "", "host counts at which to run Ansible, comma-separated (default: every count of -hosts)")
+	flag.BoolVar(&c.idempotency, "idempotency", true, "run the playbook a second time on the same hosts and check that it changes nothing")
 	flag.StringVar(&c.out, "out", "bench/results", "directory for the results table")
 	flag.StringVar(&c.root, "root", ".", "the repository root")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (workspaces, logs)")
@@ -76,6 +83,11 @@ func run() error {
 	}
 	if c.rtts, err = parseDurations(rtts); err != nil {
 		return fmt.Errorf("-rtt: %w", err)
+	}
+	if ansibleHosts != "" {
+		if c.ansibleHosts, err = parseInts(ansibleHosts); err != nil {
+			return fmt.Errorf("-ansible-hosts: %w", err)
+		}
 	}
 	for _, a := range strings.Split(ansible, ",") {
 		switch a = strings.TrimSpace(a); a {
@@ -127,6 +139,14 @@ func run() error {
 	table := renderReport(c, results, time.Since(began))
 	fmt.Println(table)
 	return writeReport(c, table)
+}
+
+// ansibleFor returns the Ansible configurations to run at n hosts.
+func (c config) ansibleFor(n int) []string {
+	if len(c.ansibleHosts) == 0 || slices.Contains(c.ansibleHosts, n) {
+		return c.ansible
+	}
+	return nil
 }
 
 func parseInts(s string) ([]int, error) {

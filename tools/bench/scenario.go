@@ -113,7 +113,7 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 		{repairStep, func() error { return onEveryHost(ctx, fab.hosts, driftScript) }, terraform("repair", "apply", "-auto-approve"), applyBound},
 	}
 	for _, s := range steps {
-		fmt.Printf("    %s\n", s.name)
+		fmt.Printf("    %s  %s\n", time.Now().UTC().Format("15:04:05"), s.name)
 		if s.before != nil {
 			if err := s.before(); err != nil {
 				return res, err
@@ -139,8 +139,8 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 		defer cancel()
 		_ = tfFleet.Stop(stopCtx)
 	}()
-	for i, mode := range c.ansible {
-		fmt.Printf("    ansible-playbook (%s)\n", mode)
+	for i, mode := range c.ansibleFor(sc.hosts) {
+		fmt.Printf("    %s  ansible-playbook (%s)\n", time.Now().UTC().Format("15:04:05"), mode)
 		fleet, err := startHosts(ctx, hostStateDir(dir, i+1), sc.hosts, sc.rtt)
 		if err != nil {
 			return res, err
@@ -150,7 +150,9 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 		if err == nil {
 			st.lowerBound = applyBound(sc.rtt)
 			res.steps = append(res.steps, st)
-			res.idempotent[mode], err = a.unchanged(ctx)
+			if c.idempotency {
+				res.idempotent[mode], err = a.unchanged(ctx)
+			}
 		}
 		if err == nil {
 			res.equivalent[mode], res.diff[mode], err = compareHosts(ctx, c.root, tfFleet, fleet)
