@@ -46,21 +46,21 @@ func main() {
 }
 
 type config struct {
-	root      string // the repository
-	hosts     []int
-	rtts      []time.Duration
-	switches  int
-	ports     int
-	ansible   []string // Ansible configurations to run: default, tuned
+	root     string // the repository
+	hosts    []int
+	rtts     []time.Duration
+	switches int
+	ports    int
+	ansible  []string // Ansible configurations to run: default, tuned
 	// ansibleHosts are the host counts at which Ansible runs (all when empty): at 64 hosts on
 	// 2 cores, Ansible alone takes longer than every Terraform scenario together.
 	ansibleHosts []int
 	idempotency  bool // run the playbook a second time and require no change
-	out       string
-	terraform string
-	provider  string
-	work      string
-	keep      bool
+	out          string
+	terraform    string
+	provider     string
+	work         string
+	keep         bool
 }
 
 func run() error {
