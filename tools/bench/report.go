@@ -115,8 +115,8 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 	fmt.Fprintf(&b, "Machine: %d CPUs, %s; %s; %s; %s. %d switch twins of %d ports; host twins of profile %s "+
 		"(8 ConnectX-7 ports each), each in its own network namespace behind a relay adding the RTT. "+
 		"Whole run: %s.\n\n",
-		runtime.NumCPU(), runtime.Version(), firstLine(c.terraform, "version"), firstLine("ansible-playbook", "--version"),
-		firstLine("sshd", "-V"), c.switches, c.ports, hostProfile, took.Round(time.Second))
+		runtime.NumCPU(), runtime.Version(), versionLine("Terraform v", c.terraform, "version"),
+		versionLine("ansible-playbook", "ansible-playbook", "--version"), versionLine("OpenSSH", "sshd", "-V"), c.switches, c.ports, hostProfile, took.Round(time.Second))
 	b.WriteString(renderTable(results))
 	b.WriteString("\nThe speed-ups compare Ansible on fresh hosts with Terraform's plan and apply of that plan together. " +
 		"SSH conns/host and commands/host come from the host twins' sshd logs (min–max over hosts); " +
@@ -207,11 +207,16 @@ func renderTargets(results []scenarioResult) string {
 	return b.String()
 }
 
-// firstLine is the first line a version command prints, or "" when it fails.
-func firstLine(name string, args ...string) string {
+// versionLine is the first line of a version command's output that starts with prefix
+// (Terraform may print warnings about its CLI configuration first), or "" when none does.
+func versionLine(prefix, name string, args ...string) string {
 	out, _ := exec.Command(name, args...).CombinedOutput()
-	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
-	return line
+	for line := range strings.Lines(string(out)) {
+		if strings.HasPrefix(line, prefix) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 func writeReport(c config, report string) error {
