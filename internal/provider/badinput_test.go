@@ -80,6 +80,8 @@ var badInputs = []badInput{
 		summary: "Invalid Duration", detail: `ssh.connect_timeout is "soon"; it must be a positive Go duration`},
 	{where: "provider", attr: "ssh.connect_timeout", hcl: `ssh = { connect_timeout = "-5s" }`, stage: atPlan,
 		summary: "Invalid Duration", detail: `ssh.connect_timeout is "-5s"; it must be a positive Go duration`},
+	{where: "provider", attr: "ssh.keepalive_interval", hcl: `ssh = { keepalive_interval = "often" }`, stage: atPlan,
+		summary: "Invalid Duration", detail: `ssh.keepalive_interval is "often"; it must be a positive Go duration`},
 	{where: "provider", attr: "ssh.private_key", hcl: `ssh = { private_key = "-----BEGIN OPENSSH PRIVATE KEY-----", private_key_file = "~/.ssh/id_ed25519" }`, stage: atPlan,
 		summary: "Conflicting SSH Keys", detail: "Both ssh.private_key and ssh.private_key_file are set"},
 	{where: "provider", attr: "ssh.certificate_file", hcl: `ssh = { certificate_file = "~/.ssh/id_ed25519-cert.pub", use_agent = false }`, stage: atPlan,

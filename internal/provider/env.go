@@ -16,6 +16,7 @@ const (
 	envSSHInsecure              = "ROCE_SSH_INSECURE_IGNORE_HOST_KEY"
 	envSSHPort                  = "ROCE_SSH_PORT"
 	envSSHConnectTimeout        = "ROCE_SSH_CONNECT_TIMEOUT"
+	envSSHKeepAliveInterval     = "ROCE_SSH_KEEPALIVE_INTERVAL"
 	envSSHMaxSessions           = "ROCE_SSH_MAX_SESSIONS"
 	envSSHBastionHost           = "ROCE_SSH_BASTION_HOST"
 	envSSHBastionPort           = "ROCE_SSH_BASTION_PORT"

@@ -36,6 +36,7 @@ func sshConfig(s sshSettings) ssh.Config {
 		InsecureIgnoreHostKey: s.InsecureIgnoreHostKey,
 		Port:                  s.Port,
 		ConnectTimeout:        s.ConnectTimeout,
+		KeepAlive:             s.KeepAlive,
 		MaxSessions:           s.MaxSessions,
 		Become:                ssh.Become{Enabled: s.Become.Enabled, User: s.Become.User, Password: s.Become.Password},
 	}

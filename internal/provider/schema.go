@@ -26,6 +26,7 @@ type sshModel struct {
 	InsecureIgnoreHostKey types.Bool    `tfsdk:"insecure_ignore_host_key"`
 	Port                  types.Int64   `tfsdk:"port"`
 	ConnectTimeout        types.String  `tfsdk:"connect_timeout"`
+	KeepAliveInterval     types.String  `tfsdk:"keepalive_interval"`
 	MaxSessions           types.Int64   `tfsdk:"max_sessions"`
 	Bastion               *bastionModel `tfsdk:"bastion"`
 	Become                *becomeModel  `tfsdk:"become"`
@@ -113,6 +114,10 @@ func sshSchema() schema.SingleNestedAttribute {
 				MarkdownDescription: describe("Port used when a resource's `host` has none.", envSSHPort, "`22`")},
 			"connect_timeout": schema.StringAttribute{Optional: true,
 				MarkdownDescription: describe("Time allowed to open a connection, as a Go duration (`30s`, `2m`).", envSSHConnectTimeout, "`30s`")},
+			"keepalive_interval": schema.StringAttribute{Optional: true,
+				MarkdownDescription: describe("How often to check that a host's connection is alive, as a Go duration. A connection that misses two "+
+					"replies is dropped and the command on it fails naming the host, so a host cut off mid-apply is noticed within three intervals; "+
+					"shorten it where a firewall or NAT drops idle flows sooner.", envSSHKeepAliveInterval, "`30s`")},
 			"max_sessions": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: describe("Most concurrent sessions on one host's pooled connection. Keep it at or under sshd's `MaxSessions` (10 by default).", envSSHMaxSessions, "`8`")},
 			"bastion": schema.SingleNestedAttribute{Optional: true,

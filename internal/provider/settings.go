@@ -28,6 +28,7 @@ type sshSettings struct {
 	InsecureIgnoreHostKey bool
 	Port                  int
 	ConnectTimeout        time.Duration
+	KeepAlive             time.Duration
 	MaxSessions           int
 	Bastion               *bastionSettings
 	Become                becomeSettings
@@ -65,6 +66,7 @@ const (
 	defaultSSHUser        = "root"
 	defaultSSHPort        = 22
 	defaultConnectTimeout = 30 * time.Second
+	defaultKeepAlive      = 30 * time.Second
 	defaultMaxSessions    = 8
 	sshdMaxSessions       = 10
 	defaultSetTimeout     = 10 * time.Minute
@@ -106,6 +108,7 @@ func resolveSSH(r *resolver, m *sshModel) sshSettings {
 		InsecureIgnoreHostKey: r.boolean(m.InsecureIgnoreHostKey, root.AtName("insecure_ignore_host_key"), envSSHInsecure, false),
 		Port:                  r.port(m.Port, root.AtName("port"), envSSHPort, defaultSSHPort),
 		ConnectTimeout:        r.duration(m.ConnectTimeout, root.AtName("connect_timeout"), envSSHConnectTimeout, defaultConnectTimeout),
+		KeepAlive:             r.duration(m.KeepAliveInterval, root.AtName("keepalive_interval"), envSSHKeepAliveInterval, defaultKeepAlive),
 		MaxSessions:           r.integer(m.MaxSessions, root.AtName("max_sessions"), envSSHMaxSessions, defaultMaxSessions, 1, 64),
 		Bastion:               resolveBastion(r, m.Bastion),
 	}

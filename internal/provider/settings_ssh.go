@@ -13,7 +13,7 @@ import (
 var sshEnv = []string{
 	envSSHUser, envSSHPrivateKey, envSSHPrivateKeyFile, envSSHPrivateKeyPassphrase, envSSHCertificateFile,
 	envSSHPassword, envSSHUseAgent, envSSHKnownHostsFile, envSSHHostKey, envSSHInsecure, envSSHPort,
-	envSSHConnectTimeout, envSSHMaxSessions, envSSHBastionHost, envSSHBastionPort, envSSHBastionUser,
+	envSSHConnectTimeout, envSSHKeepAliveInterval, envSSHMaxSessions, envSSHBastionHost, envSSHBastionPort, envSSHBastionUser,
 	envSSHBastionPrivateKey, envSSHBastionPrivateKeyFile, envSSHBastionHostKey, envSSHBecome,
 	envSSHBecomeUser, envSSHBecomePassword,
 }

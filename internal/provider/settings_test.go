@@ -21,7 +21,7 @@ func TestResolveSettingsDefaults(t *testing.T) {
 	}
 	want := settings{
 		SSH: sshSettings{
-			User: "root", Port: 22, ConnectTimeout: 30 * time.Second, MaxSessions: 8,
+			User: "root", Port: 22, ConnectTimeout: 30 * time.Second, KeepAlive: 30 * time.Second, MaxSessions: 8,
 			Become: becomeSettings{Enabled: false, User: "root"},
 		},
 		GNMI: gnmiSettings{SetTimeout: 10 * time.Minute, Retries: 3},
@@ -33,21 +33,22 @@ func TestResolveSettingsDefaults(t *testing.T) {
 
 func TestResolveSettingsEnvironment(t *testing.T) {
 	env := envOf(map[string]string{
-		envSSHUser:           "ubuntu",
-		envSSHPrivateKeyFile: "/keys/id_ed25519",
-		envSSHKnownHostsFile: "/keys/known_hosts",
-		envSSHPort:           "2222",
-		envSSHConnectTimeout: "5s",
-		envSSHMaxSessions:    "4",
-		envSSHBastionHost:    "jump.example:2200",
-		envSSHBecomePassword: "s3cret",
-		envAgentSocket:       "/run/agent.sock",
-		envGNMIUsername:      "admin",
-		envGNMIPassword:      "pw",
-		envGNMICAFile:        "/pki/ca.pem",
-		envGNMIPort:          "50051",
-		envGNMISetTimeout:    "2m",
-		envGNMIRetries:       "0",
+		envSSHUser:              "ubuntu",
+		envSSHPrivateKeyFile:    "/keys/id_ed25519",
+		envSSHKnownHostsFile:    "/keys/known_hosts",
+		envSSHPort:              "2222",
+		envSSHConnectTimeout:    "5s",
+		envSSHKeepAliveInterval: "2s",
+		envSSHMaxSessions:       "4",
+		envSSHBastionHost:       "jump.example:2200",
+		envSSHBecomePassword:    "s3cret",
+		envAgentSocket:          "/run/agent.sock",
+		envGNMIUsername:         "admin",
+		envGNMIPassword:         "pw",
+		envGNMICAFile:           "/pki/ca.pem",
+		envGNMIPort:             "50051",
+		envGNMISetTimeout:       "2m",
+		envGNMIRetries:          "0",
 	})
 	got, diags := resolveSettings(providerModel{}, env)
 	if diags.HasError() {
@@ -56,7 +57,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 	want := settings{
 		SSH: sshSettings{
 			User: "ubuntu", PrivateKeyFile: "/keys/id_ed25519", UseAgent: true,
-			KnownHostsFile: "/keys/known_hosts", Port: 2222, ConnectTimeout: 5 * time.Second, MaxSessions: 4,
+			KnownHostsFile: "/keys/known_hosts", Port: 2222, ConnectTimeout: 5 * time.Second, KeepAlive: 2 * time.Second, MaxSessions: 4,
 			Bastion: &bastionSettings{Host: "jump.example:2200", Port: 22},
 			Become:  becomeSettings{Enabled: true, User: "root", Password: "s3cret"},
 		},
