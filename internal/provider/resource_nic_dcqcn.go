@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -330,6 +331,27 @@ func (m *nicDCQCNModel) params() fabric.DCQCN {
 	return p
 }
 
+// validNetdevs checks device names as the kernel's dev_valid_name does (1 to 15 bytes, not
+// "." or "..", no '/', ':' or white space) and refuses a name given twice.
+func validNetdevs(l types.List) fabric.Findings {
+	var fs fabric.Findings
+	seen := map[string]bool{}
+	for i, name := range stringsOf(l) {
+		at := fmt.Sprintf("devices[%d]", i)
+		switch {
+		case name == "" || len(name) > 15 || name == "." || name == ".." || strings.ContainsAny(name, "/: \t\n\r\v\f"):
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid Device Name",
+				Detail: fmt.Sprintf("%s is %q, which cannot be a network interface name (1 to 15 characters, no '/', ':' or spaces). "+
+					"Use the netdev names `ibdev2netdev` or `ip link` show, such as ens1f0np0.", at, name)})
+		case seen[name]:
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Repeated Device",
+				Detail: fmt.Sprintf("%s repeats %q; list each device once.", at, name)})
+		}
+		seen[name] = true
+	}
+	return fs
+}
+
 // validate applies the fabric rules to the NIC side of the contract.
 func (m *nicDCQCNModel) validate() fabric.Findings {
 	class := fabric.DefaultTrafficClass()
@@ -340,6 +362,12 @@ func (m *nicDCQCNModel) validate() fabric.Findings {
 	}
 	fs := class.Validate()
 	fs = append(fs, m.params().Validate()...)
+	fs = append(fs, validNetdevs(m.Devices)...)
+	if isSet(m.PFCPriorities) && len(m.PFCPriorities.Elements()) == 0 {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "pfc_priorities", Summary: "No PFC Priority",
+			Detail: fmt.Sprintf("pfc_priorities is empty, which would turn PFC off on every priority and leave RoCE lossy. "+
+				"List the lossless priorities (normally [%d], the RDMA priority), or leave it unset for [priority].", class.Priority)})
+	}
 	seen := map[int]bool{}
 	for i, p := range intsOf(m.PFCPriorities) {
 		at := fmt.Sprintf("pfc_priorities[%d]", i)

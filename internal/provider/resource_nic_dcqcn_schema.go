@@ -63,7 +63,7 @@ func nicDCQCNSchema() schema.Schema {
 					"min_time_between_cnps_us":    i64("Minimum time between CNPs in µs (`min_time_between_cnps`). Default `4`.", def.MinTimeBetweenCNPsUS),
 				}},
 			"pfc_priorities": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
-				MarkdownDescription: "Priorities with PFC on (`mlnx_qos --pfc`); all others off. Default: `[priority]`."},
+				MarkdownDescription: "Priorities with PFC on (`mlnx_qos --pfc`); all others off. Default: `[priority]`; an empty list is refused (it would leave RoCE lossy)."},
 			"set_traffic_class": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Force the RDMA ToS on every RoCE QP of the port (OFED `tc/1/traffic_class`), which also overrides what applications ask for. Default `true`."},
 			"cma_roce_tos": schema.Int64Attribute{Optional: true,
