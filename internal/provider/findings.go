@@ -1,15 +1,41 @@
 package provider
 
 import (
+	"context"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 )
+
+// checkedModel is a resource model that applies its own rules once its values are known.
+type checkedModel interface {
+	known() bool
+	validate() fabric.Findings
+}
+
+// validateConfig is a resource's ValidateConfig: it reads the configuration into a new M and
+// adds the model's findings, renamed onto the resource's attributes. A configuration with
+// values from variables or other resources is checked once they are known (ModifyPlan).
+func validateConfig[M any, P interface {
+	*M
+	checkedModel
+}](ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse, renames map[string]string) {
+	if !req.Config.Raw.IsFullyKnown() {
+		return
+	}
+	m := P(new(M))
+	resp.Diagnostics.Append(req.Config.Get(ctx, m)...)
+	if resp.Diagnostics.HasError() || !m.known() {
+		return
+	}
+	addFindings(&resp.Diagnostics, m.validate(), renames)
+}
 
 // addFindings turns domain findings into diagnostics on the attributes they name. renames maps
 // the attribute names of a shared rule onto the resource's own where they differ, in the

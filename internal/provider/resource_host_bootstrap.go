@@ -122,15 +122,7 @@ func (r *hostBootstrapResource) Configure(_ context.Context, req resource.Config
 // (flavor, version and constraint, package version, family, repository, key, packages, lock
 // timeout), each on its own attribute.
 func (r *hostBootstrapResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // values from variables or other resources are checked once known
-	}
-	var m hostBootstrapModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !m.known() {
-		return
-	}
-	addFindings(&resp.Diagnostics, m.validate(), nil)
+	validateConfig[hostBootstrapModel](ctx, req, resp, nil)
 }
 
 func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

@@ -112,15 +112,7 @@ func (r *ncclEnvProfileResource) Configure(_ context.Context, req resource.Confi
 }
 
 func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // values from variables or other resources are checked once known
-	}
-	var m ncclEnvProfileModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !m.known() {
-		return
-	}
-	addFindings(&resp.Diagnostics, m.validate(), nil)
+	validateConfig[ncclEnvProfileModel](ctx, req, resp, nil)
 }
 
 // ModifyPlan renders the file into the plan. Only gid_index = "detect" reads the host (one

@@ -74,15 +74,7 @@ func (r *nicDCQCNResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // values from variables or other resources are checked once known
-	}
-	var m nicDCQCNModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !m.known() {
-		return
-	}
-	addFindings(&resp.Diagnostics, m.validate(), nicDCQCNRenames)
+	validateConfig[nicDCQCNModel](ctx, req, resp, nicDCQCNRenames)
 }
 
 // nicDCQCNRenames maps the names the fabric rules give the traffic class and DCQCN fields onto

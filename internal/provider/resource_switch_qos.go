@@ -53,15 +53,7 @@ func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureR
 // ordering, schedulers, watchdog, name and port name syntax, the port speed override, the
 // SONiC release and the resource's own gnmi settings.
 func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	if !req.Config.Raw.IsFullyKnown() {
-		return // values from variables or other resources are checked once known
-	}
-	var m switchQoSModel
-	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
-	if resp.Diagnostics.HasError() || !m.known() || m.ECN == nil || m.PFC == nil {
-		return
-	}
-	addFindings(&resp.Diagnostics, m.validate(), switchQoSRenames)
+	validateConfig[switchQoSModel](ctx, req, resp, switchQoSRenames)
 }
 
 // ModifyPlan reads the switch when something is to change and plans the exact operations,

@@ -83,6 +83,9 @@ type gnmiOverrideModel struct {
 // known reports whether every input the policy is built from is known, which at validate
 // and plan time it may not be (values from variables or other resources).
 func (m *switchQoSModel) known() bool {
+	if m.ECN == nil || m.PFC == nil { // required, so nil only while the objects are unknown
+		return false
+	}
 	vals := []attr.Value{m.Address, m.Name, m.Ports, m.CableLengthM, m.PortSpeedGbps}
 	if m.RDMA != nil {
 		vals = append(vals, m.RDMA.DSCP, m.RDMA.Priority)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -26,44 +24,16 @@ type fabric struct {
 	hosts    *hosttwin.Fleet
 }
 
-// startSwitches starts n SONiC switch twins sharing one login, as roce-twin does.
+// startSwitches starts the fabric's switch twins, sharing one login, as roce-twin does.
 func startSwitches(c config, dir string) (*fabric, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	pki, err := switchtwin.NewPKI("roce-bench")
+	twins, eps, err := twinvars.StartSwitches(dir, "roce-bench", c.switches, twinvars.SwitchSpec{Ports: c.ports})
 	if err != nil {
 		return nil, err
 	}
-	files, err := pki.WriteFiles(dir)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		return nil, err
-	}
-	password := hex.EncodeToString(b)
-	f := &fabric{}
-	for i := range c.switches {
-		tw, err := switchtwin.New(switchtwin.Options{
-			Ports: c.ports, Username: "admin", Password: password, TLS: pki.ServerTLS(false),
-		})
-		if err == nil {
-			var addr string
-			addr, err = tw.Start("127.0.0.1:0")
-			f.ep.Switches = append(f.ep.Switches, twinvars.SwitchEndpoint{
-				Name: fmt.Sprintf("leaf%d", i+1), Address: addr, Username: "admin", Password: password,
-				CAFile: files.CA, Release: tw.Release().String(),
-			})
-			f.switches = append(f.switches, tw)
-		}
-		if err != nil {
-			f.stopSwitches()
-			return nil, fmt.Errorf("switch %d: %w", i+1, err)
-		}
-	}
-	return f, nil
+	return &fabric{switches: twins, ep: twinvars.Endpoints{Switches: eps}}, nil
 }
 
 // startHosts starts n host twins, each in its own network namespace behind rtt.

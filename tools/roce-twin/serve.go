@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,7 +11,6 @@ import (
 	"syscall"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
-	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/twinvars"
 )
 
@@ -25,41 +22,17 @@ func serve(o options) error {
 	if err := os.WriteFile(filepath.Join(o.stateDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return err
 	}
-	pki, err := switchtwin.NewPKI("roce-twin")
+	twins, switches, err := twinvars.StartSwitches(o.stateDir, "roce-twin", o.switches,
+		twinvars.SwitchSpec{Release: o.release, HWSKU: o.hwsku, Ports: o.ports})
 	if err != nil {
 		return err
 	}
-	files, err := pki.WriteFiles(o.stateDir)
-	if err != nil {
-		return err
-	}
-	// One login for every switch of the fabric, as with a shared (TACACS or local) account:
-	// the provider's gnmi block then reaches them all.
-	password, err := randomPassword()
-	if err != nil {
-		return err
-	}
-	var ep twinvars.Endpoints
-	var twins []*switchtwin.Twin
-	for i := range o.switches {
-		tw, err := switchtwin.New(switchtwin.Options{
-			Release: o.release, HWSKU: o.hwsku, Ports: o.ports,
-			Username: "admin", Password: password, TLS: pki.ServerTLS(false),
-		})
-		if err != nil {
-			return fmt.Errorf("switch %d: %w", i, err)
+	defer func() {
+		for _, tw := range twins {
+			tw.Stop()
 		}
-		addr, err := tw.Start("127.0.0.1:0")
-		if err != nil {
-			return fmt.Errorf("switch %d: %w", i, err)
-		}
-		defer tw.Stop()
-		twins = append(twins, tw)
-		ep.Switches = append(ep.Switches, twinvars.SwitchEndpoint{
-			Name: fmt.Sprintf("leaf%d", i+1), Address: addr, Username: "admin", Password: password,
-			CAFile: files.CA, Release: tw.Release().String(), HWSKU: o.hwsku,
-		})
-	}
+	}()
+	ep := twinvars.Endpoints{Switches: switches}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	if o.hosts > 0 {
@@ -118,12 +91,4 @@ func writeEndpoints(dir string, ep twinvars.Endpoints) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, endpointsFile))
-}
-
-func randomPassword() (string, error) {
-	b := make([]byte, 12)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(b), nil
 }
