@@ -2,6 +2,7 @@ package facts
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -30,10 +31,19 @@ var GPUMemoryCommand = shell.New("nvidia-smi", "-q", "-d", "MEMORY")
 // GPUMemoryFact is the GPU memory and BAR1 fact.
 var GPUMemoryFact = Fact[[]GPUMemory]{Name: "nvidia-smi memory", Command: GPUMemoryCommand, Parse: ParseGPUMemory}
 
-// ParseGPUMemory reads the output of [GPUMemoryCommand]: a "GPU <bus id>"
-// line per GPU followed by indented sections "FB Memory Usage" and "BAR1
-// Memory Usage" with "Total : 81559 MiB" lines. Other sections (Conf
-// Compute Protected Memory, Reserved lines) are skipped.
+// gpuHeading is the line that opens one GPU's part of "nvidia-smi -q": "GPU"
+// and the PCI address, domain in 4 or 8 hex digits ("GPU 00000000:18:00.0").
+// Full "-q" output also has headings that start with "GPU " ("GPU Operation
+// Mode", "GPU Link Info", "GPU Reset Status", ...: driver 566.36 output in
+// Jesse3692/MultiLanguageLearning cuda-c/docs/nvidia-smi.md); only a bus id
+// makes a new GPU.
+var gpuHeading = regexp.MustCompile(`^GPU ([0-9A-Fa-f]{4,8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$`)
+
+// ParseGPUMemory reads the output of [GPUMemoryCommand] or of a full
+// "nvidia-smi -q": a "GPU <bus id>" line per GPU followed by indented
+// sections "FB Memory Usage" and "BAR1 Memory Usage" with "Total : 81559
+// MiB" lines. Other sections (Conf Compute Protected Memory, Reserved lines,
+// everything else of a full query) are skipped.
 func ParseGPUMemory(out string) ([]GPUMemory, error) {
 	const fact = "nvidia-smi memory"
 	var gpus []GPUMemory
@@ -44,9 +54,9 @@ func ParseGPUMemory(out string) ([]GPUMemory, error) {
 		if trimmed == "" {
 			continue
 		}
-		if bus, ok := strings.CutPrefix(trimmed, "GPU "); ok && !strings.Contains(trimmed, " : ") {
+		if m := gpuHeading.FindStringSubmatch(trimmed); m != nil {
 			gpus = append(gpus, GPUMemory{
-				BusID:   strings.TrimSpace(bus),
+				BusID:   m[1],
 				FBTotal: Unknown, FBUsed: Unknown, FBFree: Unknown,
 				BAR1Total: Unknown, BAR1Used: Unknown, BAR1Free: Unknown,
 			})

@@ -20,6 +20,23 @@ func TestParseGPUMemory(t *testing.T) {
 	}
 }
 
+// TestParseGPUMemoryFullQuery reads a full "nvidia-smi -q", whose headings
+// "GPU Operation Mode", "GPU Link Info", "GPU Reset Status" and others start
+// with "GPU " but open no GPU.
+func TestParseGPUMemoryFullQuery(t *testing.T) {
+	want := []GPUMemory{
+		{BusID: "00000000:18:00.0", FBTotal: 81559, FBUsed: 0, FBFree: 81008, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
+		{BusID: "00000000:2A:00.0", FBTotal: 81559, FBUsed: 40210, FBFree: 40798, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
+	}
+	got, err := ParseGPUMemory(fixture(t, "nvidia_smi_q_full.txt"))
+	if err != nil {
+		t.Fatalf("ParseGPUMemory() error: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseGPUMemory() mismatch (-want +got):\n%s", diff)
+	}
+}
+
 func TestParseGPUMemoryInline(t *testing.T) {
 	in := "GPU 00000000:18:00.0\n    FB Memory Usage\n        Total : N/A\n    BAR1 Memory Usage\n        Total : 2 GiB\n        Used : 2048 KiB\n"
 	want := []GPUMemory{{BusID: "00000000:18:00.0", FBTotal: Unknown, FBUsed: Unknown, FBFree: Unknown, BAR1Total: 2048, BAR1Used: 2, BAR1Free: Unknown}}
@@ -34,9 +51,9 @@ func TestParseGPUMemoryInline(t *testing.T) {
 
 func TestParseGPUMemoryErrors(t *testing.T) {
 	for _, in := range []string{
-		"GPU 0\n  BAR1 Memory Usage\n    Total : lots MiB\n",
-		"GPU 0\n  BAR1 Memory Usage\n    Total : 12 TiB\n",
-		"GPU 0\n  FB Memory Usage\n    Used : -5 MiB\n",
+		"GPU 00000000:18:00.0\n  BAR1 Memory Usage\n    Total : lots MiB\n",
+		"GPU 00000000:18:00.0\n  BAR1 Memory Usage\n    Total : 12 TiB\n",
+		"GPU 00000000:18:00.0\n  FB Memory Usage\n    Used : -5 MiB\n",
 	} {
 		_, err := ParseGPUMemory(in)
 		wantParseError(t, err, "nvidia-smi memory")
@@ -50,7 +67,7 @@ func TestGPUMemoryCommand(t *testing.T) {
 }
 
 func FuzzGPUMemory(f *testing.F) {
-	addSeeds(f, "nvidia_smi_memory.txt")
+	addSeeds(f, "nvidia_smi_memory.txt", "nvidia_smi_q_full.txt")
 	f.Fuzz(func(t *testing.T, s string) {
 		gpus, err := ParseGPUMemory(s)
 		if err != nil {

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -94,4 +95,17 @@ func notFound(line string) bool {
 // isStringTerminator reports whether s[j:] starts with ESC \, which ends an OSC sequence.
 func isStringTerminator(s string, j int) bool {
 	return s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\'
+}
+
+// sgrRemnant is what an SGR escape ("ESC [ 4 m", "ESC [ 0 m") leaves when a
+// terminal, a paste or a log collector drops the ESC byte.
+var sgrRemnant = regexp.MustCompile(`\[[0-9;]{0,12}m`)
+
+// stripSGRRemnants removes the visible remains of SGR escapes whose ESC byte
+// was lost. Only for outputs where "[<digits>m" cannot be real text.
+func stripSGRRemnants(s string) string {
+	if strings.IndexByte(s, '[') < 0 {
+		return s
+	}
+	return sgrRemnant.ReplaceAllString(s, "")
 }

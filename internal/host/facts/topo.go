@@ -34,11 +34,12 @@ var TopoFact = Fact[Topology]{Name: "nvidia-smi topo", Command: TopoCommand, Par
 var affinityHeaders = []string{"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"}
 
 // ParseTopo reads the output of [TopoCommand]: the matrix (tab-separated, the
-// header possibly wrapped in ANSI underline escapes), the legend, and the NIC
-// legend.
+// header possibly wrapped in ANSI underline escapes, or in their "[4m" /
+// "[0m" remains when the output went through a tool that drops the ESC
+// byte), the legend, and the NIC legend.
 func ParseTopo(out string) (Topology, error) {
 	const fact = "nvidia-smi topo"
-	ls := lines(out)
+	ls := lines(stripSGRRemnants(stripANSI(out)))
 	h := 0
 	for h < len(ls) && strings.TrimSpace(ls[h]) == "" {
 		h++

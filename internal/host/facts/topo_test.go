@@ -70,6 +70,22 @@ func TestParseTopo(t *testing.T) {
 	}
 }
 
+// TestParseTopoLostEscape reads a matrix whose header kept "[4m" and "[0m"
+// after a tool dropped the ESC bytes: the same topology as with them.
+func TestParseTopoLostEscape(t *testing.T) {
+	want, err := ParseTopo(fixture(t, "topo_h100.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ParseTopo(fixture(t, "topo_h100_no_esc.txt"))
+	if err != nil {
+		t.Fatalf("ParseTopo() error: %v", err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("ParseTopo() mismatch (-with ESC +without):\n%s", diff)
+	}
+}
+
 func TestParseTopoOldAndSpaces(t *testing.T) {
 	old, err := ParseTopo(fixture(t, "topo_old.txt"))
 	if err != nil {
@@ -128,7 +144,7 @@ func TestLinkRank(t *testing.T) {
 }
 
 func FuzzTopo(f *testing.F) {
-	addSeeds(f, "topo_h100.txt", "topo_old.txt", "topo_spaces.txt")
+	addSeeds(f, "topo_h100.txt", "topo_old.txt", "topo_spaces.txt", "topo_h100_no_esc.txt")
 	f.Fuzz(func(t *testing.T, s string) {
 		topo, err := ParseTopo(s)
 		if err != nil {
