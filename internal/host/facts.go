@@ -61,6 +61,8 @@ type Facts struct {
 	CMARoCETos map[string]int
 	// NVConfig is the mlxconfig NV configuration by PCI address (PFs only).
 	NVConfig map[string]facts.NVConfig
+	// NCCL is the NCCL library installed on the host.
+	NCCL facts.NCCLInstall
 	// Files are the asked-for files by path, present or not.
 	Files map[string]FileInfo
 }

@@ -63,6 +63,10 @@ const (
 	// -d <bdf> -e q (MFT or mstflint; root), with the default, current and
 	// next-boot values.
 	FactNVConfig
+	// FactNCCL is the NCCL library installed on the host: the libnccl2
+	// (dpkg) or libnccl (rpm) package, else the libnccl.so.2 the linker
+	// cache lists.
+	FactNCCL
 
 	numFacts
 )
@@ -88,6 +92,7 @@ var factNames = [numFacts]string{
 	FactTrafficClass: "traffic_class",
 	FactCMARoCETos:   "cma_roce_tos",
 	FactNVConfig:     "mlxconfig",
+	FactNCCL:         "nccl",
 }
 
 // String returns the fact's name as used in errors and in [Facts.Absent].

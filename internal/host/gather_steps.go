@@ -154,6 +154,8 @@ func stepFor(id Fact) (step, error) {
 		return factStep(id, facts.CMARoCETosFact, func(f *Facts, v map[string]int) { f.CMARoCETos = v }), nil
 	case FactNVConfig:
 		return nvConfigStep(), nil
+	case FactNCCL:
+		return factStep(id, facts.NCCLInstallFact, func(f *Facts, v facts.NCCLInstall) { f.NCCL = v }), nil
 	}
 	return step{}, &unknownFactError{id}
 }

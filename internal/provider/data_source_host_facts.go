@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -35,6 +36,8 @@ type hostFactsModel struct {
 	PeermemRegistered types.Bool        `tfsdk:"peermem_registered"`
 	DMABUFCapable     types.Bool        `tfsdk:"dmabuf_capable"`
 	DMABUFReason      types.String      `tfsdk:"dmabuf_reason"`
+	NCCLVersion       types.String      `tfsdk:"nccl_version"`
+	NCCLSource        types.String      `tfsdk:"nccl_source"`
 	Unavailable       map[string]string `tfsdk:"unavailable"`
 }
 
@@ -116,6 +119,9 @@ func (d *hostFactsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"peermem_registered":         boolean("Whether nvidia-peermem registered with OFED's peer-memory API (`/sys/kernel/mm/memory_peers/nv_mem`)."),
 			"dmabuf_capable":             boolean("Whether GPU memory can be registered through DMA-BUF (kernel ≥ 5.12 and open NVIDIA kernel modules), which NCCL prefers to peermem."),
 			"dmabuf_reason":              str("Why DMA-BUF is or is not available."),
+			"nccl_version": str("NCCL installed on the host (`2.21.5`): the `libnccl2` (dpkg) or `libnccl` (rpm) package, else the `libnccl.so.2` in the linker cache; empty when neither exists. " +
+				"Jobs that bring their own NCCL (containers, Python wheels) may run another version."),
+			"nccl_source": str("Where `nccl_version` was read (`package libnccl2 2.21.5-1+cuda12.4`, `library /usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5`), and any other install with another version."),
 			"unavailable": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Facts that could not be read, with the reason (a tool that is not installed on an inbox stack, a driver that is not loaded)."},
 		},
@@ -160,6 +166,8 @@ func (m *hostFactsModel) fill(f host.Facts) {
 	m.PeermemRegistered = types.BoolValue(f.PeerMem.Registered)
 	ok, why := f.DMABUF()
 	m.DMABUFCapable, m.DMABUFReason = types.BoolValue(ok), types.StringValue(why)
+	m.NCCLVersion = types.StringValue(f.NCCL.Version)
+	m.NCCLSource = types.StringValue(strings.Join(append([]string{f.NCCL.Source}, f.NCCL.Others...), "; "))
 	m.Unavailable = map[string]string{}
 	for k, v := range f.Absent {
 		m.Unavailable[k] = v

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,6 +33,11 @@ func TestHostFactsReportsEachProfile(t *testing.T) {
 			}
 			flavor := p.Stack
 			dmabuf := p.DMABUF()
+			ncclUpstream, _, _ := strings.Cut(p.NCCLVersion, "-")
+			ncclSource := ""
+			if p.NCCLVersion != "" {
+				ncclSource = "package libnccl2 " + p.NCCLVersion
+			}
 			checks := []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_flavor"), knownvalue.StringExact(flavor)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_version"), knownvalue.StringExact(p.OFEDVersion)),
@@ -39,6 +45,8 @@ func TestHostFactsReportsEachProfile(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nics"), knownvalue.ListSizeExact(p.Ports)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpus"), knownvalue.ListSizeExact(p.GPUs)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("dmabuf_capable"), knownvalue.Bool(dmabuf)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_version"), knownvalue.StringExact(ncclUpstream)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_source"), knownvalue.StringExact(ncclSource)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nvidia_open_kernel_modules"), knownvalue.Bool(p.OpenKernelModules)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("peermem_loaded"), knownvalue.Bool(false)),
 			}

@@ -32,6 +32,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "wrongorder", Profile: "peermem-wrong-order"},
 	{Name: "nccl", Profile: "cx7"},
 	{Name: "ncclgid", Profile: "gid-index-5"},
+	{Name: "nccl219", Profile: "nccl-2.19"},
 	{Name: "rotated", Profile: "cx7"},
 	{Name: "counted", Profile: "cx7"},
 	{Name: "dcqcn", Profile: "cx7"},

@@ -62,7 +62,7 @@ func run(args []string) error {
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
 	fs.StringVar(&o.tfvars, "tfvars", "", "also write the fabric as Terraform variables (switches, hosts, gnmi, ssh, ofed) to this terraform.tfvars.json")
-	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins (cx7, cx8, gid-index-5, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf)")
+	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins (cx7, cx8, gid-index-5, nccl-2.19, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func MetaPackage(flavor string) string {
 
 // twinPackageNames are every package name the twin repository uses; a host's
 // dpkg status never keeps the machine's entries for them.
-var twinPackageNames = []string{"doca-ofed", "mlnx-ofed-all", "mlnx-ofed-kernel-dkms", "mlnx-tools", "rdma-core", "ibverbs-utils"}
+var twinPackageNames = []string{"doca-ofed", "mlnx-ofed-all", "mlnx-ofed-kernel-dkms", "mlnx-tools", "rdma-core", "ibverbs-utils", "libnccl2"}
 
 // ofedPackages builds the package set of one repository directory.
 func ofedPackages(flavor, version string) ([]debPackage, error) {
@@ -152,6 +152,35 @@ func inboxPackages() []debPackage {
 		{name: "ibverbs-utils", version: "44.0-2", arch: arch, section: "net",
 			summary: "Examples for the libibverbs library"},
 	}
+}
+
+// ncclPackage is NVIDIA's libnccl2 package at version (the CUDA
+// repositories' form, "2.21.5-1+cuda12.4"): the library under the file name
+// NCCL's makefile gives it, libnccl.so.<major.minor.patch>, as an empty
+// stand-in (the real package's libnccl.so.2 link is left out: the tree
+// writes plain files, and the host's fact reads the package first).
+func ncclPackage(version string) debPackage {
+	upstream, _, _ := strings.Cut(version, "-")
+	dir := "/usr/lib/" + multiarchTriplet()
+	return debPackage{
+		name: "libnccl2", version: version, arch: debArch(), section: "libs",
+		summary: "NVIDIA Collective Communication Library (NCCL) Runtime (host twin)",
+		files: []debFile{
+			{path: dir + "/libnccl.so." + upstream, mode: 0o644, content: "host twin stand-in for NCCL " + upstream + "\n"},
+		},
+	}
+}
+
+// multiarchTriplet is Debian's library directory name for the machine's
+// architecture.
+func multiarchTriplet() string {
+	switch runtime.GOARCH {
+	case "arm64":
+		return "aarch64-linux-gnu"
+	case "ppc64le":
+		return "powerpc64le-linux-gnu"
+	}
+	return "x86_64-linux-gnu"
 }
 
 // debArch is the machine's dpkg architecture name.

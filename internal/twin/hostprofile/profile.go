@@ -3,6 +3,7 @@ package hostprofile
 import (
 	"fmt"
 	"net/netip"
+	"regexp"
 	"slices"
 )
 
@@ -82,7 +83,14 @@ type Profile struct {
 	VirtualFunctions bool
 	// MTU is the netdevs' MTU at boot.
 	MTU int
+	// NCCLVersion is the version of the installed libnccl2 package in the
+	// CUDA repositories' form ("2.21.5-1+cuda12.4"); empty for a host
+	// without NCCL.
+	NCCLVersion string
 }
+
+// ncclPackageVersion is a libnccl2 version of NVIDIA's CUDA repositories.
+var ncclPackageVersion = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}-\d{1,3}\+cuda\d{1,3}\.\d{1,3}$`)
 
 // Validate reports the first field that is out of range or inconsistent.
 func (p Profile) Validate() error {
@@ -97,6 +105,9 @@ func (p Profile) Validate() error {
 	}
 	if err := p.validateStack(); err != nil {
 		return err
+	}
+	if p.NCCLVersion != "" && !ncclPackageVersion.MatchString(p.NCCLVersion) {
+		return fmt.Errorf("profile %q: NCCL version %q, want the CUDA repositories' form such as 2.21.5-1+cuda12.4", p.Name, p.NCCLVersion)
 	}
 	for _, d := range p.DownPorts {
 		if d < 0 || d >= p.Ports {

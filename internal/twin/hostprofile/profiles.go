@@ -21,6 +21,7 @@ func cx7() Profile {
 		BAR1MiB:            131072,
 		DriverVersion:      "550.54.15",
 		CUDAVersion:        "12.4",
+		NCCLVersion:        "2.21.5-1+cuda12.4",
 		RoCEv2IPv4GIDIndex: 3,
 		Lockdown:           LockdownNone,
 		MTU:                9000,
@@ -49,6 +50,10 @@ func profiles() map[string]Profile {
 			p.OpenKernelModules = true
 		}),
 		variant("gid-index-5", "cx7 with an IPv6 global address pair at GID 2/3, so the RoCE v2 IPv4 entry is at index 5", func(p *Profile) {
+			p.RoCEv2IPv4GIDIndex = 5
+		}),
+		variant("nccl-2.19", "cx7 with NCCL 2.19.3 (before GID auto-selection) and its RoCE v2 IPv4 GID at index 5", func(p *Profile) {
+			p.NCCLVersion = "2.19.3-1+cuda12.2"
 			p.RoCEv2IPv4GIDIndex = 5
 		}),
 		variant("port-down", "cx7 with port 3 (mlx5_3) down: PORT_DOWN, no carrier", func(p *Profile) {

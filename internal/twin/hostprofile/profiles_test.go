@@ -9,7 +9,7 @@ import (
 
 func TestNamesAndLookup(t *testing.T) {
 	names := Names()
-	for _, want := range []string{"cx7", "cx8", "gid-index-5", "port-down", "inbox", "lockdown", "peermem-wrong-order", "dmabuf", "vf", "mlnx"} {
+	for _, want := range []string{"cx7", "cx8", "gid-index-5", "nccl-2.19", "port-down", "inbox", "lockdown", "peermem-wrong-order", "dmabuf", "vf", "mlnx"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("Names() = %v, missing %q", names, want)
 		}
@@ -48,6 +48,7 @@ func TestProfileFaults(t *testing.T) {
 		{"gid-index-5 moves the v2 IPv4 GID", get("gid-index-5").RoCEv2IPv4GIDIndex == 5 && get("cx7").RoCEv2IPv4GIDIndex == 3},
 		{"port-down has one down port", slices.Equal(get("port-down").DownPorts, []int{3})},
 		{"inbox has no OFED", get("inbox").Stack == StackInbox && get("inbox").OFEDVersion == "" && !get("inbox").OFED()},
+		{"nccl-2.19 has old NCCL and GID 5", get("nccl-2.19").NCCLVersion == "2.19.3-1+cuda12.2" && get("nccl-2.19").RoCEv2IPv4GIDIndex == 5 && get("cx7").NCCLVersion == "2.21.5-1+cuda12.4"},
 		{"lockdown is integrity", get("lockdown").Lockdown == LockdownIntegrity},
 		{"peermem-wrong-order", get("peermem-wrong-order").PeermemWrongOrder && !get("cx7").PeermemWrongOrder},
 		{"dmabuf has open modules", get("dmabuf").OpenKernelModules && get("dmabuf").DMABUF() && !get("cx7").DMABUF()},

@@ -18,23 +18,28 @@ const (
 // renderStack installs the profile's RDMA stack the way dpkg would have: the
 // packages' files, their info lists and md5sums, and a status file that is
 // the machine's with the twin's packages replaced. An inbox host gets the
-// distribution's rdma-core and ibverbs-utils entries instead.
+// distribution's rdma-core and ibverbs-utils entries instead. A profile with
+// an NCCL version also has NVIDIA's libnccl2 package.
 func renderStack(t *tree, p Profile) error {
-	var pkgs []debPackage
+	pkgs := inboxPackages()
 	if p.OFED() {
 		var err error
 		if pkgs, err = ofedPackages(p.Stack, p.OFEDVersion); err != nil {
 			return err
 		}
-		for _, pk := range pkgs {
-			for _, f := range pk.files {
-				t.file(strings.TrimPrefix(f.path, "/"), f.content, f.mode)
-			}
-			t.file(dpkgInfo+"/"+pk.name+".list", pk.listing(), 0o644)
-			t.file(dpkgInfo+"/"+pk.name+".md5sums", pk.md5sums(), 0o644)
+	}
+	if p.NCCLVersion != "" {
+		pkgs = append(pkgs, ncclPackage(p.NCCLVersion))
+	}
+	for _, pk := range pkgs {
+		if len(pk.files) == 0 {
+			continue // the distribution's own entries (inbox) keep the machine's files
 		}
-	} else {
-		pkgs = inboxPackages()
+		for _, f := range pk.files {
+			t.file(strings.TrimPrefix(f.path, "/"), f.content, f.mode)
+		}
+		t.file(dpkgInfo+"/"+pk.name+".list", pk.listing(), 0o644)
+		t.file(dpkgInfo+"/"+pk.name+".md5sums", pk.md5sums(), 0o644)
 	}
 	machine, err := os.ReadFile(machineDPKGStatus)
 	if err != nil && !os.IsNotExist(err) {
