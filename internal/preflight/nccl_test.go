@@ -34,14 +34,14 @@ func TestCheckNCCLFixtures(t *testing.T) {
 			{CheckNCCLGDRDMA, "", false},
 			{CheckNCCLWarn, "", true},
 		}, map[string][]string{
-			CheckNCCLNetwork: {"NCCL 2.18.3+cuda12.2 using network Socket; NET/IB : No device found"},
+			CheckNCCLNetwork: {"NCCL 2.18.3+cuda12.2 using network Socket over eth0"},
 			CheckNCCLGDRHCA:  {"no per-HCA GPU Direct RDMA lines"},
 			CheckNCCLGDRPath: {"GPU Direct RDMA disabled (distance 6 > 4)"},
 			CheckNCCLGDRDMA:  {"0 of 2 network channels via GDRDMA"},
 		}, map[string][]string{
-			CheckNCCLNetwork: {"no RoCE v2 GID", "NCCL_IB_DISABLE=1", "NCCL_IB_HCA names that match no device", "net plugin"},
+			CheckNCCLNetwork: {"NET/IB : No device found.", "/dev/infiniband", "NCCL_IB_HCA matches no device"},
 			CheckNCCLGDRPath: {"NCCL_NET_GDR_LEVEL"},
-			CheckNCCLGDRDMA:  {"staged through host memory"},
+			CheckNCCLGDRDMA:  {"fix nccl_network first"},
 		}},
 		{"nccl_warn.txt", []outcome{
 			{CheckNCCLNetwork, "", false},
@@ -76,6 +76,45 @@ func TestCheckNCCLFixtures(t *testing.T) {
 			}
 			for check, subs := range tt.remedy {
 				wantText(t, check+" remedy", only(got, check)[0].Remedy, subs...)
+			}
+		})
+	}
+}
+
+// TestCheckNCCLReleasesAndPlugins judges the logs of every NCCL release and
+// of external net plugins (facts/testdata/SOURCES.md): RDMA through a plugin
+// passes, and a Socket fallback names the cause its log shows.
+func TestCheckNCCLReleasesAndPlugins(t *testing.T) {
+	for _, tc := range []struct {
+		file                    string
+		network, gdrdma         bool
+		networkText, remedyText []string
+	}{
+		{"nccl_ibext_merged.txt", true, false, []string{"using network IBext_v8 (external net plugin)", "mlx5_2:1/RoCE mlx5_3:1/RoCE mlx5_0:1/RoCE mlx5_1:1/RoCE"}, nil},
+		{"nccl_aws_libfabric.txt", false, true, []string{"no \"Using network\" line"}, nil},
+		{"nccl_ibext_gdr_226.txt", true, true, []string{"NCCL 2.26.6+cuda12.9 using network IBext_v10 (external net plugin)"}, nil},
+		{"nccl_ib_229_gdr.txt", true, true, []string{"NCCL 2.29.7+cuda12.9 using network IB"}, nil},
+		{"nccl_ib_230_rail.txt", true, true, []string{"NCCL 2.30.7+cuda13.0 using network IB; HCAs mlx5_0:1/RoCE mlx5_1:1/RoCE"}, nil},
+		{"nccl_ib_merged_222.txt", true, true, []string{"mlx5_0:1/RoCE mlx5_1:1/RoCE mlx5_2:1/RoCE"}, nil},
+		{"nccl_socket_noverbs.txt", false, false, []string{"using network Socket over eth0"}, []string{"libibverbs could not be loaded", "Failed to open libibverbs.so"}},
+		{"nccl_socket_ibdisable_228.txt", false, false, []string{"using network Socket over ens1f0np0"}, []string{"NCCL_IB_DISABLE=1 is set"}},
+		{"nccl_socket_nodevice_229.txt", false, false, []string{"Socket over enp129s0, wlp128s20f3, tailscale0"}, []string{"No device found", "/dev/infiniband"}},
+		{"nccl_socket_lo.txt", false, false, []string{"Socket over lo"}, []string{"only the loopback interface lo"}},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got := checkNCCL(*ncclFixture(t, tc.file), Options{RequireGDR: true, ExpectedGIDIndex: -1})
+			wellFormed(t, got)
+			nw, ch := only(got, CheckNCCLNetwork)[0], only(got, CheckNCCLGDRDMA)[0]
+			if nw.Pass != tc.network || ch.Pass != tc.gdrdma {
+				t.Errorf("nccl_network pass = %v (%s), nccl_gdrdma_channels pass = %v (%s); want %v, %v",
+					nw.Pass, nw.Detail, ch.Pass, ch.Detail, tc.network, tc.gdrdma)
+			}
+			wantText(t, "nccl_network detail", nw.Detail, tc.networkText...)
+			wantText(t, "nccl_network remedy", nw.Remedy, tc.remedyText...)
+			for _, v := range only(got, CheckNCCLGDRHCA) {
+				if v.Subject == "lo" {
+					t.Errorf("nccl_gdr_hca judges the Socket net's interface lo: %+v", v)
+				}
 			}
 		})
 	}
@@ -146,5 +185,15 @@ func TestCheckNCCLSynthetic(t *testing.T) {
 			wantText(t, "detail", v.Detail, tt.wantDetail)
 			wantText(t, "remedy", v.Remedy, tt.wantRemedy)
 		})
+	}
+}
+
+// TestCheckNCCLPluginAllPass: a log of an external net plugin with GPU Direct
+// RDMA on every channel passes every NCCL check, GDR required.
+func TestCheckNCCLPluginAllPass(t *testing.T) {
+	for _, v := range checkNCCL(*ncclFixture(t, "nccl_ibext_gdr_226.txt"), Options{RequireGDR: true, ExpectedGIDIndex: -1}) {
+		if !v.Pass {
+			t.Errorf("%s %s failed: %s (%s)", v.Check, v.Subject, v.Detail, v.Remedy)
+		}
 	}
 }
