@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hashicorp/go-version"
 )
 
 // ncclMaxLen is the longest name or value NCCL keeps from a config line.
@@ -30,8 +32,17 @@ func (e *UnknownNCCLVarError) Error() string {
 }
 
 // ValidateNCCLValue checks a value for a known NCCL variable by its kind
-// and range. Unknown names return an *UnknownNCCLVarError.
+// and range, with the rules every NCCL release shares. Unknown names return
+// an *UnknownNCCLVarError.
 func ValidateNCCLValue(name, value string) error {
+	return ValidateNCCLValueFor(name, value, "")
+}
+
+// ValidateNCCLValueFor is [ValidateNCCLValue] with the rules of the NCCL
+// version ncclVersion ("2.19.3", "2.26.2-1+cuda12.8"): a variable or value
+// that version does not read, which it would silently ignore, is an error
+// naming the version. An empty version applies only the shared rules.
+func ValidateNCCLValueFor(name, value, ncclVersion string) error {
 	v, ok := LookupNCCLVar(name)
 	if !ok {
 		return &UnknownNCCLVarError{Name: name, Suggestion: suggestNCCLVar(name)}
@@ -39,11 +50,92 @@ func ValidateNCCLValue(name, value string) error {
 	if err := checkLineValue(value); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	err := v.check(value)
+	ver, err := ncclCore(ncclVersion)
+	if err != nil {
+		return err
+	}
+	if err := v.checkVersion(value, ver); err != nil {
+		return fmt.Errorf("%s=%s: %w", name, value, err)
+	}
+	err = v.check(value)
 	if err != nil && v.Kind != NCCLKindHCAList { // ParseHCAList errors already name the variable
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return err
+}
+
+// ncclCore parses an NCCL version to its core (2.26.2-1+cuda12.8 ->
+// 2.26.2); "" is nil, unknown.
+func ncclCore(ncclVersion string) (*version.Version, error) {
+	if ncclVersion == "" {
+		return nil, nil
+	}
+	v, err := version.NewVersion(ncclVersion)
+	if err != nil {
+		return nil, fmt.Errorf("nccl version %q is not a version: use a form such as 2.26.2", ncclVersion)
+	}
+	return v.Core(), nil
+}
+
+// before reports whether NCCL ver is older than the minor release since
+// ("2.23"); an unknown version or an empty since is never older.
+func before(ver *version.Version, since string) bool {
+	if ver == nil || since == "" {
+		return false
+	}
+	return ver.LessThan(version.Must(version.NewVersion(since)))
+}
+
+// checkVersion refuses what NCCL ver does not read: the variable itself, an
+// enum value it does not know, and values whose meaning differs there.
+func (v NCCLVar) checkVersion(value string, ver *version.Version) error {
+	if before(ver, v.Since) {
+		return fmt.Errorf("NCCL %s does not read %s, which exists from NCCL %s on: remove it, or upgrade NCCL", ver, v.Name, v.Since)
+	}
+	for _, item := range enumItems(v, value) {
+		for known, since := range v.ValueSince {
+			if strings.EqualFold(item, known) && before(ver, since) {
+				return fmt.Errorf("NCCL %s does not know %s, which exists from NCCL %s on (older releases silently ignore it): use another value, or upgrade NCCL", ver, known, since)
+			}
+		}
+	}
+	switch v.Name {
+	case "NCCL_MIN_NCHANNELS", "NCCL_MAX_NCHANNELS":
+		// src/include/device.h MAXCHANNELS: 32 up to 2.24, 64 from 2.25.
+		if n, err := strconv.Atoi(value); err == nil && n > 32 && before(ver, "2.25") {
+			return fmt.Errorf("NCCL %s has at most 32 channels (64 from 2.25) and would cut %d down: use 32 or less", ver, n)
+		}
+	case "NCCL_IB_FIFO_TC":
+		// 2.22-2.23 transport/net_ib.cc: "if (ncclParamIbFifoTc() && ...)".
+		if value == "0" && ver != nil && before(ver, "2.24") {
+			return fmt.Errorf("on NCCL %s the value 0 turns the setting off (from 2.24 it is a traffic class): leave it unset instead", ver)
+		}
+	}
+	if v.Kind == NCCLKindAlgoList && strings.Contains(value, ":") && before(ver, "2.24") {
+		return fmt.Errorf("NCCL %s does not read per-collective lists (func:list), which exist from NCCL 2.24 on: give one list", ver)
+	}
+	return nil
+}
+
+// enumItems returns the enum values named by value, for the kinds that have
+// them.
+func enumItems(v NCCLVar, value string) []string {
+	switch v.Kind {
+	case NCCLKindEnum, NCCLKindEnumOrInt:
+		return []string{value}
+	case NCCLKindEnumList:
+		return strings.Split(strings.TrimPrefix(value, "^"), ",")
+	case NCCLKindAlgoList:
+		var out []string
+		for _, part := range strings.Split(value, ";") {
+			if _, list, ok := strings.Cut(part, ":"); ok {
+				part = list
+			}
+			out = append(out, strings.Split(strings.TrimPrefix(part, "^"), ",")...)
+		}
+		return out
+	}
+	return nil
 }
 
 // checkLineValue applies the limits every /etc/nccl.conf value shares.
@@ -90,6 +182,31 @@ func (v NCCLVar) check(value string) error {
 		return err
 	case NCCLKindIfaceList:
 		return checkIfaceList(value)
+	case NCCLKindAlgoList:
+		return checkAlgoList(value, v.Values)
+	}
+	return nil
+}
+
+// ncclCollectives are the collective names of per-collective NCCL_ALGO and
+// NCCL_PROTO lists (2.24+).
+var ncclCollectives = []string{"Broadcast", "Reduce", "AllGather", "ReduceScatter", "AllReduce"}
+
+// checkAlgoList checks "[^]a,b" or, per collective, "func:[^]a,b;func:...",
+// names matched case-insensitively as NCCL does (strcasecmp).
+func checkAlgoList(value string, allowed []string) error {
+	for _, part := range strings.Split(value, ";") {
+		if fn, list, ok := strings.Cut(part, ":"); ok {
+			if !slices.ContainsFunc(ncclCollectives, func(c string) bool { return strings.EqualFold(c, fn) }) {
+				return fmt.Errorf("list %q: %q is not a collective: use one of %s", value, fn, strings.Join(ncclCollectives, ", "))
+			}
+			part = list
+		}
+		for _, item := range strings.Split(strings.TrimPrefix(part, "^"), ",") {
+			if !slices.ContainsFunc(allowed, func(a string) bool { return strings.EqualFold(a, item) }) {
+				return fmt.Errorf("list %q: %q is not one of %s", value, item, strings.Join(allowed, ", "))
+			}
+		}
 	}
 	return nil
 }

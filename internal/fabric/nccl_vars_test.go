@@ -48,7 +48,7 @@ func TestLookupNCCLVar(t *testing.T) {
 			DefaultChanged: "-1 (communicator trafficClass config, else 0) since 2.26, 0 before"}, true},
 		{"NCCL_CONF_FILE", NCCLVar{Name: "NCCL_CONF_FILE", Kind: NCCLKindPath, Default: "unset", Since: "2.23"}, true},
 		{"nccl_ib_tc", NCCLVar{}, false},
-		{"NCCL_ALGO", NCCLVar{}, false},
+		{"NCCL_ALGORITHM", NCCLVar{}, false},
 	}
 	ignoreDoc := func(v NCCLVar) NCCLVar { v.Doc = ""; return v }
 	for _, tt := range tests {
@@ -119,7 +119,7 @@ func TestValidateNCCLValue(t *testing.T) {
 		{"NCCL_NET_GDR_LEVEL", "pxb", `NCCL_NET_GDR_LEVEL: value "pxb" is not one of LOC, PIX, PXB, PHB, SYS, NVL, NVB, C2C, P2C, PXN: write it as "PXB"`},
 		{"NCCL_NET_GDR_LEVEL", "NODE", `NCCL_NET_GDR_LEVEL: value "NODE" is not one of LOC, PIX, PXB, PHB, SYS, NVL, NVB, C2C, P2C, PXN`},
 		{"NCCL_DEBUG", "INFO", ""},
-		{"NCCL_DEBUG", "DEBUG", `NCCL_DEBUG: value "DEBUG" is not one of VERSION, WARN, INFO, TRACE`},
+		{"NCCL_DEBUG", "DEBUG", `NCCL_DEBUG: value "DEBUG" is not one of VERSION, WARN, INFO, ABORT, TRACE`},
 		{"NCCL_DEBUG_SUBSYS", "INIT,NET", ""},
 		{"NCCL_DEBUG_SUBSYS", "^GRAPH,TUNING", ""},
 		{"NCCL_DEBUG_SUBSYS", "ALL", ""},
@@ -171,7 +171,7 @@ func TestValidateNCCLValueUnknownNames(t *testing.T) {
 		{"NCCL_IB_GID_IDX", "NCCL_IB_GID_INDEX", `unknown NCCL variable "NCCL_IB_GID_IDX": did you mean NCCL_IB_GID_INDEX`},
 		{"nccl_ib_tc", "NCCL_IB_TC", `unknown NCCL variable "nccl_ib_tc": did you mean NCCL_IB_TC`},
 		{"NCCL_SOCKET_IFNAMES", "NCCL_SOCKET_IFNAME", `unknown NCCL variable "NCCL_SOCKET_IFNAMES": did you mean NCCL_SOCKET_IFNAME`},
-		{"NCCL_ALGO", "", `unknown NCCL variable "NCCL_ALGO": check the name against the NCCL environment documentation`},
+		{"NCCL_ZZZ_UNKNOWN", "", `unknown NCCL variable "NCCL_ZZZ_UNKNOWN": check the name against the NCCL environment documentation`},
 		{"CUDA_VISIBLE_DEVICES", "", `"CUDA_VISIBLE_DEVICES" is not an NCCL variable: NCCL variable names start with NCCL_`},
 	}
 	for _, tt := range tests {
@@ -202,5 +202,51 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tt.a, tt.b); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
 		}
+	}
+}
+
+// TestValidateNCCLValueFor checks the rules that depend on the NCCL version
+// (history from NVIDIA/nccl v2.18.6-1 .. v2.30.7-1): what an older release
+// silently ignores is refused naming the version; what it knows passes.
+func TestValidateNCCLValueFor(t *testing.T) {
+	for _, tc := range []struct {
+		name, value, version, wantErr string
+	}{
+		{"NCCL_CONF_FILE", "/etc/x.conf", "2.21.5", "NCCL 2.21.5 does not read NCCL_CONF_FILE, which exists from NCCL 2.23 on"},
+		{"NCCL_CONF_FILE", "/etc/x.conf", "2.23.4", ""},
+		{"NCCL_IB_OOO_RQ", "1", "2.29.7", "NCCL 2.29.7 does not read NCCL_IB_OOO_RQ, which exists from NCCL 2.30 on"},
+		{"NCCL_IB_OOO_RQ", "1", "2.30.7-1+cuda13.0", ""},
+		{"NCCL_NET_GDR_LEVEL", "C2C", "2.25.1", "NCCL 2.25.1 does not know C2C, which exists from NCCL 2.26 on"},
+		{"NCCL_NET_GDR_LEVEL", "P2C", "2.26.6", "NCCL 2.26.6 does not know P2C, which exists from NCCL 2.27 on"},
+		{"NCCL_NET_GDR_LEVEL", "P2C", "2.27.7", ""},
+		{"NCCL_NET_GDR_LEVEL", "P2C", "", ""},
+		{"NCCL_DEBUG_SUBSYS", "INIT,RAS", "2.23.4", "does not know RAS, which exists from NCCL 2.24 on"},
+		{"NCCL_DEBUG_SUBSYS", "^ALLOC_HOST", "2.29.7", "does not know ALLOC_HOST, which exists from NCCL 2.30 on"},
+		{"NCCL_ALGO", "ring,pat", "2.22.3", "does not know PAT, which exists from NCCL 2.23 on"},
+		{"NCCL_ALGO", "allreduce:tree;allgather:ring", "2.23.4", "per-collective lists (func:list), which exist from NCCL 2.24 on"},
+		{"NCCL_ALGO", "allreduce:tree;allgather:ring", "2.24.3", ""},
+		{"NCCL_ALGO", "allreduce:tree;everything:ring", "2.24.3", `"everything" is not a collective`},
+		{"NCCL_PROTO", "^LL128", "2.19.4", ""},
+		{"NCCL_PROTO", "LL256", "", `"LL256" is not one of LL, LL128, Simple`},
+		{"NCCL_MAX_NCHANNELS", "64", "2.24.3", "at most 32 channels (64 from 2.25)"},
+		{"NCCL_MAX_NCHANNELS", "64", "2.25.1", ""},
+		{"NCCL_IB_FIFO_TC", "0", "2.23.4", "0 turns the setting off"},
+		{"NCCL_IB_FIFO_TC", "0", "2.24.3", ""},
+		{"NCCL_IB_FIFO_TC", "106", "2.21.5", "NCCL 2.21.5 does not read NCCL_IB_FIFO_TC, which exists from NCCL 2.22 on"},
+		{"NCCL_IB_ECE_ENABLE", "0", "2.22.3", "exists from NCCL 2.23 on"},
+		{"NCCL_IB_DATA_DIRECT", "2", "2.27.7", ""},
+		{"NCCL_IB_DATA_DIRECT", "3", "", "out of range"},
+		{"NCCL_NET_GDR_C2C", "1", "2.25.1", "exists from NCCL 2.26 on"},
+		{"NCCL_IB_TC", "106", "nonsense", `nccl version "nonsense" is not a version`},
+	} {
+		t.Run(tc.name+"="+tc.value+"@"+tc.version, func(t *testing.T) {
+			err := ValidateNCCLValueFor(tc.name, tc.value, tc.version)
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Errorf("error %v, want none", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Errorf("error %v, want one containing %q", err, tc.wantErr)
+			}
+		})
 	}
 }

@@ -2,10 +2,10 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
