@@ -55,7 +55,7 @@ func ValidateNCCLValueFor(name, value, ncclVersion string) error {
 		return err
 	}
 	if err := v.checkVersion(value, ver); err != nil {
-		return fmt.Errorf("%s=%s: %w", name, value, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	err = v.check(value)
 	if err != nil && v.Kind != NCCLKindHCAList { // ParseHCAList errors already name the variable

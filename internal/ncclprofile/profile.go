@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hashicorp/go-version"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
@@ -16,8 +19,11 @@ import (
 
 // GID index modes.
 const (
-	// GIDAuto leaves NCCL_IB_GID_INDEX unset: NCCL 2.21 and later pick the RoCE v2 entry
-	// per HCA themselves, which is what NCCL's own documentation asks for.
+	// GIDAuto leaves NCCL_IB_GID_INDEX unset where NCCL picks the RoCE v2 entry per HCA
+	// itself (2.21 and later, as NCCL's documentation asks), and writes the host's RoCE v2
+	// IPv4 index for older NCCL, whose default is index 0 (NVIDIA/nccl
+	// src/transport/net_ib.cc v2.20.5-1: NCCL_PARAM(IbGidIndex, "IB_GID_INDEX", 0); -1 and
+	// ncclIbGetGidIndex from v2.21.5-1).
 	GIDAuto = "auto"
 	// GIDDetect reads the host's GID table and writes the RoCE v2 IPv4 index, refusing
 	// hosts where the HCAs disagree (a set value applies to every HCA).
@@ -36,8 +42,90 @@ type Profile struct {
 	GDRLevel         string
 	Debug            string
 	DebugSubsys      string
-	NCCLVersion      string // installed NCCL, decides whether "#" comments are safe
+	NCCLVersion      string // NCCL the jobs run, as the user states it; "" means the host's
 	Extra            map[string]string
+	// Installed is the NCCL found on the host ("2.19.3") and InstalledFrom where
+	// ("package libnccl2 2.19.3-1+cuda12.2"); used when NCCLVersion is empty.
+	Installed, InstalledFrom string
+}
+
+// ncclAutoGIDSince is the first NCCL that selects the GID index itself.
+const ncclAutoGIDSince = "2.21"
+
+// Version is the NCCL version the file is written for: NCCLVersion, else the installed one,
+// else "" (unknown).
+func (p Profile) Version() string {
+	if p.NCCLVersion != "" {
+		return p.NCCLVersion
+	}
+	return p.Installed
+}
+
+// versionSource says where Version comes from, for notes and errors.
+func (p Profile) versionSource() string {
+	switch {
+	case p.NCCLVersion != "":
+		return "nccl_version"
+	case p.Installed != "":
+		return "the host's " + p.InstalledFrom
+	}
+	return ""
+}
+
+// oldNCCL reports whether the NCCL version is known and has no GID auto-selection.
+func (p Profile) oldNCCL() bool {
+	v := p.Version()
+	if v == "" {
+		return false
+	}
+	older, err := versionBefore(v, ncclAutoGIDSince)
+	return err == nil && older
+}
+
+// gidMode names the setting that reads the GID table, for errors.
+func (p Profile) gidMode() string {
+	if p.GIDIndex == GIDAuto {
+		return fmt.Sprintf("gid_index = \"auto\" with NCCL %s (%s, no GID auto-selection before 2.21)", p.Version(), p.versionSource())
+	}
+	return "gid_index = \"detect\""
+}
+
+// versionBefore reports whether NCCL version v (any suffix) is older than the release since.
+func versionBefore(v, since string) (bool, error) {
+	have, err := version.NewVersion(v)
+	if err != nil {
+		return false, err
+	}
+	return have.Core().LessThan(version.Must(version.NewVersion(since))), nil
+}
+
+// NeedsHost reports whether the profile can only be rendered with the host's facts: the
+// installed NCCL when nccl_version is unset, and the GID table for gid_index = "detect" or
+// for "auto" on NCCL older than 2.21.
+func (p Profile) NeedsHost() (nccl, gids bool) {
+	nccl = p.NCCLVersion == ""
+	gids = p.GIDIndex == GIDDetect || p.GIDIndex == GIDAuto && (nccl || p.oldNCCL())
+	return nccl, gids
+}
+
+// Notes says why the file holds what it holds where that depends on the NCCL version.
+func (p Profile) Notes(gids []facts.GIDEntry) []string {
+	if p.GIDIndex != GIDAuto {
+		return nil
+	}
+	switch {
+	case p.Version() == "":
+		return []string{"gid_index = \"auto\": no NCCL on the host and nccl_version unset, so NCCL_IB_GID_INDEX is left to NCCL; " +
+			"that is right for NCCL 2.21 and later only: set nccl_version for jobs that bring an older NCCL"}
+	case p.oldNCCL():
+		idx, err := detectGIDIndex(gids, p.HCAs, p.gidMode())
+		if err != nil {
+			return nil // Settings reports it
+		}
+		return []string{fmt.Sprintf("gid_index = \"auto\": NCCL %s (%s) has no GID auto-selection before 2.21 and would use index 0, "+
+			"normally the RoCE v1 link-local GID; NCCL_IB_GID_INDEX=%d is written, the RoCE v2 IPv4 index of every HCA", p.Version(), p.versionSource(), idx)}
+	}
+	return []string{fmt.Sprintf("gid_index = \"auto\": NCCL %s (%s) selects the RoCE v2 GID per HCA itself, so NCCL_IB_GID_INDEX is left unset", p.Version(), p.versionSource())}
 }
 
 // Validate checks the profile without a host; findings carry the resource's attribute paths.
@@ -75,21 +163,61 @@ func (p Profile) Validate() fabric.Findings {
 			continue // already reported per element
 		}
 		at := attributeOf(s.Name)
-		err := fabric.ValidateNCCLValue(s.Name, s.Value)
+		err := fabric.ValidateNCCLValueFor(s.Name, s.Value, p.validVersion())
 		var unknown *fabric.UnknownNCCLVarError
 		switch {
 		case errors.As(err, &unknown):
 			fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: at, Summary: "Unknown NCCL Variable",
 				Detail: fmt.Sprintf("%s is not in the provider's table of NCCL variables (%v); it is written as given.", s.Name, err)})
 		case err != nil:
-			fs = append(fs, errorAt(at, "Invalid NCCL Value", fmt.Sprintf("%s=%s: %v", s.Name, s.Value, err)))
+			detail := fmt.Sprintf("%s=%s: %v", s.Name, s.Value, err)
+			if p.NCCLVersion == "" && p.Installed != "" {
+				detail += fmt.Sprintf(" (NCCL %s is the host's %s; set nccl_version if the jobs run another)", p.Installed, p.InstalledFrom)
+			}
+			fs = append(fs, errorAt(at, "Invalid NCCL Value", detail))
 		}
 	}
-	return fs
+	return append(fs, p.validateAddrRange()...)
 }
 
-// NeedsGIDs reports whether Settings needs the host's GID table.
-func (p Profile) NeedsGIDs() bool { return p.GIDIndex == GIDDetect }
+// validVersion is Version when it parses, else "" (nccl_version's own finding reports it).
+func (p Profile) validVersion() string {
+	if fabric.ValidateNCCLVersion(p.Version()) != nil {
+		return ""
+	}
+	return p.Version()
+}
+
+// validateAddrRange refuses an NCCL_IB_ADDR_RANGE of the other address family than
+// NCCL_IB_ADDR_FAMILY: NCCL parses the prefix in that family and silently drops a mismatch
+// (src/transport/net_ib.cc v2.21.5-1 .. net_ib/init.cc v2.30.7-1).
+func (p Profile) validateAddrRange() fabric.Findings {
+	r, ok := p.Extra["NCCL_IB_ADDR_RANGE"]
+	prefix, err := netip.ParsePrefix(r)
+	if !ok || err != nil {
+		return nil
+	}
+	family := p.Extra["NCCL_IB_ADDR_FAMILY"]
+	if family == "" {
+		family = "AF_INET"
+	}
+	if prefix.Addr().Is4() == (family == "AF_INET") {
+		return nil
+	}
+	want := "AF_INET6"
+	if prefix.Addr().Is4() {
+		want = "AF_INET"
+	}
+	return fabric.Findings{errorAt(extraPath("NCCL_IB_ADDR_RANGE"), "Invalid NCCL Value",
+		fmt.Sprintf("NCCL_IB_ADDR_RANGE=%s is an %s prefix but NCCL_IB_ADDR_FAMILY is %s, so NCCL would ignore the range: set NCCL_IB_ADDR_FAMILY=%s or give a prefix of that family.",
+			r, strings.TrimPrefix(want, "AF_"), family, want))}
+}
+
+// NeedsGIDs reports whether Settings needs the host's GID table (given the installed
+// NCCL, when nccl_version is unset).
+func (p Profile) NeedsGIDs() bool {
+	return p.GIDIndex == GIDDetect || p.GIDIndex == GIDAuto && p.oldNCCL()
+}
 
 // Settings returns the variables in the order they are written. gids is the host's GID
 // table, needed only when NeedsGIDs.
@@ -98,10 +226,10 @@ func (p Profile) Settings(gids []facts.GIDEntry) ([]fabric.NCCLSetting, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch p.GIDIndex {
-	case GIDAuto:
-	case GIDDetect:
-		idx, err := detectGIDIndex(gids, p.HCAs)
+	switch {
+	case p.GIDIndex == GIDAuto && !p.oldNCCL():
+	case p.GIDIndex == GIDAuto, p.GIDIndex == GIDDetect:
+		idx, err := detectGIDIndex(gids, p.HCAs, p.gidMode())
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +246,7 @@ func (p Profile) Render(gids []facts.GIDEntry) (conf, script string, err error) 
 	if err != nil {
 		return "", "", err
 	}
-	conf, err = fabric.RenderNCCLConf(settings, p.NCCLVersion, "Managed by Terraform (roce_nccl_env_profile); local edits are reverted.")
+	conf, err = fabric.RenderNCCLConf(settings, p.Version(), "Managed by Terraform (roce_nccl_env_profile); local edits are reverted.")
 	if err != nil {
 		return "", "", err
 	}
@@ -144,6 +272,12 @@ func (p Profile) validateExtraNames() fabric.Findings {
 		if attr, typed := typedAttribute[name]; typed {
 			fs = append(fs, errorAt(at, "Invalid NCCL Variables",
 				fmt.Sprintf("extra sets %s, which has its own attribute %s: set it there.", name, attr)))
+			continue
+		}
+		if name == "NCCL_CONF_FILE" {
+			// src/misc/param.cc reads it with getenv before any file.
+			fs = append(fs, errorAt(at, "Invalid NCCL Variables",
+				"extra sets NCCL_CONF_FILE, which NCCL reads from the process environment only: a line in a configuration file is ignored. Set it in the job's environment, or set path to the file NCCL reads."))
 			continue
 		}
 		if err := fabric.ValidateNCCLName(name); err != nil {
@@ -219,7 +353,7 @@ func extraPath(name string) string {
 
 // detectGIDIndex returns the RoCE v2 IPv4 GID index shared by the HCAs (every RDMA device
 // in the table when hcas is empty).
-func detectGIDIndex(gids []facts.GIDEntry, hcas []string) (int, error) {
+func detectGIDIndex(gids []facts.GIDEntry, hcas []string, mode string) (int, error) {
 	if len(hcas) == 0 {
 		seen := map[string]bool{}
 		for _, g := range gids {
@@ -231,13 +365,13 @@ func detectGIDIndex(gids []facts.GIDEntry, hcas []string) (int, error) {
 		slices.Sort(hcas)
 	}
 	if len(hcas) == 0 {
-		return 0, errors.New("gid_index = \"detect\": the host has no GID table (no RDMA devices found)")
+		return 0, fmt.Errorf("%s: the host has no GID table (no RDMA devices found)", mode)
 	}
 	byIndex := map[int][]string{}
 	for _, h := range hcas {
 		idx, ok := facts.RoCEv2IPv4Index(gids, h)
 		if !ok {
-			return 0, fmt.Errorf("gid_index = \"detect\": %s has no RoCE v2 IPv4 GID: give its netdev an IPv4 address, or use gid_index = \"auto\"", h)
+			return 0, fmt.Errorf("%s: %s has no RoCE v2 IPv4 GID: give its netdev an IPv4 address", mode, h)
 		}
 		byIndex[idx] = append(byIndex[idx], h)
 	}
@@ -246,7 +380,7 @@ func detectGIDIndex(gids []facts.GIDEntry, hcas []string) (int, error) {
 		for _, idx := range slices.Sorted(maps.Keys(byIndex)) {
 			parts = append(parts, fmt.Sprintf("%d on %s", idx, strings.Join(byIndex[idx], ",")))
 		}
-		return 0, fmt.Errorf("gid_index = \"detect\": the HCAs disagree on the RoCE v2 IPv4 GID index (%s) and NCCL_IB_GID_INDEX applies to all of them: use gid_index = \"auto\" (NCCL >= 2.21 picks per HCA) or fix the GID tables", strings.Join(parts, "; "))
+		return 0, fmt.Errorf("%s: the HCAs disagree on the RoCE v2 IPv4 GID index (%s) and NCCL_IB_GID_INDEX applies to all of them: run NCCL 2.21 or later with gid_index = \"auto\" (it picks per HCA) or fix the GID tables", mode, strings.Join(parts, "; "))
 	}
 	for idx := range byIndex {
 		return idx, nil

@@ -103,15 +103,15 @@ func TestValidate(t *testing.T) {
 		{"gid index", func(p *Profile) { p.GIDIndex = "3rd" }, []string{"error gid_index"}},
 		{"qps", func(p *Profile) { p.QPsPerConnection = ptr(0) }, []string{"error qps_per_connection"}},
 		{"gdr level", func(p *Profile) { p.GDRLevel = "NEAR" }, []string{"error gdr_level"}},
-		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ALGO": "Ring"} }, []string{`warning extra["NCCL_ALGO"]`}},
+		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ZZZ_UNKNOWN": "Ring"} }, []string{`warning extra["NCCL_ZZZ_UNKNOWN"]`}},
 		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{`error extra["NCCL_IB_TC"]`}},
 		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{`error extra["NCCL_IB_TIMEOUT"]`}},
 		{"empty extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_DISABLE": ""} }, []string{`error extra["NCCL_IB_DISABLE"]`}},
 		{"lower-case extra name", func(p *Profile) { p.Extra = map[string]string{"nccl_ib_timeout": "5"} }, []string{`error extra["nccl_ib_timeout"]`}},
 		{"extra name without NCCL_", func(p *Profile) { p.Extra = map[string]string{"IB_TIMEOUT": "5"} }, []string{`error extra["IB_TIMEOUT"]`}},
 		{"several extras", func(p *Profile) {
-			p.Extra = map[string]string{"NCCL_IB_TC": "106", "NCCL_IB_TIMEOUT": "99", "NCCL_ALGO": "Ring", "nccl_x": "1"}
-		}, []string{`error extra["NCCL_IB_TC"]`, `error extra["nccl_x"]`, `warning extra["NCCL_ALGO"]`, `error extra["NCCL_IB_TIMEOUT"]`}},
+			p.Extra = map[string]string{"NCCL_IB_TC": "106", "NCCL_IB_TIMEOUT": "99", "NCCL_ZZZ_UNKNOWN": "Ring", "nccl_x": "1"}
+		}, []string{`error extra["NCCL_IB_TC"]`, `error extra["nccl_x"]`, `error extra["NCCL_IB_TIMEOUT"]`, `warning extra["NCCL_ZZZ_UNKNOWN"]`}},
 		{"nccl version", func(p *Profile) { p.NCCLVersion = "two" }, []string{"error nccl_version"}},
 		{"nccl version with build", func(p *Profile) { p.NCCLVersion = "2.26.2-1+cuda12.8" }, nil},
 	}
@@ -145,5 +145,95 @@ func TestValidateNamesTheVariable(t *testing.T) {
 	want := `extra["nccl_ib_timeout"]: variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores (did you mean NCCL_IB_TIMEOUT?)`
 	if len(fs) != 1 || !strings.Contains(fs[0].Detail, want) {
 		t.Errorf("findings %v, want one whose detail contains %q", fs, want)
+	}
+}
+
+// TestAutoGIDByVersion: gid_index = "auto" leaves NCCL_IB_GID_INDEX to NCCL 2.21+ and
+// writes the RoCE v2 IPv4 index for older NCCL, whose default is index 0; the version is
+// nccl_version, else the host's.
+func TestAutoGIDByVersion(t *testing.T) {
+	gids := gidTable(map[string]int{"mlx5_0": 5, "mlx5_1": 5})
+	for _, tc := range []struct {
+		name                 string
+		set, installed, from string
+		wantLine, wantNote   string
+		needNCCL, needGIDs   bool
+	}{
+		{"set old", "2.19.3", "", "", "NCCL_IB_GID_INDEX=5\n", "NCCL 2.19.3 (nccl_version) has no GID auto-selection before 2.21", false, true},
+		{"installed old", "", "2.19.3", "package libnccl2 2.19.3-1+cuda12.2", "NCCL_IB_GID_INDEX=5\n", "NCCL 2.19.3 (the host's package libnccl2 2.19.3-1+cuda12.2) has no GID auto-selection", true, true},
+		{"installed new", "", "2.21.5", "package libnccl2 2.21.5-1+cuda12.4", "", "NCCL 2.21.5 (the host's package libnccl2 2.21.5-1+cuda12.4) selects the RoCE v2 GID per HCA itself", true, true},
+		{"set new wins over installed old", "2.23.4", "2.19.3", "package libnccl2 2.19.3-1+cuda12.2", "", "NCCL 2.23.4 (nccl_version) selects", false, false},
+		{"unknown", "", "", "", "", "no NCCL on the host and nccl_version unset", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := railProfile()
+			p.NCCLVersion, p.Installed, p.InstalledFrom = tc.set, tc.installed, tc.from
+			conf, _, err := p.Render(gids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.wantLine != "" && !strings.Contains(conf, tc.wantLine) || tc.wantLine == "" && strings.Contains(conf, "NCCL_IB_GID_INDEX") {
+				t.Errorf("conf:\n%s\nwant line %q", conf, tc.wantLine)
+			}
+			if notes := p.Notes(gids); len(notes) != 1 || !strings.Contains(notes[0], tc.wantNote) {
+				t.Errorf("notes %q, want one containing %q", notes, tc.wantNote)
+			}
+			// Before the host is read, only nccl_version is known.
+			before := p
+			before.Installed, before.InstalledFrom = "", ""
+			if nccl, g := before.NeedsHost(); nccl != tc.needNCCL || g != tc.needGIDs {
+				t.Errorf("NeedsHost() = %v, %v; want %v, %v", nccl, g, tc.needNCCL, tc.needGIDs)
+			}
+		})
+	}
+}
+
+// TestAutoGIDOldNCCLDisagreeingHCAs: an old NCCL with HCAs whose RoCE v2 index differs has
+// no file that works; the error says why and what to do.
+func TestAutoGIDOldNCCLDisagreeingHCAs(t *testing.T) {
+	p := railProfile()
+	p.NCCLVersion = "2.20.5"
+	_, _, err := p.Render(gidTable(map[string]int{"mlx5_0": 3, "mlx5_1": 5}))
+	if err == nil || !strings.Contains(err.Error(), `gid_index = "auto" with NCCL 2.20.5`) || !strings.Contains(err.Error(), "run NCCL 2.21 or later") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestValidateByVersion: a variable the NCCL version does not read is an error naming the
+// version and, when it is the host's, where it was found.
+func TestValidateByVersion(t *testing.T) {
+	p := railProfile()
+	p.Installed, p.InstalledFrom = "2.21.5", "package libnccl2 2.21.5-1+cuda12.4"
+	p.Extra = map[string]string{"NCCL_IB_ECE_ENABLE": "0"}
+	fs := p.Validate()
+	if len(fs) != 1 || fs[0].Path != `extra["NCCL_IB_ECE_ENABLE"]` ||
+		!strings.Contains(fs[0].Detail, "NCCL 2.21.5 does not read NCCL_IB_ECE_ENABLE") || !strings.Contains(fs[0].Detail, "host's package libnccl2") {
+		t.Fatalf("findings %+v", fs)
+	}
+	p.NCCLVersion = "2.23.4"
+	if fs := p.Validate(); len(fs) != 0 {
+		t.Fatalf("with nccl_version 2.23.4: %+v", fs)
+	}
+}
+
+func TestValidateConfFileAndAddrRange(t *testing.T) {
+	for _, tc := range []struct {
+		extra map[string]string
+		want  string
+	}{
+		{map[string]string{"NCCL_CONF_FILE": "/etc/nccl-job.conf"}, "reads from the process environment only"},
+		{map[string]string{"NCCL_IB_ADDR_RANGE": "fd00::/64"}, "is an INET6 prefix but NCCL_IB_ADDR_FAMILY is AF_INET"},
+		{map[string]string{"NCCL_IB_ADDR_RANGE": "10.0.0.0/16", "NCCL_IB_ADDR_FAMILY": "AF_INET6"}, "is an INET prefix but NCCL_IB_ADDR_FAMILY is AF_INET6"},
+		{map[string]string{"NCCL_IB_ADDR_RANGE": "fd00::/64", "NCCL_IB_ADDR_FAMILY": "AF_INET6"}, ""},
+	} {
+		p := railProfile()
+		p.Extra = tc.extra
+		fs := p.Validate()
+		switch {
+		case tc.want == "" && len(fs) != 0:
+			t.Errorf("%v: findings %+v, want none", tc.extra, fs)
+		case tc.want != "" && (len(fs) != 1 || !strings.Contains(fs[0].Detail, tc.want)):
+			t.Errorf("%v: findings %+v, want one containing %q", tc.extra, fs, tc.want)
+		}
 	}
 }

@@ -53,6 +53,7 @@ type ncclEnvProfileModel struct {
 	Extra             types.Map    `tfsdk:"extra"`
 	IBTC              types.Int64  `tfsdk:"ib_tc"`
 	Rendered          types.String `tfsdk:"rendered"`
+	Notes             types.List   `tfsdk:"notes"`
 	InSync            types.Bool   `tfsdk:"in_sync"`
 }
 
@@ -89,18 +90,22 @@ func (r *ncclEnvProfileResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"rdma_dscp": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(fabric.DefaultRDMADSCP),
 				MarkdownDescription: "DSCP of RoCE data on the fabric; `NCCL_IB_TC` is `rdma_dscp << 2 | 2` (ECT(0)): 106 for DSCP 26."},
 			"gid_index": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(ncclprofile.GIDAuto),
-				MarkdownDescription: "`auto` (leave `NCCL_IB_GID_INDEX` unset: NCCL ≥ 2.21 picks the RoCE v2 entry per HCA), `detect` (read the host's GID table at plan time and write the RoCE v2 IPv4 index, failing when the HCAs disagree), or a number."},
+				MarkdownDescription: "`auto`: for NCCL ≥ 2.21 leave `NCCL_IB_GID_INDEX` unset (NCCL picks the RoCE v2 entry per HCA); for older NCCL, whose default is index 0 (normally RoCE v1 link-local), write the host's RoCE v2 IPv4 index, read at plan time (`notes` says which applied). " +
+					"The NCCL version is `nccl_version`, else the host's installed NCCL. `detect`: always write the RoCE v2 IPv4 index, failing when the HCAs disagree. Or a number."},
 			"qps_per_connection": schema.Int64Attribute{Optional: true, MarkdownDescription: "`NCCL_IB_QPS_PER_CONNECTION`, 1-128 (NCCL's default is 1)."},
 			"cross_nic":          schema.Int64Attribute{Optional: true, MarkdownDescription: "`NCCL_CROSS_NIC`: 0 for rail-optimised fabrics, 1 allow, 2 prefer same NIC (NCCL's default)."},
 			"gdr_level":          opt("`NCCL_NET_GDR_LEVEL`: `LOC`, `PIX`, `PXB`, `PHB` or `SYS`."),
 			"debug":              opt("`NCCL_DEBUG`: `VERSION`, `WARN`, `INFO` or `TRACE`."),
 			"debug_subsys":       opt("`NCCL_DEBUG_SUBSYS`, e.g. `INIT,NET`."),
-			"nccl_version":       opt("Installed NCCL version (`2.26.2`): decides whether the file may carry a `#` comment (NCCL before 2.26 reads it as a variable)."),
+			"nccl_version": opt("NCCL version the jobs run (`2.26.2`). Unset: the host's installed NCCL (`libnccl2`/`libnccl` package, else the linker cache), read at plan time. " +
+				"It decides `gid_index = \"auto\"`, which variables and values are accepted (one the version does not read is refused), and whether the file may carry a `#` comment (NCCL before 2.26 reads it as a variable). Set it when jobs bring their own NCCL (containers)."),
 			"extra": schema.MapAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Further `NCCL_*` variables; known ones are checked against NCCL's ranges, unknown ones draw a warning."},
 			"ib_tc": schema.Int64Attribute{Computed: true, MarkdownDescription: "The `NCCL_IB_TC` written."},
 			"rendered": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "The file's content, visible in the plan; after a refresh, what the host holds."},
+			"notes": schema.ListAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "Why the file holds what it holds where that depends on the NCCL version, e.g. the GID index written for NCCL before 2.21."},
 			"in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the host's files held exactly this profile at the last refresh."},
 		},
@@ -130,14 +135,20 @@ func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.Mo
 	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
 	plan.IBTC = types.Int64Value(int64(p.TrafficClass()))
 	plan.InSync = types.BoolValue(true)
-	conf, _, err := r.render(ctx, &plan)
+	out, err := r.render(ctx, &plan)
 	switch {
 	case err == nil:
-		plan.Rendered = types.StringValue(conf)
+		addFindings(&resp.Diagnostics, out.findings, nil)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		plan.Rendered = types.StringValue(out.conf)
+		plan.Notes = stringList(out.notes)
 	case isReachError(err):
 		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time",
-			fmt.Sprintf("gid_index = \"detect\" needs the host's GID table: %v. The file is rendered at apply.", err))
+			fmt.Sprintf("The profile depends on the host (its installed NCCL when nccl_version is unset, its GID table for gid_index = %q): %v. The file is rendered at apply.", plan.GIDIndex.ValueString(), err))
 		plan.Rendered = types.StringUnknown()
+		plan.Notes = types.ListUnknown(types.StringType)
 	default:
 		resp.Diagnostics.AddAttributeError(path.Root("gid_index"), "Cannot Render NCCL Profile", err.Error())
 		return
@@ -186,11 +197,7 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	want := host.FactSet{}.WithFiles(state.paths()...)
-	if state.profile().NeedsGIDs() {
-		want = want.Union(host.NewFactSet(host.FactGIDs))
-	}
-	f, err := engine.Read(ctx, want)
+	f, err := engine.Read(ctx, state.profile().hostFacts().WithFiles(state.paths()...))
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Unable to Read NCCL Profile", fmt.Sprintf("Reading %s: %v", address, err))
 		return
@@ -200,8 +207,10 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	wantConf, wantScript, err := state.profile().Render(f.GIDs)
+	p := state.profile().withHost(f)
+	wantConf, wantScript, err := p.Render(f.GIDs)
 	inSync := err == nil && string(conf.Content) == wantConf && conf.Complete()
+	state.Notes = stringList(p.Notes(f.GIDs))
 	if script := state.ProfileScriptPath.ValueString(); script != "" {
 		fi, _ := f.File(script)
 		inSync = inSync && fi.Exists && string(fi.Content) == wantScript
@@ -243,16 +252,22 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	conf, script, err := r.render(ctx, plan)
+	out, err := r.render(ctx, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("host"), "Cannot Render NCCL Profile", fmt.Sprintf("%s: %v", address, err))
 		return
 	}
-	if !plan.Rendered.IsUnknown() && plan.Rendered.ValueString() != conf {
-		diags.AddError("NCCL Profile Changed Since Plan",
-			fmt.Sprintf("The GID table of %s changed between plan and apply, so the file differs from the plan. Run plan again.", address))
+	addFindings(diags, out.findings, nil)
+	if diags.HasError() {
 		return
 	}
+	conf, script := out.conf, out.script
+	if !plan.Rendered.IsUnknown() && plan.Rendered.ValueString() != conf {
+		diags.AddError("NCCL Profile Changed Since Plan",
+			fmt.Sprintf("The installed NCCL or the GID table of %s changed between plan and apply, so the file differs from the plan. Run plan again.", address))
+		return
+	}
+	plan.Notes = stringList(out.notes)
 	todo := []host.Task{tasks.File{Path: plan.Path.ValueString(), Content: conf, Mode: 0o644, Owner: "root:root"}}
 	if s := plan.ProfileScriptPath.ValueString(); s != "" {
 		todo = append(todo, tasks.File{Path: s, Content: script, Mode: 0o644, Owner: "root:root"})
@@ -283,21 +298,39 @@ func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileMo
 	}
 }
 
-// render returns the files' content, reading the host's GID table when gid_index is "detect".
-func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileModel) (conf, script string, err error) {
+// rendered is a profile rendered for its host.
+type rendered struct {
+	conf, script string
+	notes        []string
+	// findings are the profile's rules checked against the host's NCCL version.
+	findings fabric.Findings
+}
+
+// render returns the files' content, reading the host's installed NCCL (nccl_version unset)
+// and GID table (gid_index "detect", or "auto" on NCCL before 2.21) when the profile needs them.
+func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileModel) (rendered, error) {
 	p := m.profile()
-	if !p.NeedsGIDs() {
-		return p.Render(nil)
+	var f host.Facts
+	if want := p.hostFacts(); !want.Empty() {
+		engine, _, err := r.engine(m.Host.ValueString())
+		if err != nil {
+			return rendered{}, err
+		}
+		if f, err = engine.Read(ctx, want); err != nil {
+			return rendered{}, reachError{err}
+		}
+		p = p.withHost(f)
 	}
-	engine, _, err := r.engine(m.Host.ValueString())
-	if err != nil {
-		return "", "", err
+	out := rendered{notes: p.Notes(f.GIDs)}
+	if p.Installed != "" {
+		out.findings = p.Validate().Errors()
+		if out.findings.HasErrors() {
+			return out, nil
+		}
 	}
-	f, err := engine.Read(ctx, host.NewFactSet(host.FactGIDs))
-	if err != nil {
-		return "", "", reachError{err}
-	}
-	return p.Render(f.GIDs)
+	var err error
+	out.conf, out.script, err = p.Render(f.GIDs)
+	return out, err
 }
 
 func (r *ncclEnvProfileResource) engine(hostAddr string) (host.Engine, string, error) {
@@ -320,6 +353,28 @@ func (m *ncclEnvProfileModel) validate() fabric.Findings {
 	return fs
 }
 
+// hostFacts are the facts the profile needs from its host (none when it needs none).
+func (p ncclProfile) hostFacts() host.FactSet {
+	nccl, gids := p.NeedsHost()
+	var want []host.Fact
+	if nccl {
+		want = append(want, host.FactNCCL)
+	}
+	if gids {
+		want = append(want, host.FactGIDs)
+	}
+	return host.NewFactSet(want...)
+}
+
+// withHost is p with the host's installed NCCL.
+func (p ncclProfile) withHost(f host.Facts) ncclProfile {
+	p.Installed, p.InstalledFrom = f.NCCL.Version, f.NCCL.Source
+	return p
+}
+
+// ncclProfile is the profile of a resource model, with the host-dependent helpers above.
+type ncclProfile struct{ ncclprofile.Profile }
+
 func (m *ncclEnvProfileModel) paths() []string {
 	ps := []string{m.Path.ValueString()}
 	if s := m.ProfileScriptPath.ValueString(); s != "" {
@@ -333,7 +388,7 @@ func (m *ncclEnvProfileModel) known() bool {
 		m.QPsPerConnection, m.CrossNIC, m.GDRLevel, m.Debug, m.DebugSubsys, m.NCCLVersion, m.Extra)
 }
 
-func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
+func (m *ncclEnvProfileModel) profile() ncclProfile {
 	p := ncclprofile.Profile{
 		SocketIfname: m.SocketIfname.ValueString(),
 		RDMADSCP:     int(m.RDMADSCP.ValueInt64()),
@@ -359,5 +414,5 @@ func (m *ncclEnvProfileModel) profile() ncclprofile.Profile {
 		v := int(m.CrossNIC.ValueInt64())
 		p.CrossNIC = &v
 	}
-	return p
+	return ncclProfile{p}
 }

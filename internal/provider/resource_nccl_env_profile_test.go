@@ -184,3 +184,57 @@ resource "roce_nccl_env_profile" "gpu" {
 		})
 	}
 }
+
+// TestNCCLEnvProfileAutoGIDOldNCCL: on a host whose installed NCCL is 2.19.3 (no GID
+// auto-selection before 2.21) with its RoCE v2 IPv4 GID at index 5, gid_index = "auto"
+// writes NCCL_IB_GID_INDEX=5 and the plan's notes say why; with nccl_version = "2.23.4" (the
+// jobs' own NCCL) the file leaves the index to NCCL; a variable 2.19 does not read is refused
+// at plan naming the host's version.
+func TestNCCLEnvProfileAutoGIDOldNCCL(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_nccl_env_profile.old"
+	hostAddr := twinAddress(t, f, "nccl219")
+	config := func(extra string) string {
+		return provider + fmt.Sprintf(`
+resource "roce_nccl_env_profile" "old" {
+  host = %q
+  %s
+}
+`, hostAddr, extra)
+	}
+	const oldConf = "NCCL_IB_TC=106\nNCCL_IB_GID_INDEX=5\n"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(`extra = { NCCL_IB_ECE_ENABLE = "0" }`),
+				ExpectError: regexp.MustCompile(`NCCL 2\.19\.3 does not read\s+NCCL_IB_ECE_ENABLE, which exists from NCCL 2\.23 on[\s\S]*host's\s+package\s+libnccl2\s+2\.19\.3-1\+cuda12\.2`),
+			},
+			{
+				Config: config(""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("rendered"), knownvalue.StringExact(oldConf)),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("notes"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringRegexp(regexp.MustCompile(`^gid_index = "auto": NCCL 2\.19\.3 \(the host's package libnccl2 2\.19\.3-1\+cuda12\.2\) has no GID auto-selection before 2\.21 .*NCCL_IB_GID_INDEX=5 is written`)),
+					})),
+				}},
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "nccl219", "cat /etc/nccl.conf"); got != oldConf {
+						return fmt.Errorf("/etc/nccl.conf on the host:\n%s", got)
+					}
+					return nil
+				},
+			},
+			{Config: config(""), PlanOnly: true},
+			{
+				Config: config(`nccl_version = "2.23.4"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("rendered"), knownvalue.StringExact("NCCL_IB_TC=106\n")),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("notes"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.StringRegexp(regexp.MustCompile(`NCCL 2\.23\.4 \(nccl_version\) selects the RoCE v2 GID per HCA itself`)),
+					})),
+				}},
+			},
+		},
+	})
+}
