@@ -18,7 +18,7 @@ type DCQCN struct {
 	ByteReset                   int     // rpg_byte_reset
 	Threshold                   int     // rpg_threshold, fast-recovery stages
 	MinRateMbps                 int     // rpg_min_rate
-	MinDecreaseFactorPercent    int     // rpg_min_dec_fac
+	MinDecreaseFactorPercent    int     // rpg_min_dec_fac: % of the rate one cut keeps at least (100: no cuts)
 	RateReduceMonitorPeriodUS   int     // rate_reduce_monitor_period
 	MinTimeBetweenCNPsUS        int     // np min_time_between_cnps
 	DecreaseShift               int     // rpg_gd, log2 shift of alpha in the rate cut (not the gain)

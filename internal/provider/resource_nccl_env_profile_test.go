@@ -207,7 +207,7 @@ resource "roce_nccl_env_profile" "old" {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				Config: config(`extra = { NCCL_IB_ECE_ENABLE = "0" }`),
+				Config:      config(`extra = { NCCL_IB_ECE_ENABLE = "0" }`),
 				ExpectError: regexp.MustCompile(`NCCL 2\.19\.3 does not read\s+NCCL_IB_ECE_ENABLE, which exists from NCCL 2\.23 on[\s\S]*host's\s+package\s+libnccl2\s+2\.19\.3-1\+cuda12\.2`),
 			},
 			{

@@ -59,7 +59,7 @@ func nicDCQCNSchema() schema.Schema {
 					"time_reset_us":               i64("Rate increase timer in µs (`rpg_time_reset`). Default `300`.", def.TimeResetUS),
 					"byte_reset":                  i64("Rate increase byte counter (`rpg_byte_reset`). Default `32767`.", def.ByteReset),
 					"min_rate_mbps":               i64("Minimum rate in Mb/s (`rpg_min_rate`). Default `1`.", def.MinRateMbps),
-					"min_decrease_factor_percent": i64("Largest cut per CNP in % (`rpg_min_dec_fac`). Default `50`.", def.MinDecreaseFactorPercent),
+					"min_decrease_factor_percent": i64("Share of the current rate kept, at least, by one rate cut, in % (`rpg_min_dec_fac`): 50 means a CNP never cuts the rate below half, 100 disables cuts. Default `50`.", def.MinDecreaseFactorPercent),
 					"min_time_between_cnps_us":    i64("Minimum time between CNPs in µs (`min_time_between_cnps`). Default `4`.", def.MinTimeBetweenCNPsUS),
 				}},
 			"pfc_priorities": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
