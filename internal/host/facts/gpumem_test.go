@@ -6,34 +6,30 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// TestParseGPUMemory reads "nvidia-smi -q -d MEMORY" and a full "nvidia-smi -q", whose
+// headings "GPU Operation Mode", "GPU Link Info", "GPU Reset Status" and others start with
+// "GPU " but open no GPU.
 func TestParseGPUMemory(t *testing.T) {
-	want := []GPUMemory{
-		{BusID: "00000000:18:00.0", FBTotal: 81559, FBUsed: 0, FBFree: 81230, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
-		{BusID: "00000000:2A:00.0", FBTotal: 81559, FBUsed: 40210, FBFree: 41020, BAR1Total: 256, BAR1Used: 5, BAR1Free: 251},
-	}
-	got, err := ParseGPUMemory(fixture(t, "nvidia_smi_memory.txt"))
-	if err != nil {
-		t.Fatalf("ParseGPUMemory() error: %v", err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseGPUMemory() mismatch (-want +got):\n%s", diff)
-	}
-}
-
-// TestParseGPUMemoryFullQuery reads a full "nvidia-smi -q", whose headings
-// "GPU Operation Mode", "GPU Link Info", "GPU Reset Status" and others start
-// with "GPU " but open no GPU.
-func TestParseGPUMemoryFullQuery(t *testing.T) {
-	want := []GPUMemory{
-		{BusID: "00000000:18:00.0", FBTotal: 81559, FBUsed: 0, FBFree: 81008, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
-		{BusID: "00000000:2A:00.0", FBTotal: 81559, FBUsed: 40210, FBFree: 40798, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
-	}
-	got, err := ParseGPUMemory(fixture(t, "nvidia_smi_q_full.txt"))
-	if err != nil {
-		t.Fatalf("ParseGPUMemory() error: %v", err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseGPUMemory() mismatch (-want +got):\n%s", diff)
+	for _, tc := range []struct {
+		fixture string
+		want    []GPUMemory
+	}{
+		{"nvidia_smi_memory.txt", []GPUMemory{
+			{BusID: "00000000:18:00.0", FBTotal: 81559, FBUsed: 0, FBFree: 81230, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
+			{BusID: "00000000:2A:00.0", FBTotal: 81559, FBUsed: 40210, FBFree: 41020, BAR1Total: 256, BAR1Used: 5, BAR1Free: 251},
+		}},
+		{"nvidia_smi_q_full.txt", []GPUMemory{
+			{BusID: "00000000:18:00.0", FBTotal: 81559, FBUsed: 0, FBFree: 81008, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
+			{BusID: "00000000:2A:00.0", FBTotal: 81559, FBUsed: 40210, FBFree: 40798, BAR1Total: 131072, BAR1Used: 1, BAR1Free: 131071},
+		}},
+	} {
+		got, err := ParseGPUMemory(fixture(t, tc.fixture))
+		if err != nil {
+			t.Fatalf("ParseGPUMemory(%s) error: %v", tc.fixture, err)
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("ParseGPUMemory(%s) mismatch (-want +got):\n%s", tc.fixture, diff)
+		}
 	}
 }
 
