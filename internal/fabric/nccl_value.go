@@ -212,6 +212,10 @@ func checkAlgoList(value string, allowed []string) error {
 }
 
 func checkIntValue(value string, lo, hi int64) error {
+	// NCCL_PARAM reads values with strtoll base 0 (src/misc/param.cc): "010" is octal 8.
+	if digits := strings.TrimLeft(value, "+-"); len(digits) > 1 && digits[0] == '0' && digits[1] >= '0' && digits[1] <= '9' {
+		return fmt.Errorf("value %q has a leading zero, which NCCL reads as octal: write it without", value)
+	}
 	n, err := strconv.ParseInt(value, 10, 64)
 	if err != nil {
 		return fmt.Errorf("value %q is not a decimal integer: use %d..%d", value, lo, hi)

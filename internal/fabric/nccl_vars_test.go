@@ -238,6 +238,9 @@ func TestValidateNCCLValueFor(t *testing.T) {
 		{"NCCL_IB_DATA_DIRECT", "3", "", "out of range"},
 		{"NCCL_NET_GDR_C2C", "1", "2.25.1", "exists from NCCL 2.26 on"},
 		{"NCCL_IB_TC", "106", "nonsense", `nccl version "nonsense" is not a version`},
+		{"NCCL_IB_TIMEOUT", "010", "", "leading zero, which NCCL reads as octal"},
+		{"NCCL_IB_TIMEOUT", "0", "", ""},
+		{"NCCL_NET_GDR_LEVEL", "03", "", "leading zero"},
 	} {
 		t.Run(tc.name+"="+tc.value+"@"+tc.version, func(t *testing.T) {
 			err := ValidateNCCLValueFor(tc.name, tc.value, tc.version)
