@@ -18,7 +18,7 @@ type DCQCN struct {
 	ByteReset                   int     // rpg_byte_reset
 	Threshold                   int     // rpg_threshold, fast-recovery stages
 	MinRateMbps                 int     // rpg_min_rate
-	MinDecreaseFactorPercent    int     // rpg_min_dec_fac: % of the rate one cut keeps at least (100: no cuts)
+	CutFloorPercent             int     // rpg_min_dec_fac: % of the rate one cut keeps at least (100: no cuts)
 	RateReduceMonitorPeriodUS   int     // rate_reduce_monitor_period
 	MinTimeBetweenCNPsUS        int     // np min_time_between_cnps
 	DecreaseShift               int     // rpg_gd, log2 shift of alpha in the rate cut (not the gain)
@@ -51,7 +51,7 @@ func DefaultDCQCN() DCQCN {
 		ByteReset:                   32767,
 		Threshold:                   1,
 		MinRateMbps:                 1,
-		MinDecreaseFactorPercent:    50,
+		CutFloorPercent:             50,
 		RateReduceMonitorPeriodUS:   4,
 		MinTimeBetweenCNPsUS:        4,
 		DecreaseShift:               11,
@@ -61,7 +61,7 @@ func DefaultDCQCN() DCQCN {
 
 // Validate checks every field against the firmware range of its knob.
 // Paths are "dcqcn." plus the snake_case field name, e.g. "dcqcn.gain",
-// "dcqcn.alpha_update_period_us", "dcqcn.min_decrease_factor_percent".
+// "dcqcn.alpha_update_period_us", "dcqcn.cut_floor_percent".
 func (d DCQCN) Validate() Findings {
 	fs := checkFraction("dcqcn.gain", "gain", d.Gain, 1, dcqcnFixedPoint)
 	fs = append(fs, checkFraction("dcqcn.initial_alpha", "initial alpha", d.InitialAlpha, 1, dcqcnFixedPoint-1)...)

@@ -63,7 +63,7 @@ var intKnobs = []knobSpec{
 	intKnob("rpg_ai_rate", "dcqcn.additive_increase_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.AdditiveIncreaseMbps }),
 	intKnob("rpg_hai_rate", "dcqcn.hyper_increase_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.HyperIncreaseMbps }),
 	intKnob("rpg_gd", "dcqcn.decrease_shift", 10, 11, func(d *DCQCN) *int { return &d.DecreaseShift }),
-	intKnob("rpg_min_dec_fac", "dcqcn.min_decrease_factor_percent", 0, 100, func(d *DCQCN) *int { return &d.MinDecreaseFactorPercent }),
+	intKnob("rpg_min_dec_fac", "dcqcn.cut_floor_percent", 0, 100, func(d *DCQCN) *int { return &d.CutFloorPercent }),
 	intKnob("rpg_min_rate", "dcqcn.min_rate_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.MinRateMbps }),
 	intKnob("rate_to_set_on_first_cnp", "dcqcn.rate_on_first_cnp_mbps", 0, MaxLineRateMbps, func(d *DCQCN) *int { return &d.RateOnFirstCNPMbps }),
 	intKnob("dce_tcp_rtt", "dcqcn.alpha_update_period_us", 1, 131071, func(d *DCQCN) *int { return &d.AlphaUpdatePeriodUS }),

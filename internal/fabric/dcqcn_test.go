@@ -12,7 +12,7 @@ func TestDefaultDCQCN(t *testing.T) {
 	want := DCQCN{
 		Gain: 5.0 / 1024, AlphaUpdatePeriodUS: 1, InitialAlpha: 1023.0 / 1024,
 		AdditiveIncreaseMbps: 5, HyperIncreaseMbps: 50, TimeResetUS: 300, ByteReset: 32767,
-		Threshold: 1, MinRateMbps: 1, MinDecreaseFactorPercent: 50, RateReduceMonitorPeriodUS: 4,
+		Threshold: 1, MinRateMbps: 1, CutFloorPercent: 50, RateReduceMonitorPeriodUS: 4,
 		MinTimeBetweenCNPsUS: 4, DecreaseShift: 11, ClampTargetRateAfterTimeInc: true,
 	}
 	if diff := cmp.Diff(want, DefaultDCQCN()); diff != "" {
@@ -54,8 +54,8 @@ func TestDCQCNValidate(t *testing.T) {
 		{"threshold 31", func(d *DCQCN) { d.Threshold = 31 }, nil},
 		{"threshold 32", func(d *DCQCN) { d.Threshold = 32 }, []string{"error dcqcn.threshold"}},
 		{"min rate zero", func(d *DCQCN) { d.MinRateMbps = 0 }, []string{"error dcqcn.min_rate_mbps"}},
-		{"min decrease 0", func(d *DCQCN) { d.MinDecreaseFactorPercent = 0 }, nil},
-		{"min decrease 101", func(d *DCQCN) { d.MinDecreaseFactorPercent = 101 }, []string{"error dcqcn.min_decrease_factor_percent"}},
+		{"cut floor 0", func(d *DCQCN) { d.CutFloorPercent = 0 }, nil},
+		{"cut floor 101", func(d *DCQCN) { d.CutFloorPercent = 101 }, []string{"error dcqcn.cut_floor_percent"}},
 		{"monitor period zero", func(d *DCQCN) { d.RateReduceMonitorPeriodUS = 0 }, []string{"error dcqcn.rate_reduce_monitor_period_us"}},
 		{"CNP interval 0", func(d *DCQCN) { d.MinTimeBetweenCNPsUS = 0 }, nil},
 		{"CNP interval 4096", func(d *DCQCN) { d.MinTimeBetweenCNPsUS = 4096 }, []string{"error dcqcn.min_time_between_cnps_us"}},
@@ -160,7 +160,7 @@ func TestDCQCNRoundTrip(t *testing.T) {
 		"high edges": func(d *DCQCN) {
 			*d = DCQCN{Gain: 1.0 / 1024, AlphaUpdatePeriodUS: 131071, InitialAlpha: 1023.0 / 1024,
 				AdditiveIncreaseMbps: 800_000, HyperIncreaseMbps: 800_000, TimeResetUS: 131071, ByteReset: 32767,
-				Threshold: 31, MinRateMbps: 800_000, MinDecreaseFactorPercent: 100, RateReduceMonitorPeriodUS: math.MaxUint32,
+				Threshold: 31, MinRateMbps: 800_000, CutFloorPercent: 100, RateReduceMonitorPeriodUS: math.MaxUint32,
 				MinTimeBetweenCNPsUS: 4095, DecreaseShift: 11, ClampTargetRate: true, ClampTargetRateAfterTimeInc: true,
 				RateOnFirstCNPMbps: 800_000, MaxRateMbps: 800_000}
 		},

@@ -37,6 +37,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "counted", Profile: "cx7"},
 	{Name: "dcqcn", Profile: "cx7"},
 	{Name: "dcqcnnp", Profile: "cx8"},
+	{Name: "cutfloor", Profile: "cx7"},
 	{Name: "bootstrap", Profile: "inbox"},
 	{Name: "bootstrapdmabuf", Profile: "dmabuf"},
 	{Name: "exdcqcn", Profile: "cx7"},

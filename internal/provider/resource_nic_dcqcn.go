@@ -57,7 +57,8 @@ type dcqcnModel struct {
 	TimeResetUS              types.Int64   `tfsdk:"time_reset_us"`
 	ByteReset                types.Int64   `tfsdk:"byte_reset"`
 	MinRateMbps              types.Int64   `tfsdk:"min_rate_mbps"`
-	MinDecreaseFactorPercent types.Int64   `tfsdk:"min_decrease_factor_percent"`
+	CutFloorPercent          types.Int64   `tfsdk:"cut_floor_percent"`
+	MinDecreaseFactorPercent types.Int64   `tfsdk:"min_decrease_factor_percent"` // deprecated name of cut_floor_percent
 	MinTimeBetweenCNPsUS     types.Int64   `tfsdk:"min_time_between_cnps_us"`
 }
 
@@ -168,6 +169,9 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	state.InSync = types.BoolValue(len(lines) == 0)
 	state.ID = types.StringValue(hostID(state.Host.ValueString()))
+	if d := state.DCQCN; d != nil && d.CutFloorPercent.IsNull() {
+		d.CutFloorPercent = d.MinDecreaseFactorPercent // state written before the rename
+	}
 	if state.RebootRequired.IsNull() {
 		state.RebootRequired = types.BoolValue(false)
 	}
@@ -318,7 +322,8 @@ func (m *nicDCQCNModel) params() fabric.DCQCN {
 	setInt(&p.TimeResetUS, d.TimeResetUS)
 	setInt(&p.ByteReset, d.ByteReset)
 	setInt(&p.MinRateMbps, d.MinRateMbps)
-	setInt(&p.MinDecreaseFactorPercent, d.MinDecreaseFactorPercent)
+	setInt(&p.CutFloorPercent, d.MinDecreaseFactorPercent)
+	setInt(&p.CutFloorPercent, d.CutFloorPercent)
 	setInt(&p.MinTimeBetweenCNPsUS, d.MinTimeBetweenCNPsUS)
 	return p
 }
@@ -355,6 +360,11 @@ func (m *nicDCQCNModel) validate() fabric.Findings {
 	fs := class.Validate()
 	fs = append(fs, m.params().Validate()...)
 	fs = append(fs, validNetdevs(m.Devices)...)
+	if d := m.DCQCN; d != nil && isSet(d.CutFloorPercent) && isSet(d.MinDecreaseFactorPercent) && !d.CutFloorPercent.Equal(d.MinDecreaseFactorPercent) {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "dcqcn." + dcqcnCutFloorOld, Summary: "Conflicting DCQCN Settings",
+			Detail: fmt.Sprintf("dcqcn.%s is %d and dcqcn.cut_floor_percent is %d, two names of one knob (rpg_min_dec_fac): set only cut_floor_percent.",
+				dcqcnCutFloorOld, d.MinDecreaseFactorPercent.ValueInt64(), d.CutFloorPercent.ValueInt64())})
+	}
 	if isSet(m.PFCPriorities) && len(m.PFCPriorities.Elements()) == 0 {
 		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "pfc_priorities", Summary: "No PFC Priority",
 			Detail: fmt.Sprintf("pfc_priorities is empty, which would turn PFC off on every priority and leave RoCE lossy. "+
@@ -387,7 +397,7 @@ func (m *nicDCQCNModel) known() bool {
 	}
 	if d := m.DCQCN; d != nil {
 		vals = append(vals, d.Gain, d.AlphaUpdatePeriodUS, d.InitialAlpha, d.AdditiveIncreaseMbps, d.HyperIncreaseMbps,
-			d.TimeResetUS, d.ByteReset, d.MinRateMbps, d.MinDecreaseFactorPercent, d.MinTimeBetweenCNPsUS)
+			d.TimeResetUS, d.ByteReset, d.MinRateMbps, d.CutFloorPercent, d.MinDecreaseFactorPercent, d.MinTimeBetweenCNPsUS)
 	}
 	return !anyUnknown(vals...)
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
@@ -51,16 +52,22 @@ func nicDCQCNSchema() schema.Schema {
 			"dcqcn": schema.SingleNestedAttribute{Optional: true, Computed: true, Default: objectdefault.StaticValue(dcqcnDefault),
 				MarkdownDescription: "DCQCN parameters in human units; each defaults to the ConnectX firmware default.",
 				Attributes: map[string]schema.Attribute{
-					"gain":                        f64("EWMA gain g of alpha (unitless; `dce_tcp_g = 1024 - g*1024`). Default 5/1024.", def.Gain),
-					"alpha_update_period_us":      i64("Alpha update period in µs (`dce_tcp_rtt`). Default `1`.", def.AlphaUpdatePeriodUS),
-					"initial_alpha":               f64("Initial alpha (`initial_alpha_value / 1024`). Default 1023/1024.", def.InitialAlpha),
-					"ai_rate_mbps":                i64("Additive increase in Mb/s (`rpg_ai_rate`). Default `5`.", def.AdditiveIncreaseMbps),
-					"hai_rate_mbps":               i64("Hyper increase in Mb/s (`rpg_hai_rate`). Default `50`.", def.HyperIncreaseMbps),
-					"time_reset_us":               i64("Rate increase timer in µs (`rpg_time_reset`). Default `300`.", def.TimeResetUS),
-					"byte_reset":                  i64("Rate increase byte counter (`rpg_byte_reset`). Default `32767`.", def.ByteReset),
-					"min_rate_mbps":               i64("Minimum rate in Mb/s (`rpg_min_rate`). Default `1`.", def.MinRateMbps),
-					"min_decrease_factor_percent": i64("Share of the current rate kept, at least, by one rate cut, in % (`rpg_min_dec_fac`): 50 means a CNP never cuts the rate below half, 100 disables cuts. Default `50`.", def.MinDecreaseFactorPercent),
-					"min_time_between_cnps_us":    i64("Minimum time between CNPs in µs (`min_time_between_cnps`). Default `4`.", def.MinTimeBetweenCNPsUS),
+					"gain":                   f64("EWMA gain g of alpha (unitless; `dce_tcp_g = 1024 - g*1024`). Default 5/1024.", def.Gain),
+					"alpha_update_period_us": i64("Alpha update period in µs (`dce_tcp_rtt`). Default `1`.", def.AlphaUpdatePeriodUS),
+					"initial_alpha":          f64("Initial alpha (`initial_alpha_value / 1024`). Default 1023/1024.", def.InitialAlpha),
+					"ai_rate_mbps":           i64("Additive increase in Mb/s (`rpg_ai_rate`). Default `5`.", def.AdditiveIncreaseMbps),
+					"hai_rate_mbps":          i64("Hyper increase in Mb/s (`rpg_hai_rate`). Default `50`.", def.HyperIncreaseMbps),
+					"time_reset_us":          i64("Rate increase timer in µs (`rpg_time_reset`). Default `300`.", def.TimeResetUS),
+					"byte_reset":             i64("Rate increase byte counter (`rpg_byte_reset`). Default `32767`.", def.ByteReset),
+					"min_rate_mbps":          i64("Minimum rate in Mb/s (`rpg_min_rate`). Default `1`.", def.MinRateMbps),
+					"cut_floor_percent": schema.Int64Attribute{Optional: true, Computed: true,
+						PlanModifiers:       []planmodifier.Int64{aliasOf(path.Root("dcqcn").AtName(dcqcnCutFloorOld), int64(def.CutFloorPercent))},
+						MarkdownDescription: "Share of the current rate that one rate cut keeps at least, in % (`rpg_min_dec_fac`): 50 means a CNP never cuts the rate below half, 100 disables cuts. Default `50`."},
+					dcqcnCutFloorOld: schema.Int64Attribute{Optional: true, Computed: true,
+						PlanModifiers:       []planmodifier.Int64{aliasOf(path.Root("dcqcn").AtName("cut_floor_percent"), int64(def.CutFloorPercent))},
+						DeprecationMessage:  "Use cut_floor_percent: the same firmware knob (rpg_min_dec_fac) under a name that says what it does. This name keeps working and always holds the same value.",
+						MarkdownDescription: "Deprecated name of `cut_floor_percent`, which it always equals."},
+					"min_time_between_cnps_us": i64("Minimum time between CNPs in µs (`min_time_between_cnps`). Default `4`.", def.MinTimeBetweenCNPsUS),
 				}},
 			"pfc_priorities": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
 				MarkdownDescription: "Priorities with PFC on (`mlnx_qos --pfc`); all others off. Default: `[priority]`; an empty list is refused (it would leave RoCE lossy)."},
@@ -82,7 +89,7 @@ func nicDCQCNSchema() schema.Schema {
 var dcqcnAttrTypes = map[string]attr.Type{
 	"gain": types.Float64Type, "alpha_update_period_us": types.Int64Type, "initial_alpha": types.Float64Type,
 	"ai_rate_mbps": types.Int64Type, "hai_rate_mbps": types.Int64Type, "time_reset_us": types.Int64Type,
-	"byte_reset": types.Int64Type, "min_rate_mbps": types.Int64Type, "min_decrease_factor_percent": types.Int64Type,
+	"byte_reset": types.Int64Type, "min_rate_mbps": types.Int64Type, "cut_floor_percent": types.Int64Type, dcqcnCutFloorOld: types.Int64Type,
 	"min_time_between_cnps_us": types.Int64Type,
 }
 
@@ -94,10 +101,13 @@ func defaultDCQCNObject() types.Object {
 		"initial_alpha": types.Float64Value(def.InitialAlpha), "ai_rate_mbps": types.Int64Value(int64(def.AdditiveIncreaseMbps)),
 		"hai_rate_mbps": types.Int64Value(int64(def.HyperIncreaseMbps)), "time_reset_us": types.Int64Value(int64(def.TimeResetUS)),
 		"byte_reset": types.Int64Value(int64(def.ByteReset)), "min_rate_mbps": types.Int64Value(int64(def.MinRateMbps)),
-		"min_decrease_factor_percent": types.Int64Value(int64(def.MinDecreaseFactorPercent)),
-		"min_time_between_cnps_us":    types.Int64Value(int64(def.MinTimeBetweenCNPsUS)),
+		"cut_floor_percent": types.Int64Value(int64(def.CutFloorPercent)), dcqcnCutFloorOld: types.Int64Value(int64(def.CutFloorPercent)),
+		"min_time_between_cnps_us": types.Int64Value(int64(def.MinTimeBetweenCNPsUS)),
 	})
 }
+
+// dcqcnCutFloorOld is the deprecated name of dcqcn.cut_floor_percent.
+const dcqcnCutFloorOld = "min_decrease_factor_percent"
 
 func defaultCNPObject() types.Object {
 	return types.ObjectValueMust(classAttrTypes, map[string]attr.Value{"dscp": types.Int64Value(fabric.DefaultCNPDSCP), "priority": types.Int64Value(fabric.DefaultCNPPriority)})

@@ -134,3 +134,54 @@ func TestNICDCQCNErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestNICDCQCNCutFloorRename: dcqcn.min_decrease_factor_percent, the old name of
+// cut_floor_percent, still sets rpg_min_dec_fac and both names hold its value; moving the
+// configuration to the new name plans nothing; two different values on the two names are
+// refused.
+func TestNICDCQCNCutFloorRename(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_nic_dcqcn.cut"
+	config := func(dcqcn string) string {
+		return provider + fmt.Sprintf(`
+resource "roce_nic_dcqcn" "cut" {
+  host    = %q
+  devices = ["ens1f0np0"]
+  dcqcn   = %s
+}
+`, twinAddress(t, f, "cutfloor"), dcqcn)
+	}
+	both := func(v int64) []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("dcqcn").AtMapKey("cut_floor_percent"), knownvalue.Int64Exact(v)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("dcqcn").AtMapKey("min_decrease_factor_percent"), knownvalue.Int64Exact(v)),
+		}
+	}
+	onHost := func(want string) func(*terraform.State) error {
+		return func(*terraform.State) error {
+			if got := onTwin(t, f, "cutfloor", "cat /sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_dec_fac"); got != want+"\n" {
+				return fmt.Errorf("rpg_min_dec_fac = %q, want %s", got, want)
+			}
+			return nil
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config(`{ cut_floor_percent = 30, min_decrease_factor_percent = 40 }`),
+				ExpectError: regexp.MustCompile(`Conflicting DCQCN Settings`),
+			},
+			{Config: config(`{ min_decrease_factor_percent = 25 }`), ConfigStateChecks: both(25), Check: onHost("25")},
+			{
+				Config: config(`{ cut_floor_percent = 25 }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectEmptyPlan(),
+				}},
+				ConfigStateChecks: both(25),
+			},
+			{Config: config(`{ cut_floor_percent = 75 }`), ConfigStateChecks: both(75), Check: onHost("75")},
+			{Config: config(`{ gain = 0.0048828125 }`), ConfigStateChecks: both(50), Check: onHost("50")},
+		},
+	})
+}

@@ -87,16 +87,16 @@ resource "roce_nic_dcqcn" "node" {
   rdma_dscp = local.rdma.dscp
   cnp       = { dscp = local.cnp.dscp, priority = local.cnp.priority }
   dcqcn = {
-    gain                        = var.policy.dcqcn.gain
-    alpha_update_period_us      = var.policy.dcqcn.alpha_update_period_us
-    initial_alpha               = var.policy.dcqcn.initial_alpha
-    ai_rate_mbps                = var.policy.dcqcn.ai_rate_mbps
-    hai_rate_mbps               = var.policy.dcqcn.hai_rate_mbps
-    time_reset_us               = var.policy.dcqcn.time_reset_us
-    byte_reset                  = var.policy.dcqcn.byte_reset
-    min_rate_mbps               = var.policy.dcqcn.min_rate_mbps
-    min_decrease_factor_percent = var.policy.dcqcn.min_decrease_factor_percent
-    min_time_between_cnps_us    = var.policy.dcqcn.min_time_between_cnps_us
+    gain                     = var.policy.dcqcn.gain
+    alpha_update_period_us   = var.policy.dcqcn.alpha_update_period_us
+    initial_alpha            = var.policy.dcqcn.initial_alpha
+    ai_rate_mbps             = var.policy.dcqcn.ai_rate_mbps
+    hai_rate_mbps            = var.policy.dcqcn.hai_rate_mbps
+    time_reset_us            = var.policy.dcqcn.time_reset_us
+    byte_reset               = var.policy.dcqcn.byte_reset
+    min_rate_mbps            = var.policy.dcqcn.min_rate_mbps
+    cut_floor_percent        = var.policy.dcqcn.cut_floor_percent
+    min_time_between_cnps_us = var.policy.dcqcn.min_time_between_cnps_us
   }
   set_traffic_class = var.policy.set_traffic_class
   persist           = var.policy.persist
