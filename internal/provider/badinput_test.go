@@ -135,9 +135,9 @@ var badInputs = []badInput{
 
 	// roce_switch_qos: the traffic class, the ECN/PFC rule, schedulers, watchdog and names.
 	{where: "roce_switch_qos", attr: "name", hcl: `name = "ROCE/leaf1"`,
-		summary: "Invalid Object Name", detail: `name is "ROCE/leaf1"; use 1-24 letters, digits, '-' or '_'`},
+		summary: "Invalid Object Name", detail: `name is "ROCE/leaf1"; use 1-23 letters, digits, '-' or '_'`},
 	{where: "roce_switch_qos", attr: "name", hcl: `name = ""`,
-		summary: "Invalid Object Name", detail: `name is ""; use 1-24 letters, digits, '-' or '_'`},
+		summary: "Invalid Object Name", detail: `name is ""; use 1-23 letters, digits, '-' or '_'`},
 	{where: "roce_switch_qos", attr: "ports", hcl: `ports = []`,
 		summary: "No Ports", detail: "ports is empty"},
 	{where: "roce_switch_qos", attr: "ports[0]", hcl: `ports = ["eth0"]`,

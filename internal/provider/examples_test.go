@@ -74,7 +74,7 @@ func TestSwitchQoSExampleApplies(t *testing.T) {
 			Config: config,
 			Check: func(*terraform.State) error {
 				return f.expect(map[string]map[string]string{
-					"PORT_QOS_MAP|Ethernet248": {"pfc_enable": "3", "pfcwd_sw_enable": "3"},
+					"PORT_QOS_MAP|Ethernet248": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3"},
 					"PFC_WD|Ethernet248":       {"action": "drop", "detection_time": "200"},
 				})
 			},

@@ -128,8 +128,8 @@ func checkPod(t *testing.T, cli *terraformCLI, sw *switchFixture, fleet *hosttwi
 		t.Errorf("DSCP_TO_TC_MAP|ROCE 26 -> %q, 48 -> %q; want 3 and 6", got["26"], got["48"])
 	}
 	for _, port := range []string{"Ethernet0", "Ethernet12"} {
-		if got := sw.entry("PORT_QOS_MAP", port); got["pfc_enable"] != "3" || got["dscp_to_tc_map"] != "ROCE" {
-			t.Errorf("PORT_QOS_MAP|%s = %v, want pfc_enable 3 and the ROCE map", port, got)
+		if got := sw.entry("PORT_QOS_MAP", port); got["pfc_enable"] != "3,4" || got["dscp_to_tc_map"] != "ROCE" {
+			t.Errorf("PORT_QOS_MAP|%s = %v, want the stock pfc_enable 3,4 (3 included) and the ROCE map", port, got)
 		}
 	}
 	var summaryText string

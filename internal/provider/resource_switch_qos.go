@@ -307,8 +307,10 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 	return backend, obs, true
 }
 
-// checkSwitch applies the rules that need the switch: the ports exist, and headroom plus the
-// pause threshold fit the platform's lossless pool.
+// checkSwitch applies the rules that need the switch: the ports exist, the watchdog times
+// meet the switch's poll interval, the RDMA priority is among the ports' lossless ones (or
+// they have none), the cable length has a lossless profile, and headroom
+// plus the pause threshold fit the platform's lossless pool.
 func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSModel, diags *diag.Diagnostics) (h fabric.Headroom, ok bool) {
 	policy := m.policy()
 	addFindings(diags, obs.Facts.CheckPorts(policy.Ports), nil)
@@ -316,6 +318,9 @@ func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSM
 		return h, false
 	}
 	speed := int(m.PortSpeedGbps.ValueInt64())
+	addFindings(diags, obs.Facts.CheckWatchdog(policy), nil)
+	addFindings(diags, obs.Facts.CheckPFCEnable(policy), nil)
+	addFindings(diags, obs.Facts.CheckCableLength(policy, speed), nil)
 	h, fs := obs.Facts.Headroom(policy, speed)
 	fs = append(fs, fabric.CheckECNForSpeed(policy.ECN.MinBytes, obs.Facts.FastestPort(policy.Ports, speed))...)
 	addFindings(diags, fs, nil)

@@ -140,13 +140,15 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		p.PFC.PauseThresholdBytes = f.PauseThresholdBytes.ValueInt64()
 	}
 	if s := m.RDMAScheduler; s != nil {
-		p.RDMA = switchcfg.Scheduler{Mode: s.Mode.ValueString(), Weight: int(s.Weight.ValueInt64())}
+		p.RDMA = switchcfg.Scheduler{Mode: stringOr(s.Mode, switchcfg.SchedulerDWRR), Weight: intOr(s.Weight, defaultRDMAWeight)}
 	}
 	if s := m.CNPScheduler; s != nil {
-		p.CNP = switchcfg.Scheduler{Mode: s.Mode.ValueString(), Weight: int(s.Weight.ValueInt64())}
+		p.CNP = switchcfg.Scheduler{Mode: stringOr(s.Mode, switchcfg.SchedulerStrict), Weight: intOr(s.Weight, 0)}
 	}
 	if w := m.PFCWatchdog; w != nil {
-		p.Watchdog = &switchcfg.Watchdog{Action: w.Action.ValueString(), DetectionTimeMs: int(w.DetectionTimeMs.ValueInt64()), RestoreTimeMs: int(w.RestorationTimeMs.ValueInt64())}
+		// Null nested attributes are those left out (ValidateConfig runs before defaults).
+		p.Watchdog = &switchcfg.Watchdog{Action: stringOr(w.Action, defaultWatchdogAction),
+			DetectionTimeMs: intOr(w.DetectionTimeMs, defaultWatchdogTimeMs), RestoreTimeMs: intOr(w.RestorationTimeMs, defaultWatchdogTimeMs)}
 	}
 	return p
 }

@@ -19,6 +19,14 @@ import (
 // defaultMarkProbabilityPercent is ecn.mark_probability_percent when unset.
 const defaultMarkProbabilityPercent = 100
 
+// Defaults of the RDMA scheduler and the PFC watchdog (sonic-utilities pfcwd defaults: drop,
+// 200 ms).
+const (
+	defaultRDMAWeight     = 50
+	defaultWatchdogAction = "drop"
+	defaultWatchdogTimeMs = 200
+)
+
 var (
 	classAttrTypes     = map[string]attr.Type{"dscp": types.Int64Type, "priority": types.Int64Type}
 	rdmaAttrTypes      = map[string]attr.Type{"dscp": types.ListType{ElemType: types.Int64Type}, "priority": types.Int64Type}
@@ -45,7 +53,8 @@ func switchQoSSchema() schema.Schema {
 			"ports": schema.ListAttribute{Required: true, ElementType: types.StringType,
 				MarkdownDescription: "Ports that carry RoCE traffic (`Ethernet0`, `Ethernet8`, ...). Each gets `PORT_QOS_MAP|<port>` maps and `pfc_enable`, `QUEUE|<port>|<priority>` scheduler and WRED profile, and its `CABLE_LENGTH` entry."},
 			"cable_length_m": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(5),
-				MarkdownDescription: "Cable length of the ports in metres, written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed."},
+				MarkdownDescription: "Cable length of the ports in metres, written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed. " +
+					"In the traditional buffer model the length must have a row in the SKU's `pg_profile_lookup.ini` (SN5600: 5, 40 or 300): other lengths are refused at plan, because the switch would build no lossless priority group. 0 is always refused."},
 			"port_speed_gbps": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "Port speed in Gb/s used for the headroom and capacity checks: " + speedList() + ". By default each port's speed is read from `PORT|<port>`."},
 			"sonic_release": schema.StringAttribute{Optional: true,
@@ -91,21 +100,21 @@ func switchQoSSchema() schema.Schema {
 					"ratio_target": schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(2.5),
 						MarkdownDescription: "Recommended ratio; a plan warns when the ratio is more than 0.25 away. Default `2.5`."},
 				}},
-			"rdma_scheduler": schedulerSchema("RDMA queue (`SCHEDULER|<name>_RDMA`). NVIDIA's RoCE default is DWRR with weight 50; strict priority can starve other classes and draws a warning.", switchcfg.SchedulerDWRR, 50),
+			"rdma_scheduler": schedulerSchema("RDMA queue (`SCHEDULER|<name>_RDMA`). NVIDIA's RoCE default is DWRR with weight 50; strict priority can starve other classes and draws a warning.", switchcfg.SchedulerDWRR, defaultRDMAWeight),
 			"cnp_scheduler":  schedulerSchema("CNP queue (`SCHEDULER|<name>_CNP`). Strict by default, so congestion notifications are never queued behind data.", switchcfg.SchedulerStrict, 0),
 			"pfc_watchdog": schema.SingleNestedAttribute{Optional: true,
 				MarkdownDescription: "SONiC's PFC watchdog on the RDMA priority (`PFC_WD|<port>`, `pfcwd_sw_enable`). Left as it is when unset.",
 				Attributes: map[string]schema.Attribute{
-					"action": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString("drop"),
+					"action": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultWatchdogAction),
 						MarkdownDescription: "`drop`, `forward` or `alert` when a queue is stuck in PFC storm. Default `drop`."},
-					"detection_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(200),
-						MarkdownDescription: "Storm detection time, 100-5000 ms. Default `200`."},
-					"restoration_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(200),
-						MarkdownDescription: "Time before the queue is restored, 100-60000 ms. Default `200`."},
+					"detection_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultWatchdogTimeMs),
+						MarkdownDescription: "Storm detection time, 100-5000 ms and at least the switch's watchdog poll interval (`PFC_WD|GLOBAL POLL_INTERVAL`, checked at plan). Default `200`."},
+					"restoration_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultWatchdogTimeMs),
+						MarkdownDescription: "Time before the queue is restored, 100-60000 ms and at least the switch's watchdog poll interval. Default `200`."},
 				}},
 			"gnmi": gnmiOverrideSchema(),
 			"headroom": schema.SingleNestedAttribute{Computed: true,
-				MarkdownDescription: "Lossless headroom SONiC reserves per port for the RDMA priority (the fastest listed port), from the Spectrum-4 formula: what `provider::roce::pfc_headroom` returns for the port's speed, `cable_length_m` and MTU.",
+				MarkdownDescription: "Lossless headroom SONiC reserves per port for the RDMA priority (the fastest listed port): in the traditional buffer model the SKU's `pg_profile_lookup.ini` row for the speed and `cable_length_m`, which buffermgrd copies into the profile; otherwise the Spectrum-4 formula, what `provider::roce::pfc_headroom` returns for the port's speed, `cable_length_m` and MTU.",
 				Attributes: map[string]schema.Attribute{
 					"xon_bytes":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Resume hysteresis."},
 					"xoff_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Bytes still arriving after PAUSE is sent."},

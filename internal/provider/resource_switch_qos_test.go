@@ -67,7 +67,7 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 					}
 					return f.expect(map[string]map[string]string{
 						"DSCP_TO_TC_MAP|ROCE":         {"26": "3", "48": "6", "3": "0"},
-						"PORT_QOS_MAP|Ethernet8":      {"dscp_to_tc_map": "ROCE", "pfc_enable": "3", "tc_to_pg_map": "ROCE"},
+						"PORT_QOS_MAP|Ethernet8":      {"dscp_to_tc_map": "ROCE", "pfc_enable": "3,4", "tc_to_pg_map": "ROCE"}, // the stock lossless list stays
 						"QUEUE|Ethernet0|3":           {"scheduler": "ROCE_RDMA", "wred_profile": "AZURE_LOSSLESS"},
 						"QUEUE|Ethernet0|6":           {"scheduler": "ROCE_CNP"},
 						"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "102400", "green_max_threshold": "153600", "green_drop_probability": "100"},
@@ -180,11 +180,29 @@ resource "roce_switch_qos" "leaf1" {
   pfc     = { pause_threshold_bytes = %d }
 }
 `
+	extra := `
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  ports   = ["Ethernet0", "Ethernet4"]
+  ecn     = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc     = { pause_threshold_bytes = 256000 }
+  %s
+}
+`
 	before := f.twin.Snapshot()
 	steps := []struct {
 		name, config string
 		want         string
 	}{
+		// The traditional buffer manager finds no pg_profile_lookup.ini row for 10m.
+		{"cable length without a lookup row", f.config(extra, f.addr, "cable_length_m = 10"), `(?s)cable_length_m is 10.*none for 10m at 400G.*Use 5, 40 or 300`},
+		{"cable length 0", f.config(extra, f.addr, "cable_length_m = 0"), `(?s)No Lossless Buffer at 0 m`},
+		// sonic-pfcwd.yang: detection_time >= PFC_WD|GLOBAL POLL_INTERVAL (200 on the twin).
+		{"watchdog below the poll interval", f.config(extra, f.addr, "pfc_watchdog = { detection_time_ms = 100 }"), `(?s)pfc_watchdog\.detection_time_ms is 100 ms, below.*POLL_INTERVAL\s+200\s+ms`},
+		// buffermgrd would keep BUFFER_PG|<port>|3-4 beside a new |5.
+		{"priority outside the ports' lossless list", f.config(extra, f.addr, "rdma = { dscp = [26], priority = 5 }"), `(?s)rdma\.priority is 5.*Ethernet0\s+\(pfc_enable\s+"3,4"\).*never\s+removes`},
+		// <name>_LOSSLESS must fit the 32 characters of sonic-wred-profile.yang.
+		{"name too long for the WRED profile", f.config(extra, f.addr, `name = "ABCDEFGHIJKLMNOPQRSTUVWX"`), `(?s)use 1-23 letters`},
 		{"ratio 1.5", f.config(custom, f.addr, `["Ethernet0"]`, 6, 102400, 153600), `(?s)pfc\.pause_threshold_bytes is 153600, 1\.50 x`},
 		{"ECN min above max", f.config(custom, f.addr, `["Ethernet0"]`, 6, 160000, 400000), `(?s)ecn\.min_threshold_bytes.*160000`},
 		{"CNP on the RDMA priority", f.config(custom, f.addr, `["Ethernet0"]`, 3, 102400, 256000), `(?s)cnp\.priority`},
@@ -270,7 +288,7 @@ func TestSwitchQoSFaults(t *testing.T) {
 				},
 				Config: config,
 				Check: func(*terraform.State) error {
-					return f.expect(map[string]map[string]string{"PORT_QOS_MAP|Ethernet0": {"pfc_enable": "3"}})
+					return f.expect(map[string]map[string]string{"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "ROCE", "pfc_enable": "3,4"}})
 				},
 			},
 			{

@@ -71,7 +71,7 @@ func TestSwitchQoSConnectionReset(t *testing.T) {
 // checkLeafApplied checks a few fields that leafConfig (102400, 256000) sets on the twin.
 func (f *switchFixture) checkLeafApplied(*terraform.State) error {
 	return f.expect(map[string]map[string]string{
-		"PORT_QOS_MAP|Ethernet0":      {"pfc_enable": "3", "dscp_to_tc_map": "ROCE"},
+		"PORT_QOS_MAP|Ethernet0":      {"pfc_enable": "3,4", "dscp_to_tc_map": "ROCE"},
 		"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "102400"},
 		"SCHEDULER|ROCE_CNP":          {"type": "STRICT"},
 	})

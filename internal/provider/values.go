@@ -82,6 +82,14 @@ func int64List(values []int) types.List {
 	return types.ListValueMust(types.Int64Type, elems)
 }
 
+// stringOr returns v, or def when v is null or unknown (see intOr).
+func stringOr(v types.String, def string) string {
+	if v.IsNull() || v.IsUnknown() {
+		return def
+	}
+	return v.ValueString()
+}
+
 // intOr returns v, or def when v is null: in ValidateConfig, attributes the user left out
 // are null, their schema defaults not yet applied.
 func intOr(v types.Int64, def int) int {

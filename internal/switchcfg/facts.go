@@ -2,6 +2,7 @@ package switchcfg
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,22 @@ type Facts struct {
 	HWSKU    string
 	Platform string
 	Ports    map[string]PortFacts
+	// BufferModel is DEVICE_METADATA|localhost buffer_model: "dynamic", or "traditional"
+	// (also when the field is absent: buffermgrd.sh then starts the lookup-table daemon).
+	BufferModel string
+	// WatchdogGlobal reports a PFC_WD|GLOBAL row; PollIntervalMs is its POLL_INTERVAL, 0 when
+	// the row has none.
+	WatchdogGlobal bool
+	PollIntervalMs int
+	// PFCEnable is PORT_QOS_MAP|<port> pfc_enable by port, as the switch holds it.
+	PFCEnable map[string]string
 }
+
+// Buffer models of DEVICE_METADATA buffer_model.
+const (
+	BufferModelTraditional = "traditional"
+	BufferModelDynamic     = "dynamic"
+)
 
 // PortFacts is one front-panel port as CONFIG_DB PORT describes it.
 type PortFacts struct {
@@ -27,7 +43,20 @@ type PortFacts struct {
 // what the switch says (for images whose version the provider cannot read).
 func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 	meta, _ := db.Entry(tableDeviceMetadata, "localhost")
-	f := Facts{Release: release, HWSKU: meta["hwsku"], Platform: meta["platform"], Ports: map[string]PortFacts{}}
+	f := Facts{Release: release, HWSKU: meta["hwsku"], Platform: meta["platform"], Ports: map[string]PortFacts{},
+		BufferModel: BufferModelTraditional, PFCEnable: map[string]string{}}
+	for port, e := range db[tablePortQoS] {
+		if v, ok := e["pfc_enable"]; ok {
+			f.PFCEnable[port] = v
+		}
+	}
+	if meta["buffer_model"] == BufferModelDynamic {
+		f.BufferModel = BufferModelDynamic
+	}
+	if g, ok := db.Entry(tablePFCWatchdog, "GLOBAL"); ok {
+		f.WatchdogGlobal = true
+		f.PollIntervalMs, _ = strconv.Atoi(g["POLL_INTERVAL"])
+	}
 	if f.Release.IsZero() {
 		v, _ := db.Entry(tableVersions, "DATABASE")
 		rel, err := sonic.ParseRelease(v["VERSION"])
@@ -77,7 +106,8 @@ func (f Facts) CheckPorts(ports []string) fabric.Findings {
 }
 
 // Headroom returns the lossless headroom of the policy's fastest port, the worst case
-// buffermgrd reserves, and checks that every port's reservation fits the platform's ingress
+// buffermgrd reserves (the SKU's lookup row in the traditional model, the Mellanox formula
+// otherwise), and checks that every port's reservation fits the platform's ingress
 // lossless pool. speedOverride, when positive, replaces the speeds the switch reports.
 func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	var worst fabric.Headroom
@@ -88,6 +118,13 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 		}
 		if speedOverride > 0 {
 			pf.SpeedGbps = speedOverride
+		}
+		if row, ok := f.LosslessRow(port, p, speedOverride); ok {
+			// What buffermgrd reserves in the traditional model: the lookup row.
+			if row.SizeBytes > worst.SizeBytes {
+				worst = fabric.Headroom{XonBytes: row.XonBytes, XoffBytes: row.XoffBytes, SizeBytes: row.SizeBytes}
+			}
+			continue
 		}
 		h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: pf.SpeedGbps, CableLengthM: float64(p.CableLengthM), MTU: pf.MTU}, fabric.WorstCasePattern())
 		if err != nil {
@@ -121,4 +158,168 @@ func (f Facts) FastestPort(ports []string, speedOverride int) int {
 		fastest = max(fastest, f.Ports[p].SpeedGbps)
 	}
 	return fastest
+}
+
+// CheckWatchdog refuses watchdog times that sonic-pfcwd.yang rejects on this switch: below
+// the PFC_WD|GLOBAL POLL_INTERVAL, or any time at all when the GLOBAL row has no
+// POLL_INTERVAL (the must compares with nothing and fails).
+func (f Facts) CheckWatchdog(p Policy) fabric.Findings {
+	w := p.Watchdog
+	if w == nil || !f.WatchdogGlobal {
+		return nil
+	}
+	if f.PollIntervalMs == 0 {
+		return fabric.Findings{errorAt("pfc_watchdog", "Switch Has No Watchdog Poll Interval",
+			fmt.Sprintf("The switch (%s) has a PFC_WD|GLOBAL entry without POLL_INTERVAL, so SONiC's YANG model refuses every port's detection and restoration time. Set the poll interval on the switch (config pfcwd interval 200), or remove pfc_watchdog.", f.HWSKU))}
+	}
+	var fs fabric.Findings
+	for _, t := range []struct {
+		attr string
+		ms   int
+	}{{"detection_time_ms", w.DetectionTimeMs}, {"restoration_time_ms", w.RestoreTimeMs}} {
+		if t.ms < f.PollIntervalMs {
+			fs = append(fs, errorAt("pfc_watchdog."+t.attr, "Watchdog Time Below Poll Interval",
+				fmt.Sprintf("pfc_watchdog.%s is %d ms, below the switch's PFC watchdog poll interval (PFC_WD|GLOBAL POLL_INTERVAL %d ms), which SONiC requires as the minimum (sonic-pfcwd.yang): use %d or more, or lower the poll interval on the switch.",
+					t.attr, t.ms, f.PollIntervalMs, f.PollIntervalMs)))
+		}
+	}
+	return fs
+}
+
+// CheckCableLength refuses a cable length for which the switch builds no lossless priority
+// group, so the RDMA priority would drop instead of pause. The traditional buffer manager
+// looks the port speed and cable length up in the SKU's pg_profile_lookup.ini, exactly (sonic-
+// swss cfgmgr/buffermgr.cpp: "No PG profile configured for speed ... and cable length ...",
+// and nothing for 0m); the dynamic one computes headroom for any length but removes the PG
+// at 0m (202505 and later). speedOverride, when positive, replaces the ports' speeds.
+func (f Facts) CheckCableLength(p Policy, speedOverride int) fabric.Findings {
+	if p.CableLengthM == 0 {
+		return fabric.Findings{errorAt("cable_length_m", "No Lossless Buffer at 0 m",
+			"cable_length_m is 0; SONiC's buffer manager builds no lossless priority group for a 0m cable, so RDMA would be dropped instead of paused: give the real cable length.")}
+	}
+	if f.BufferModel == BufferModelDynamic {
+		return nil
+	}
+	lookup, ok := sonic.LookupLossless(f.HWSKU)
+	switch {
+	case !ok:
+		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "cable_length_m", Summary: "Cable Length Not Checked",
+			Detail: fmt.Sprintf("The switch's HWSKU %q has no pg_profile_lookup.ini table in the provider, so cable_length_m = %d was not checked against the rows the buffer manager can build; a length without a row leaves the ports without a lossless priority group.", f.HWSKU, p.CableLengthM)}}
+	case lookup.Lossy:
+		return fabric.Findings{errorAt("ports", "Lossy SKU",
+			fmt.Sprintf("The switch runs %s, a lossy-RoCE SKU whose buffer templates build no lossless priority group on any port, so PFC cannot protect the RDMA priority. Use a lossless SKU (ACS-SN5600, Mellanox-SN5600-O128, -V256).", f.HWSKU))}
+	}
+	cable := strconv.Itoa(p.CableLengthM) + "m"
+	var fs fabric.Findings
+	seen := map[int]bool{}
+	for _, port := range p.Ports {
+		pf, ok := f.Ports[port]
+		if !ok {
+			continue
+		}
+		speed := pf.SpeedGbps * 1000
+		if speedOverride > 0 {
+			speed = speedOverride * 1000
+		}
+		if seen[speed] {
+			continue
+		}
+		seen[speed] = true
+		if _, ok := lookup.Row(speed, cable); !ok {
+			cables := lookup.Cables(speed)
+			fix := "no row exists at this speed"
+			if len(cables) > 0 {
+				fix = "use " + joinOr(cables) + " (the rows at this speed)"
+			}
+			fs = append(fs, errorAt("cable_length_m", "No Lossless Profile for Cable Length",
+				fmt.Sprintf("cable_length_m is %d; the switch (%s, traditional buffer model) builds lossless buffers only for the speed and cable rows of its pg_profile_lookup.ini, and has none for %s at %dG (port %s): buffermgrd would leave the port without a lossless priority group, dropping RDMA instead of pausing it. %s, or switch the buffer model to dynamic.",
+					p.CableLengthM, f.HWSKU, cable, speed/1000, port, capitalize(fix))))
+		}
+	}
+	return fs
+}
+
+// LosslessRow returns the lookup row the traditional buffer manager uses for a port, when
+// the switch runs that model and has one.
+func (f Facts) LosslessRow(port string, p Policy, speedOverride int) (sonic.LosslessRow, bool) {
+	if f.BufferModel == BufferModelDynamic {
+		return sonic.LosslessRow{}, false
+	}
+	lookup, ok := sonic.LookupLossless(f.HWSKU)
+	pf, known := f.Ports[port]
+	if !ok || !known {
+		return sonic.LosslessRow{}, false
+	}
+	speed := pf.SpeedGbps
+	if speedOverride > 0 {
+		speed = speedOverride
+	}
+	return lookup.Row(speed*1000, strconv.Itoa(p.CableLengthM)+"m")
+}
+
+// joinOr renders "5m, 40m or 300m" as "5, 40 or 300" metres.
+func joinOr(cables []string) string {
+	ms := make([]string, len(cables))
+	for i, c := range cables {
+		ms[i] = strings.TrimSuffix(c, "m")
+	}
+	if len(ms) == 1 {
+		return ms[0]
+	}
+	return strings.Join(ms[:len(ms)-1], ", ") + " or " + ms[len(ms)-1]
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// losslessValue is the pfc_enable a port gets: the switch's own list when it already makes
+// prio lossless, so buffermgrd's BUFFER_PG keys stay as they are, else prio alone (a port
+// without lossless priorities). A port whose list lacks prio is refused by CheckPFCEnable.
+func (f Facts) losslessValue(port string, prio int) string {
+	if current := f.PFCEnable[port]; priorityListHas(current, prio) {
+		return current
+	}
+	return strconv.Itoa(prio)
+}
+
+func priorityListHas(list string, prio int) bool {
+	for _, item := range strings.Split(list, ",") {
+		if item == strconv.Itoa(prio) {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckPFCEnable refuses a policy whose RDMA priority is not among the lossless priorities a
+// port already has. buffermgrd turns pfc_enable into BUFFER_PG keys ("3,4" -> |3-4) and never
+// deletes the old one when pfc_enable changes (sonic-swss cfgmgr/buffermgr.cpp, 202411 to
+// master), so any change would leave an overlapping or orphaned priority group behind.
+func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
+	var bad []string
+	lists := map[string]bool{}
+	for _, port := range p.Ports {
+		current := f.PFCEnable[port]
+		if current == "" || priorityListHas(current, p.Class.Priority) {
+			continue
+		}
+		bad = append(bad, fmt.Sprintf("%s (pfc_enable %q)", port, current))
+		lists[current] = true
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	var choices []string
+	for l := range lists {
+		choices = append(choices, l)
+	}
+	slices.Sort(choices)
+	return fabric.Findings{errorAt("rdma.priority", "RDMA Priority Not Lossless on the Ports",
+		fmt.Sprintf("rdma.priority is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
+			"Use a priority the ports already make lossless (%s), or change pfc_enable on the switch and remove the stale BUFFER_PG entries by hand first.",
+			p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; ")))}
 }

@@ -59,8 +59,12 @@ type Watchdog struct {
 const DefaultName = "ROCE"
 
 var (
-	portNamePattern   = regexp.MustCompile(`^Ethernet[0-9]{1,4}$`)
-	objectNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,23}$`)
+	portNamePattern = regexp.MustCompile(`^Ethernet[0-9]{1,4}$`)
+	// objectNamePattern leaves room for the longest suffix the provider adds: "_LOSSLESS"
+	// (WRED_PROFILE) within the 32 characters sonic-yang-models allow for the map, scheduler
+	// and WRED profile names ([a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31}), sonic-wred-profile.yang and
+	// the map models, 202411 to master).
+	objectNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,22}$`)
 )
 
 // Validate checks the policy without looking at a switch: the traffic class, the ECN/PFC
@@ -101,7 +105,7 @@ func (p Policy) validateNames() fabric.Findings {
 	var fs fabric.Findings
 	if !objectNamePattern.MatchString(p.Name) {
 		fs = append(fs, errorAt("name", "Invalid Object Name",
-			fmt.Sprintf("name is %q; use 1-24 letters, digits, '-' or '_', starting with a letter or digit (SONiC object names).", p.Name)))
+			fmt.Sprintf("name is %q; use 1-23 letters, digits, '-' or '_', starting with a letter or digit (SONiC object names are at most 32 characters, and the provider adds \"_LOSSLESS\" to name its WRED profile).", p.Name)))
 	}
 	if len(p.Ports) == 0 {
 		fs = append(fs, errorAt("ports", "No Ports", "ports is empty; list the switch ports (e.g. \"Ethernet0\") that carry RoCE traffic."))

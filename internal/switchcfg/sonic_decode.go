@@ -27,9 +27,9 @@ func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Po
 	}
 	port := ports[0]
 	qos, _ := db.Entry(tablePortQoS, port)
-	prio, err := strconv.Atoi(qos["pfc_enable"])
+	prio, err := rdmaPriority(db, names.maps, qos["pfc_enable"])
 	if err != nil {
-		return p, fmt.Errorf("PORT_QOS_MAP|%s pfc_enable is %q: expected the one lossless priority of the policy", port, qos["pfc_enable"])
+		return p, fmt.Errorf("PORT_QOS_MAP|%s: %w", port, err)
 	}
 	p.Class.Priority = prio
 	p.Class.DSCP = dscpsWithTC(dscpMap, prio)
@@ -58,6 +58,31 @@ func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Po
 	}
 	p.Watchdog = decodeWatchdog(db, port, qos)
 	return p, nil
+}
+
+// rdmaPriority is the policy's lossless priority: the one key of its own
+// PFC_PRIORITY_TO_PRIORITY_GROUP_MAP, which pfc_enable (possibly the port's longer stock
+// list, "3,4") must include; a priority pfc_enable lacks reads as -1, drift.
+func rdmaPriority(db sonic.DB, mapName, pfcEnable string) (int, error) {
+	m, _ := db.Entry(tablePFCToPG, mapName)
+	if len(m) != 1 {
+		prio, err := strconv.Atoi(pfcEnable)
+		if err != nil {
+			return 0, fmt.Errorf("pfc_enable is %q and %s|%s has %d entries: expected the one lossless priority of the policy", pfcEnable, tablePFCToPG, mapName, len(m))
+		}
+		return prio, nil
+	}
+	for k := range m {
+		prio, err := strconv.Atoi(k)
+		if err != nil {
+			return 0, fmt.Errorf("%s|%s has the key %q: expected a priority", tablePFCToPG, mapName, k)
+		}
+		if !priorityListHas(pfcEnable, prio) {
+			return -1, nil
+		}
+		return prio, nil
+	}
+	return 0, nil
 }
 
 func dscpsWithTC(m sonic.Entry, tc int) []int {

@@ -67,7 +67,9 @@ func desiredFor(p Policy, f Facts) desired {
 			d.fields = append(d.fields, ownedField{table: tablePortQoS, key: port, field: field, value: names.maps})
 		}
 		d.fields = append(d.fields,
-			ownedField{table: tablePortQoS, key: port, field: "pfc_enable", value: prio},
+			// The port's own lossless list when it has prio: narrowing it would leave
+			// buffermgrd's BUFFER_PG for the old list in place (see Facts.CheckPFCEnable).
+			ownedField{table: tablePortQoS, key: port, field: "pfc_enable", value: f.losslessValue(port, p.Class.Priority)},
 			ownedField{table: tableQueue, key: port + "|" + prio, field: "scheduler", value: names.rdmaScheduler},
 			ownedField{table: tableQueue, key: port + "|" + prio, field: "wred_profile", value: names.wred},
 			ownedField{table: tableQueue, key: port + "|" + cnpPrio, field: "scheduler", value: names.cnpScheduler},

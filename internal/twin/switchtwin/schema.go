@@ -124,7 +124,9 @@ func refName(table string) check {
 }
 
 var (
-	objectName   = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_.]{0,31}$`)
+	// objectName is the name pattern of the map tables, SCHEDULER and WRED_PROFILE in
+	// sonic-yang-models (202411 to master): no dots, 32 characters at most.
+	objectName   = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$`)
 	wredName     = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$`)
 	priorityList = regexp.MustCompile(`^([0-7](,[0-7])*)?$`)
 	portQueueKey = regexp.MustCompile(`^Ethernet[0-9]+\|([0-9]|1[0-5])(-([0-9]|1[0-5]))?$`)

@@ -90,6 +90,7 @@ func (t *Twin) apply(ops []setOp) error {
 	if err := errors.Join(
 		sonic.Check(t.s.release, hwsku, before, after),
 		validateChanges(before, after),
+		validateRules(t.s.release, before, after),
 	); err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func numberMap(table, from string, maxFrom uint64, to string) entryValidator {
 	return func(key string, e sonic.Entry) []error {
 		var errs []error
 		if !objectName.MatchString(key) {
-			errs = append(errs, entryError(table, key, "key: must be a map name of up to 32 letters, digits, '-', '_' or '.'"))
+			errs = append(errs, entryError(table, key, "key: must be a map name of up to 32 letters, digits, '-' or '_', starting with a letter or digit"))
 		}
 		for _, f := range sortedKeys(e) {
 			if p := uintRange(0, maxFrom)(f); p != "" {
@@ -125,7 +125,14 @@ func wredThresholdOrder(key string, e sonic.Entry) []error {
 
 var scheduler = schema{
 	table: "SCHEDULER",
-	key:   matches(objectName, "a scheduler name of up to 32 letters, digits, '-', '_' or '.'"),
+	// sonic-scheduler.yang has no pattern on the name (sonic-buildimage #9873); only the
+	// key separator cannot be part of it.
+	key: func(k string) string {
+		if k == "" || strings.Contains(k, "|") {
+			return "must be a scheduler name without '|'"
+		}
+		return ""
+	},
 	fields: map[string]check{
 		"type":       oneOf("DWRR", "WRR", "STRICT"),
 		"weight":     uintRange(1, 100),
@@ -156,12 +163,12 @@ func validateCableLength(key string, e sonic.Entry) []error {
 }
 
 var (
+	// pfcwdGlobal is PFC_WD|GLOBAL: sonic-pfcwd.yang has only POLL_INTERVAL there (its
+	// range depends on the release, see validateRules; BIG_RED_SWITCH has no leaf, so GCU
+	// refuses it).
 	pfcwdGlobal = schema{
-		table: "PFC_WD",
-		fields: map[string]check{
-			"POLL_INTERVAL":  uintRange(100, 1000),
-			"BIG_RED_SWITCH": oneOf("enable", "disable"),
-		},
+		table:  "PFC_WD",
+		fields: map[string]check{"POLL_INTERVAL": uintRange(100, 3000)},
 	}
 	pfcwdPort = schema{
 		table: "PFC_WD",
@@ -170,7 +177,7 @@ var (
 			"action":           oneOf("drop", "forward", "alert"),
 			"detection_time":   uintRange(100, 5000),
 			"restoration_time": uintRange(100, 60000),
-			"pfc_stat_history": oneOf("enable", "disable"),
+			"pfc_stat_history": oneOf("enable", "disable"), // 202511+, see validateRules
 		},
 	}
 )
