@@ -320,6 +320,7 @@ func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSM
 	speed := int(m.PortSpeedGbps.ValueInt64())
 	addFindings(diags, obs.Facts.CheckWatchdog(policy), nil)
 	addFindings(diags, obs.Facts.CheckPFCEnable(policy), nil)
+	addFindings(diags, obs.Facts.CheckSharedWRED(policy), nil)
 	addFindings(diags, obs.Facts.CheckCableLength(policy, speed), nil)
 	h, fs := obs.Facts.Headroom(policy, speed)
 	fs = append(fs, fabric.CheckECNForSpeed(policy.ECN.MinBytes, obs.Facts.FastestPort(policy.Ports, speed))...)

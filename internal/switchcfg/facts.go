@@ -25,6 +25,9 @@ type Facts struct {
 	PollIntervalMs int
 	// PFCEnable is PORT_QOS_MAP|<port> pfc_enable by port, as the switch holds it.
 	PFCEnable map[string]string
+	// StockWREDQueues are the QUEUE keys ("Ethernet4|3") bound to the stock lossless WRED
+	// profile, which releases before 202511 make the provider edit in place.
+	StockWREDQueues []string
 }
 
 // Buffer models of DEVICE_METADATA buffer_model.
@@ -45,6 +48,12 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 	meta, _ := db.Entry(tableDeviceMetadata, "localhost")
 	f := Facts{Release: release, HWSKU: meta["hwsku"], Platform: meta["platform"], Ports: map[string]PortFacts{},
 		BufferModel: BufferModelTraditional, PFCEnable: map[string]string{}}
+	for key, e := range db[tableQueue] {
+		if e["wred_profile"] == stockWREDProfile {
+			f.StockWREDQueues = append(f.StockWREDQueues, key)
+		}
+	}
+	slices.Sort(f.StockWREDQueues)
 	for port, e := range db[tablePortQoS] {
 		if v, ok := e["pfc_enable"]; ok {
 			f.PFCEnable[port] = v
@@ -322,4 +331,37 @@ func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
 		fmt.Sprintf("rdma.priority is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
 			"Use a priority the ports already make lossless (%s), or change pfc_enable on the switch and remove the stale BUFFER_PG entries by hand first.",
 			p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; ")))}
+}
+
+// CheckSharedWRED warns when the policy tunes the stock WRED profile in place (releases before
+// 202511, whose GCU allows only replacing its green thresholds) and other queues use it: the
+// new ECN thresholds apply to them too, ports the resource does not list included.
+func (f Facts) CheckSharedWRED(p Policy) fabric.Findings {
+	if ownsWREDProfile(f) {
+		return nil
+	}
+	own := map[string]bool{}
+	for _, port := range p.Ports {
+		own[port+"|"+strconv.Itoa(p.Class.Priority)] = true
+	}
+	var others []string
+	for _, q := range f.StockWREDQueues {
+		if !own[q] {
+			others = append(others, q)
+		}
+	}
+	if len(others) == 0 {
+		return nil
+	}
+	shown := others
+	if len(shown) > 6 {
+		shown = shown[:6]
+	}
+	more := ""
+	if len(others) > len(shown) {
+		more = fmt.Sprintf(" and %d more", len(others)-len(shown))
+	}
+	return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ecn", Summary: "Shared WRED Profile",
+		Detail: fmt.Sprintf("SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, so the ECN settings are written there, and %d other queues use it: QUEUE %s%s. Their ECN marking changes too, on ports this resource does not list. From 202511 the provider writes its own profile instead.",
+			f.Release, stockWREDProfile, len(others), strings.Join(shown, ", "), more)}}
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
 func findingText(fs fabric.Findings) string {
@@ -135,5 +136,26 @@ func TestPFCEnableNeverNarrowed(t *testing.T) {
 	}
 	if strings.Contains(got, "Ethernet0") {
 		t.Errorf("Ethernet0 has 3: %s", got)
+	}
+}
+
+func TestCheckSharedWRED(t *testing.T) {
+	rel := func(s string) sonic.Release {
+		r, err := sonic.ParseRelease(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	queues := []string{"Ethernet0|3", "Ethernet0|4", "Ethernet4|3", "Ethernet4|4", "Ethernet8|3"}
+	p := Policy{Ports: []string{"Ethernet0", "Ethernet4"}, Class: fabric.TrafficClass{Priority: 3}}
+	got := findingText(Facts{Release: rel("202411"), StockWREDQueues: queues}.CheckSharedWRED(p))
+	for _, w := range []string{"warning ecn: Shared WRED Profile", "AZURE_LOSSLESS", "3 other queues use it: QUEUE Ethernet0|4, Ethernet4|4, Ethernet8|3."} {
+		if !strings.Contains(got, w) {
+			t.Errorf("findings lack %q:\n%s", w, got)
+		}
+	}
+	if fs := (Facts{Release: rel("202511"), StockWREDQueues: queues}).CheckSharedWRED(p); fs != nil {
+		t.Errorf("202511 owns its profile: %s", findingText(fs))
 	}
 }
