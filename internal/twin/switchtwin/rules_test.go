@@ -65,3 +65,26 @@ func TestSetYANGRulesByRelease(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedIsStock pins seed values against SONiC's stock rendering for the SN5600
+// (qos_config.j2: DSCP 5 -> TC 2, lossy PG 0; buffers_defaults_objects.j2: per-port profile
+// lists).
+func TestSeedIsStock(t *testing.T) {
+	s, err := Options{HWSKU: "Mellanox-SN5600-O128", Ports: 4}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := seed(s)
+	if got := db["DSCP_TO_TC_MAP"]["AZURE"]["5"]; got != "2" {
+		t.Errorf("DSCP_TO_TC_MAP|AZURE 5 -> %q, want 2", got)
+	}
+	if got := db["TC_TO_PRIORITY_GROUP_MAP"]["AZURE"]["2"]; got != "0" {
+		t.Errorf("TC_TO_PRIORITY_GROUP_MAP|AZURE 2 -> %q, want 0 (lossy)", got)
+	}
+	if got := db["BUFFER_PORT_INGRESS_PROFILE_LIST"]["Ethernet0"]["profile_list"]; got != "ingress_lossless_profile,ingress_lossy_profile" {
+		t.Errorf("ingress profile list %q", got)
+	}
+	if got := db["BUFFER_PORT_EGRESS_PROFILE_LIST"]["Ethernet0"]["profile_list"]; got != "egress_lossless_profile,egress_lossy_profile" {
+		t.Errorf("egress profile list %q", got)
+	}
+}

@@ -117,6 +117,10 @@ func seedPorts(db sonic.DB, s settings) {
 		db.SetEntry("BUFFER_QUEUE", name+"|0-2", sonic.Entry{"profile": "q_lossy_profile"})
 		db.SetEntry("BUFFER_QUEUE", name+"|3-4", sonic.Entry{"profile": "egress_lossless_profile"})
 		db.SetEntry("BUFFER_QUEUE", name+"|5-6", sonic.Entry{"profile": "q_lossy_profile"})
+		// ACS-MSN2700 buffers_defaults_objects.j2 (used by ACS-SN5600 and O128): the
+		// profile lists of an active port.
+		db.SetEntry("BUFFER_PORT_INGRESS_PROFILE_LIST", name, sonic.Entry{"profile_list": "ingress_lossless_profile,ingress_lossy_profile"})
+		db.SetEntry("BUFFER_PORT_EGRESS_PROFILE_LIST", name, sonic.Entry{"profile_list": "egress_lossless_profile,egress_lossy_profile"})
 	}
 	db.SetEntry("CABLE_LENGTH", "AZURE", cable)
 	db.SetEntry("PORT_QOS_MAP", "global", sonic.Entry{"dscp_to_tc_map": "AZURE"})
@@ -132,6 +136,8 @@ func seedQoSMaps(db sonic.DB) {
 			tc = "3"
 		case 4:
 			tc = "4"
+		case 5: // files/build_templates/qos_config.j2 (202411: line 201, master: 276)
+			tc = "2"
 		case 8:
 			tc = "0"
 		case 46:
