@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -124,6 +125,7 @@ func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.verifyLossless(ctx, &plan, &resp.Diagnostics)
 }
 
 func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -188,6 +190,52 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.verifyLossless(ctx, &plan, &resp.Diagnostics)
+}
+
+// losslessWait bounds how long an apply waits for buffermgrd, which derives the lossless
+// priority groups from CONFIG_DB a moment after the Set (a daemon of its own on the switch).
+const losslessWait = 10 * time.Second
+
+// verifyLossless reads the switch back after an apply and fails, naming the port and the
+// cause, when a listed port has no lossless priority group for the RDMA priority; a port whose
+// group has another profile draws a warning. The state is already saved: a failed create is
+// tainted and the next plan replaces it.
+func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSModel, diags *diag.Diagnostics) {
+	backend, obs, ok := r.observe(ctx, plan, diags, false)
+	if !ok {
+		return
+	}
+	policy := plan.policy()
+	problems := obs.CheckLossless(policy)
+	deadline := time.Now().Add(losslessWait)
+	for hasFatal(problems) && time.Now().Before(deadline) {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Second):
+		}
+		if obs, err := backend.Observe(ctx); err == nil {
+			problems = obs.CheckLossless(policy)
+		}
+	}
+	for _, p := range problems {
+		detail := fmt.Sprintf("After the apply, switch %s: %s", plan.Address.ValueString(), p.Detail)
+		if p.Fatal {
+			diags.AddAttributeError(path.Root("ports"), "Port Without Lossless Priority Group", detail)
+		} else {
+			diags.AddAttributeWarning(path.Root("ports"), "Lossless Priority Group Not Updated", detail)
+		}
+	}
+}
+
+func hasFatal(ps []switchcfg.LosslessProblem) bool {
+	for _, p := range ps {
+		if p.Fatal {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

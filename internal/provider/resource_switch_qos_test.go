@@ -342,3 +342,39 @@ func TestSwitchQoSIdleCloseIsInvisible(t *testing.T) {
 		t.Errorf("idle close caused no re-dial (%d connections against %d): the test proves nothing", closed, kept)
 	}
 }
+
+// TestSwitchQoSPortLeftLossy: after the apply the provider reads back the lossless priority
+// groups that the switch's buffer manager derives. A port that is administratively down gets
+// none (buffermgrd reclaims it), so RDMA would be dropped there: the apply fails naming the
+// port, and the resource is left tainted for the next plan to replace.
+func TestSwitchQoSPortLeftLossy(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	qos, _ := f.twin.Entry("PORT_QOS_MAP", "Ethernet0")
+	delete(qos, "pfc_enable")
+	f.twin.SetEntry("PORT_QOS_MAP", "Ethernet0", qos)
+	f.twin.DeleteEntry("BUFFER_PG", "Ethernet0|3-4")
+	port, _ := f.twin.Entry("PORT", "Ethernet0")
+	port["admin_status"] = "down"
+	f.twin.SetEntry("PORT", "Ethernet0", port)
+	config := f.config(leafConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)Port Without Lossless Priority Group.*Ethernet0 has no BUFFER_PG for\s+priority 3.*administratively down`),
+			},
+			{
+				PreConfig: func() {
+					if e, _ := f.twin.Entry("PORT_QOS_MAP", "Ethernet0"); e["pfc_enable"] != "3" {
+						t.Errorf("PORT_QOS_MAP|Ethernet0 pfc_enable = %q, want 3 (the port had none)", e["pfc_enable"])
+					}
+					if _, ok := f.twin.Entry("BUFFER_PG", "Ethernet0|3"); ok {
+						t.Error("the buffer manager gave the administratively down port a lossless PG")
+					}
+				},
+				Config: config, PlanOnly: true, ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}

@@ -159,3 +159,33 @@ func TestCheckSharedWRED(t *testing.T) {
 		t.Errorf("202511 owns its profile: %s", findingText(fs))
 	}
 }
+
+// TestCheckLossless reads BUFFER_PG as buffermgrd leaves it: a missing group is fatal, one
+// with the profile of another cable length (a change cached before 202511) is a warning.
+func TestCheckLossless(t *testing.T) {
+	rel, _ := sonic.ParseRelease("202411")
+	db := sonic.DB{}
+	db.SetEntry(tablePort, "Ethernet0", sonic.Entry{"speed": "400000"})
+	db.SetEntry(tablePort, "Ethernet4", sonic.Entry{"speed": "400000"})
+	db.SetEntry(tablePort, "Ethernet8", sonic.Entry{"speed": "400000"})
+	db.SetEntry(tableBufferProfile, "pg_lossless_400000_5m_profile", sonic.Entry{"size": "250880"})
+	db.SetEntry(tableBufferProfile, "pg_lossless_400000_40m_profile", sonic.Entry{"size": "303104"})
+	db.SetEntry(tableBufferPG, "Ethernet0|3-4", sonic.Entry{"profile": "pg_lossless_400000_40m_profile"})
+	db.SetEntry(tableBufferPG, "Ethernet4|3-4", sonic.Entry{"profile": "pg_lossless_400000_5m_profile"})
+	db.SetEntry(tableBufferPG, "Ethernet8|0", sonic.Entry{"profile": "ingress_lossy_profile"})
+	o := Observation{Facts: Facts{Release: rel, BufferModel: BufferModelTraditional}, db: db}
+	got := o.CheckLossless(Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet8"}, CableLengthM: 40, Class: fabric.TrafficClass{Priority: 3}})
+	if len(got) != 2 {
+		t.Fatalf("problems %+v", got)
+	}
+	if p := got[0]; p.Port != "Ethernet4" || p.Fatal || !strings.Contains(p.Detail, "uses pg_lossless_400000_5m_profile, not pg_lossless_400000_40m_profile") || !strings.Contains(p.Detail, "next PORT update") {
+		t.Errorf("Ethernet4: %+v", p)
+	}
+	if p := got[1]; p.Port != "Ethernet8" || !p.Fatal || !strings.Contains(p.Detail, "no BUFFER_PG for priority 3") {
+		t.Errorf("Ethernet8: %+v", p)
+	}
+	o.Facts.BufferModel = BufferModelDynamic
+	if got := o.CheckLossless(Policy{Ports: []string{"Ethernet8"}, CableLengthM: 40}); got != nil {
+		t.Errorf("dynamic model: %+v", got)
+	}
+}

@@ -16,6 +16,8 @@ const (
 	tableQueue          = "QUEUE"
 	tableCableLength    = "CABLE_LENGTH"
 	tablePFCWatchdog    = "PFC_WD"
+	tableBufferPG       = "BUFFER_PG"
+	tableBufferProfile  = "BUFFER_PROFILE"
 )
 
 // observedTables is everything one refresh reads, in a single Get.
@@ -23,6 +25,7 @@ var observedTables = []string{
 	tableDeviceMetadata, tableVersions, tablePort,
 	tableDSCPToTC, tableTCToPG, tableTCToQueue, tablePFCToQueue, tablePFCToPG,
 	tablePortQoS, tableWRED, tableScheduler, tableQueue, tableCableLength, tablePFCWatchdog,
+	tableBufferPG, tableBufferProfile,
 }
 
 // cableLengthKey is the one CABLE_LENGTH entry SONiC's templates create; it holds a field per port.

@@ -94,6 +94,7 @@ func (t *Twin) apply(ops []setOp) error {
 	); err != nil {
 		return err
 	}
+	t.bufs.react(before, after)
 	t.db = after
 	return nil
 }

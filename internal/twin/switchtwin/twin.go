@@ -26,6 +26,7 @@ type Twin struct {
 
 	dbMu sync.Mutex // guards db
 	db   sonic.DB
+	bufs *bufferManager
 
 	setMu sync.Mutex // one Set at a time, as GCU's single checkpoint needs
 
@@ -43,7 +44,8 @@ func New(opts Options) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: seed(s), stopped: make(chan struct{})}, nil
+	db := seed(s)
+	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: db, bufs: newBufferManager(s.release, db), stopped: make(chan struct{})}, nil
 }
 
 // Start listens on addr ("127.0.0.1:0" when empty) and serves gNMI in the
@@ -135,3 +137,7 @@ func (t *Twin) listener() *capListener {
 
 // errStopped is returned by RPCs cut short by Stop.
 var errStopped = errors.New("switchtwin stopped")
+
+// BufferManagerLog returns what the twin's buffer manager logged (buffermgrd's messages, such
+// as "No PG profile configured for speed 400000 and cable length 10m"), oldest first.
+func (t *Twin) BufferManagerLog() []string { return t.bufs.Log() }
