@@ -219,6 +219,8 @@ func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSM
 			problems = obs.CheckLossless(policy)
 		}
 	}
+	tflog.Debug(ctx, "read back lossless priority groups", map[string]any{
+		"address": plan.Address.ValueString(), "ports": len(policy.Ports), "problems": len(problems)})
 	for _, p := range problems {
 		detail := fmt.Sprintf("After the apply, switch %s: %s", plan.Address.ValueString(), p.Detail)
 		if p.Fatal {
