@@ -38,6 +38,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "dcqcn", Profile: "cx7"},
 	{Name: "dcqcnnp", Profile: "cx8"},
 	{Name: "cutfloor", Profile: "cx7"},
+	{Name: "logged", Profile: "cx7"},
 	{Name: "bootstrap", Profile: "inbox"},
 	{Name: "bootstrapdmabuf", Profile: "dmabuf"},
 	{Name: "exdcqcn", Profile: "cx7"},

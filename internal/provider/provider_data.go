@@ -53,7 +53,7 @@ func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, relea
 	if err != nil {
 		return nil, err
 	}
-	return switchcfg.NewSONiC(client, rel), nil
+	return loggingBackend{Backend: switchcfg.NewSONiC(client, rel), address: cfg.Address}, nil
 }
 
 func (d *providerData) gnmiConfig(address string, o *gnmiOverrideModel) (gnmi.Config, error) {

@@ -39,6 +39,7 @@ func sshConfig(s sshSettings) ssh.Config {
 		KeepAlive:             s.KeepAlive,
 		MaxSessions:           s.MaxSessions,
 		Become:                ssh.Become{Enabled: s.Become.Enabled, User: s.Become.User, Password: s.Become.Password},
+		Events:                sshEvents{},
 	}
 	if b := s.Bastion; b != nil {
 		cfg.Jumps = []ssh.Hop{{
@@ -57,7 +58,7 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 	if err != nil {
 		return host.Engine{}, address, err
 	}
-	return host.Engine{Runner: d.facts.Runner(client), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
+	return host.Engine{Runner: loggingRunner{d.facts.Runner(client)}, Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
 }
 
 func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }

@@ -82,6 +82,8 @@ type Config struct {
 	Jumps []Hop
 	// Become configures sudo.
 	Become Become
+	// Events, when set, hears of the pool's connections (for logs); it must not block.
+	Events ConnEvents
 }
 
 // Hop is one jump host (bastion) of a [Config].

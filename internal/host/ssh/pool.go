@@ -264,6 +264,16 @@ func (hs *hostState) drop(c *conn) {
 	c.client.Close()
 }
 
+// ConnEvents hears of a pool's connections, for logs. Its methods are called with the
+// context of the request that needed the connection and must not block.
+type ConnEvents interface {
+	// Dialled reports a new connection to host, or the failed dial (err), and how long the
+	// dial with its retries took.
+	Dialled(ctx context.Context, host string, took time.Duration, err error)
+	// Reused reports a request served by the open connection to host.
+	Reused(ctx context.Context, host string)
+}
+
 // connect returns the live connection of hs, dialling it when there is none.
 // Concurrent callers share one dial: the first dials under the lock, the
 // others wait for it and take its connection, or its error.
@@ -272,6 +282,9 @@ func (p *Pool) connect(ctx context.Context, hs *hostState) (*conn, error) {
 	c, seq := hs.conn, hs.dialSeq
 	hs.mu.Unlock()
 	if c != nil {
+		if ev := p.cfg.Events; ev != nil {
+			ev.Reused(ctx, hs.ep.addr)
+		}
 		return c, nil
 	}
 	if err := hs.dialLock.lock(ctx); err != nil {
@@ -289,7 +302,11 @@ func (p *Pool) connect(ctx context.Context, hs *hostState) (*conn, error) {
 		return nil, lastErr // the dial we waited for failed
 	}
 
+	began := time.Now()
 	c, err := p.dial(ctx, hs)
+	if ev := p.cfg.Events; ev != nil {
+		ev.Dialled(ctx, hs.ep.addr, time.Since(began), err)
+	}
 	if err != nil {
 		hs.mu.Lock()
 		hs.dialSeq++
