@@ -28,7 +28,16 @@ var urlCredentials = regexp.MustCompile(`(://[^/\s:@]+):[^@\s/]+@`)
 // redact removes credentials from text before it is logged.
 func redact(s string) string { return urlCredentials.ReplaceAllString(s, "$1:***@") }
 
-func sshLog(ctx context.Context) context.Context { return tflog.NewSubsystem(ctx, logSSH) }
+// logEnvPrefix names the variables that set one subsystem's level.
+const logEnvPrefix = "TF_LOG_PROVIDER_ROCE"
+
+func sshLog(ctx context.Context) context.Context {
+	return tflog.NewSubsystem(ctx, logSSH, tflog.WithLevelFromEnv(logEnvPrefix, logSSH))
+}
+
+func gnmiLog(ctx context.Context) context.Context {
+	return tflog.NewSubsystem(ctx, logGNMI, tflog.WithLevelFromEnv(logEnvPrefix, logGNMI))
+}
 
 // sshEvents logs the SSH pool's connections.
 type sshEvents struct{}
@@ -101,8 +110,7 @@ func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, err
 		fields["release"] = obs.Facts.Release.String()
 		fields["hwsku"] = obs.Facts.HWSKU
 	}
-	ctx = tflog.NewSubsystem(ctx, logGNMI)
-	tflog.SubsystemDebug(ctx, logGNMI, "gnmi read of CONFIG_DB", fields)
+	tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of CONFIG_DB", fields)
 	return obs, err
 }
 
@@ -120,7 +128,7 @@ func (b loggingBackend) Apply(ctx context.Context, c *switchcfg.Changes) (string
 	if warning != "" {
 		fields["warning"] = warning
 	}
-	ctx = tflog.NewSubsystem(ctx, logGNMI)
+	ctx = gnmiLog(ctx)
 	tflog.SubsystemDebug(ctx, logGNMI, "gnmi write of CONFIG_DB", fields)
 	if ops > 0 {
 		tflog.SubsystemTrace(ctx, logGNMI, "gnmi operations", map[string]any{"switch": b.address, "lines": c.Lines()})
