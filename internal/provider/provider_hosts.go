@@ -58,7 +58,8 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 	if err != nil {
 		return host.Engine{}, address, err
 	}
-	return host.Engine{Runner: loggingRunner{d.facts.Runner(client)}, Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
+	// Logging inside the cache's runner, which the cache unwraps to read without forgetting.
+	return host.Engine{Runner: d.facts.Runner(loggingRunner{client}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
 }
 
 func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }
