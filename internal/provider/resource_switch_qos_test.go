@@ -378,3 +378,35 @@ func TestSwitchQoSPortLeftLossy(t *testing.T) {
 		},
 	})
 }
+
+// TestSwitchQoSPlanTimeRulesByRelease: the SONiC rules that plan reads from the switch are
+// refused the same way on every release the twin offers, before any Set.
+func TestSwitchQoSPlanTimeRulesByRelease(t *testing.T) {
+	extra := `
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  ports   = ["Ethernet0"]
+  ecn     = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc     = { pause_threshold_bytes = 256000 }
+  %s
+}
+`
+	for _, release := range []string{"202411", "202505", "202511", "master"} {
+		t.Run(release, func(t *testing.T) {
+			f := newSwitchFixture(t, switchtwin.Options{Release: release})
+			for _, s := range []struct{ hcl, want string }{
+				{"cable_length_m = 7", `(?s)cable_length_m is 7.*Use 5, 40 or 300`},
+				{"pfc_watchdog = { restoration_time_ms = 150 }", `(?s)pfc_watchdog\.restoration_time_ms is 150 ms, below`},
+				{"rdma = { dscp = [26], priority = 2 }", `(?s)RDMA Priority Not Lossless on the Ports`},
+			} {
+				resource.UnitTest(t, resource.TestCase{
+					ProtoV6ProviderFactories: testProviderFactories,
+					Steps:                    []resource.TestStep{{Config: f.config(extra, f.addr, s.hcl), ExpectError: regexp.MustCompile(s.want)}},
+				})
+			}
+			if sets := f.twin.Stats().RPCs["Set"]; sets != 0 {
+				t.Errorf("refused plans sent %d SetRequests", sets)
+			}
+		})
+	}
+}
