@@ -72,17 +72,18 @@ func rdmaPriority(db sonic.DB, mapName, pfcEnable string) (int, error) {
 		}
 		return prio, nil
 	}
+	var key string
 	for k := range m {
-		prio, err := strconv.Atoi(k)
-		if err != nil {
-			return 0, fmt.Errorf("%s|%s has the key %q: expected a priority", tablePFCToPG, mapName, k)
-		}
-		if !priorityListHas(pfcEnable, prio) {
-			return -1, nil
-		}
-		return prio, nil
+		key = k
 	}
-	return 0, nil
+	prio, err := strconv.Atoi(key)
+	if err != nil {
+		return 0, fmt.Errorf("%s|%s has the key %q: expected a priority", tablePFCToPG, mapName, key)
+	}
+	if !priorityListHas(pfcEnable, prio) {
+		return -1, nil
+	}
+	return prio, nil
 }
 
 func dscpsWithTC(m sonic.Entry, tc int) []int {

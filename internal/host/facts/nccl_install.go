@@ -79,23 +79,16 @@ func ParseNCCLInstall(out string) (NCCLInstall, error) {
 		}
 	}
 	var in NCCLInstall
+	seen := map[string]bool{}
 	for _, c := range append(pkgs, libs...) {
 		switch {
+		case seen[c[0]]:
 		case in.Version == "":
 			in.Version, in.Source = c[0], c[1]
-		case c[0] != in.Version && !containsVersion(in.Others, c[0]):
+		default:
 			in.Others = append(in.Others, c[1])
 		}
+		seen[c[0]] = true
 	}
 	return in, nil
-}
-
-// containsVersion reports whether one of the sources names version v.
-func containsVersion(sources []string, v string) bool {
-	for _, s := range sources {
-		if strings.Contains(s, " "+v+"-") || strings.HasSuffix(s, ".so."+v) || strings.HasSuffix(s, " "+v) {
-			return true
-		}
-	}
-	return false
 }
