@@ -48,10 +48,18 @@ type Facts struct {
 	ECN map[string]facts.ECNState
 	// QoS is mlnx_qos's state by netdev (PFs only).
 	QoS map[string]facts.MlnxQoS
-	// Packages are the installed OFED packages and their versions.
+	// Packages are the installed OFED packages and their versions, as dpkg
+	// reports them.
 	Packages []facts.Package
 	// Holds are the apt holds.
 	Holds []facts.Hold
+	// OS is the distribution, from /etc/os-release.
+	OS facts.OSRelease
+	// RPMPackages are the installed OFED packages of a RHEL-family host, as
+	// rpm reports them.
+	RPMPackages []facts.Package
+	// DnfLocks are dnf's version locks.
+	DnfLocks []facts.Hold
 	// CCParams is the debugfs congestion-control state by PCI address.
 	CCParams map[string]facts.CCParams
 	// TrafficClass is OFED's tc/1/traffic_class by RDMA device,

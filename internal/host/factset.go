@@ -67,6 +67,15 @@ const (
 	// (dpkg) or libnccl (rpm) package, else the libnccl.so.2 the linker
 	// cache lists.
 	FactNCCL
+	// FactOS is the distribution: /etc/os-release (ID, ID_LIKE,
+	// VERSION_ID), which decides the package family.
+	FactOS
+	// FactRPMPackages are the versions of the OFED packages of a RHEL-family
+	// host ([OFEDRPMPackages]): rpm -qa.
+	FactRPMPackages
+	// FactDnfLocks are dnf's version locks: dnf versionlock list (the
+	// versionlock plugin on dnf 4, built into dnf 5).
+	FactDnfLocks
 
 	numFacts
 )
@@ -93,6 +102,9 @@ var factNames = [numFacts]string{
 	FactCMARoCETos:   "cma_roce_tos",
 	FactNVConfig:     "mlxconfig",
 	FactNCCL:         "nccl",
+	FactOS:           "os-release",
+	FactRPMPackages:  "rpm",
+	FactDnfLocks:     "dnf versionlock",
 }
 
 // String returns the fact's name as used in errors and in [Facts.Absent].

@@ -11,8 +11,17 @@ import (
 // OFEDPackages are the package patterns whose versions FactPackages reads:
 // the OFED metapackages and the packages an OFED install replaces.
 var OFEDPackages = []string{
-	"doca-ofed*", "mlnx-*", "ofed-scripts",
+	"doca-*", "mlnx-*", "ofed-scripts",
 	"rdma-core", "ibverbs-utils", "ibverbs-providers", "libibverbs1",
+}
+
+// OFEDRPMPackages are the package patterns whose versions FactRPMPackages
+// reads on a RHEL-family host: the OFED metapackages, the kernel packages in
+// their RPM names (mlnx-ofa_kernel and its -modules, kmod- and -devel
+// variants) and the packages an OFED install replaces.
+var OFEDRPMPackages = []string{
+	"doca-*", "mlnx-*", "kmod-mlnx-*", "ofed-scripts",
+	"rdma-core", "libibverbs", "libibverbs-utils",
 }
 
 // step is one part of the gather script: a fact's command, or a loop that
@@ -156,6 +165,16 @@ func stepFor(id Fact) (step, error) {
 		return nvConfigStep(), nil
 	case FactNCCL:
 		return factStep(id, facts.NCCLInstallFact, func(f *Facts, v facts.NCCLInstall) { f.NCCL = v }), nil
+	case FactOS:
+		return factStep(id, facts.OSReleaseFact, func(f *Facts, v facts.OSRelease) { f.OS = v }), nil
+	case FactRPMPackages:
+		fc, err := facts.RPMInstalledFact(OFEDRPMPackages...)
+		if err != nil {
+			return step{}, err
+		}
+		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.RPMPackages = v }), nil
+	case FactDnfLocks:
+		return factStep(id, facts.DnfVersionlockFact, func(f *Facts, v []facts.Hold) { f.DnfLocks = v }), nil
 	}
 	return step{}, &unknownFactError{id}
 }

@@ -91,5 +91,4 @@ func expectedHostFacts() host.FactSet {
 // that only the DCQCN and QoS tasks need.
 var readFacts = host.NewFactSet(host.FactOFED, host.FactKernel, host.FactLockdown, host.FactIBDevices,
 	host.FactIBDev2Netdev, host.FactNetdevs, host.FactGIDs, host.FactTopology, host.FactGPUMemory,
-	host.FactModules, host.FactPeerMem, host.FactNVIDIA, host.FactECN, host.FactQoS, host.FactPackages, host.FactHolds,
-	host.FactNCCL)
+	host.FactModules, host.FactPeerMem, host.FactNVIDIA, host.FactECN, host.FactQoS, host.FactNCCL, host.FactOS)

@@ -84,8 +84,9 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"host": schema.StringAttribute{Required: true, MarkdownDescription: "SSH address of the host.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"family": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.FamilyDebian),
-				MarkdownDescription: "`debian` (apt, Ubuntu included) or `rhel` (dnf)."},
+			"family": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.FamilyAuto),
+				MarkdownDescription: "`auto` (the default: the host's, from `/etc/os-release` — `debian` for Debian and Ubuntu, `rhel` for RHEL, Rocky, Alma, Oracle and CentOS Stream), " +
+					"`debian` (apt) or `rhel` (dnf). A set family the host does not have is refused at plan, naming both."},
 			"ofed": schema.SingleNestedAttribute{Optional: true,
 				MarkdownDescription: "The OFED stack to install and pin; unset leaves the stack alone.",
 				Attributes: map[string]schema.Attribute{
@@ -276,7 +277,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(req.ID))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("family"), types.StringValue(tasks.FamilyDebian))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("family"), types.StringValue(tasks.FamilyAuto))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("gpudirect"), types.StringValue(tasks.GPUDirectAuto))...)
 }
 

@@ -1,6 +1,7 @@
 package facts
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
@@ -55,6 +56,30 @@ func ParseRPMQuery(out string) ([]Package, error) {
 // RPMQueryFact is the RHEL package version fact for pkgs.
 func RPMQueryFact(pkgs ...string) (Fact[[]Package], error) {
 	c, err := RPMQueryCommand(pkgs...)
+	if err != nil {
+		return Fact[[]Package]{}, err
+	}
+	return Fact[[]Package]{Name: "rpm", Command: c, Parse: ParseRPMQuery}, nil
+}
+
+// RPMInstalledCommand returns the command that prints the installed packages
+// matching any of the glob patterns, in [RPMQueryCommand]'s format. Unlike
+// "rpm -q", "rpm -qa" takes patterns, prints nothing for one that matches
+// nothing and exits 0.
+func RPMInstalledCommand(patterns ...string) (shell.Command, error) {
+	if len(patterns) == 0 {
+		return shell.Command{}, errors.New("rpm -qa: no package patterns")
+	}
+	if err := checkPackageNames(patterns); err != nil {
+		return shell.Command{}, err
+	}
+	return shell.New("rpm", "-qa", "--qf", rpmFormat).Arg(patterns...), nil
+}
+
+// RPMInstalledFact is the RHEL package version fact for the packages that
+// match patterns.
+func RPMInstalledFact(patterns ...string) (Fact[[]Package], error) {
+	c, err := RPMInstalledCommand(patterns...)
 	if err != nil {
 		return Fact[[]Package]{}, err
 	}

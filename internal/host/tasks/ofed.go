@@ -3,6 +3,7 @@ package tasks
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -11,10 +12,12 @@ import (
 
 // The package families OFEDPin can manage.
 const (
+	// FamilyAuto takes the family from the host's /etc/os-release.
+	FamilyAuto = "auto"
 	// FamilyDebian is Debian and Ubuntu: apt, dpkg, apt-mark.
-	FamilyDebian = "debian"
+	FamilyDebian = facts.FamilyDebian
 	// FamilyRHEL is RHEL and its rebuilds: dnf and its versionlock plugin.
-	FamilyRHEL = "rhel"
+	FamilyRHEL = facts.FamilyRHEL
 )
 
 // DefaultLockTimeout is how long an OFEDPin waits for another process's dpkg
@@ -64,7 +67,9 @@ type OFEDPin struct {
 	// Packages are the packages to install, pin and hold; empty means the
 	// flavor's metapackage (doca-ofed or mlnx-ofed-all).
 	Packages []string
-	// Family is FamilyDebian (default) or FamilyRHEL.
+	// Family is FamilyAuto (the default: the host's, from /etc/os-release),
+	// FamilyDebian or FamilyRHEL. A set family the host does not have is an
+	// error at plan.
 	Family string
 	// LockTimeout is how long apt waits for a dpkg lock held by another
 	// process (unattended-upgrades, say) before failing; zero means
@@ -83,17 +88,50 @@ func (t OFEDPin) Name() string {
 }
 
 // Needs implements host.Task: the running stack and, for an install, the
-// installed packages (with dnf's version locks on RHEL) and the repository
-// files.
+// distribution, and the installed packages and repository files of the
+// family (dpkg's, or rpm's with dnf's version locks), of both families when
+// the family is left to the host.
 func (t OFEDPin) Needs() host.FactSet {
 	s := host.NewFactSet(host.FactOFED)
-	switch {
-	case t.Version == "":
+	if t.Version == "" {
 		return s
-	case t.family() == FamilyRHEL:
-		return s.Union(host.NewFactSet(host.FactPackages, host.FactHolds)).WithFiles(DnfRepoPath)
 	}
-	return s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath)
+	s = s.Union(host.NewFactSet(host.FactOS))
+	fam := t.family()
+	if fam != FamilyDebian {
+		s = s.Union(host.NewFactSet(host.FactRPMPackages, host.FactDnfLocks)).WithFiles(DnfRepoPath)
+	}
+	if fam != FamilyRHEL {
+		s = s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath)
+	}
+	return s
+}
+
+// ForHost returns t with the family of the host f was gathered on (with
+// FactOS), checked against a family t sets: a Debian task on a RHEL host,
+// or the reverse, is an error naming both, and a distribution of neither
+// family needs the family set.
+func (t OFEDPin) ForHost(f host.Facts) (OFEDPin, error) {
+	if !f.Has(host.FactOS) {
+		if t.family() != FamilyAuto {
+			return t, nil
+		}
+		return t, fieldError("family", fmt.Errorf("cannot read the host's distribution (%s): set family to debian or rhel",
+			f.Absent[host.FactOS.String()]))
+	}
+	fam, ok := f.OS.Family()
+	switch {
+	case !ok && t.family() == FamilyAuto:
+		return t, fieldError("family", fmt.Errorf("the host runs %s (ID %q, ID_LIKE %q), of neither the debian nor the rhel family: "+
+			"set family to the one whose package tools (apt or dnf) it has", f.OS, f.OS.ID, strings.Join(f.OS.IDLike, " ")))
+	case !ok:
+		return t, nil
+	case t.family() != FamilyAuto && t.family() != fam:
+		return t, fieldError("family", fmt.Errorf("family is %q but the host runs %s, a %s-family distribution: "+
+			"set family to %q or leave it unset (auto)", t.Family, f.OS, fam, fam))
+	}
+	t.Family = fam
+	return t, t.validate()
 }
 
 // Plan implements host.Task.
@@ -111,13 +149,21 @@ func (t OFEDPin) Plan(f host.Facts) ([]host.Change, error) {
 		}
 		return []host.Change{n}, nil
 	}
-	if err := t.checkFlavor(f); err != nil {
+	t, err := t.ForHost(f)
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := t.installed(f)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkFlavor(f.OFED, pkgs); err != nil {
 		return nil, err
 	}
 	if t.family() == FamilyRHEL {
-		return t.planDnf(f)
+		return t.planDnf(f, pkgs)
 	}
-	return t.planApt(f)
+	return t.planApt(f, pkgs)
 }
 
 // metaPackage is the flavor's metapackage.
@@ -140,9 +186,22 @@ func installedVersion(pkgs []facts.Package, name string) (string, bool) {
 
 func (t OFEDPin) family() string {
 	if t.Family == "" {
-		return FamilyDebian
+		return FamilyAuto
 	}
 	return t.Family
+}
+
+// installed returns the installed packages of the task's family as the
+// gather read them, or an error saying why they could not be read.
+func (t OFEDPin) installed(f host.Facts) ([]facts.Package, error) {
+	fact, pkgs := host.FactPackages, f.Packages
+	if t.family() == FamilyRHEL {
+		fact, pkgs = host.FactRPMPackages, f.RPMPackages
+	}
+	if !f.Has(fact) {
+		return nil, fmt.Errorf("cannot read the installed packages (%s): %s", fact, f.Absent[fact.String()])
+	}
+	return pkgs, nil
 }
 
 func (t OFEDPin) packages() []string {

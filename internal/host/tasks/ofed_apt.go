@@ -1,13 +1,13 @@
 package tasks
 
 import (
-	"fmt"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
@@ -85,10 +85,7 @@ func (t OFEDPin) aptOrigin() string {
 
 // planApt plans the Debian install: source, pin, update, install, hold,
 // then the running-stack check.
-func (t OFEDPin) planApt(f host.Facts) ([]host.Change, error) {
-	if !f.Has(host.FactPackages) {
-		return nil, fmt.Errorf("cannot read the installed packages: %s", f.Absent[host.FactPackages.String()])
-	}
+func (t OFEDPin) planApt(f host.Facts, pkgs []facts.Package) ([]host.Change, error) {
 	out, err := planRepoFiles(f, []repoFile{
 		{"apt source: ", File{Path: AptSourcePath, Content: t.aptSource()}},
 		{"apt pin: ", File{Path: AptPreferencesPath, Content: t.AptPreferences()}},
@@ -97,10 +94,10 @@ func (t OFEDPin) planApt(f host.Facts) ([]host.Change, error) {
 		return nil, err
 	}
 	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource())
-	install, before, after := t.packageChanges(f)
+	install, before, after := t.packageChanges(f.OFED, pkgs)
 	held := true
 	for _, p := range t.packages() {
-		held = held && isHeld(f, p)
+		held = held && isHeld(pkgs, p)
 	}
 	if srcChanged || len(install) > 0 {
 		out = append(out, t.aptUpdate(srcChanged))
@@ -160,11 +157,11 @@ func contentDiffers(f host.Facts, path, content string) bool {
 
 // packageChanges compares the installed packages with the package version:
 // the summaries of what must change and the state before and after.
-func (t OFEDPin) packageChanges(f host.Facts) (install []string, before, after string) {
+func (t OFEDPin) packageChanges(running facts.OFEDInfo, pkgs []facts.Package) (install []string, before, after string) {
 	want := t.packageVersion()
 	var b, a []string
 	for _, p := range t.packages() {
-		v, ok := installedVersion(f.Packages, p)
+		v, ok := installedVersion(pkgs, p)
 		switch {
 		case !ok:
 			install = append(install, "install "+p+" "+want)
@@ -177,11 +174,11 @@ func (t OFEDPin) packageChanges(f host.Facts) (install []string, before, after s
 		}
 		a = append(a, p+" "+want)
 	}
-	return install, strings.Join(b, ", ") + "; running " + describeStack(f.OFED), strings.Join(a, ", ")
+	return install, strings.Join(b, ", ") + "; running " + describeStack(running), strings.Join(a, ", ")
 }
 
-func isHeld(f host.Facts, name string) bool {
-	for _, p := range f.Packages {
+func isHeld(pkgs []facts.Package, name string) bool {
+	for _, p := range pkgs {
 		if p.Name == name && p.Installed {
 			return p.Held
 		}

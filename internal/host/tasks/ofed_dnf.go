@@ -39,21 +39,18 @@ func (t OFEDPin) DnfRepo() string {
 // running-stack check. It reads the packages as rpm reports them and the
 // locks as "dnf versionlock list" does (facts.ParseRPMQuery and
 // facts.ParseDnfVersionlock).
-func (t OFEDPin) planDnf(f host.Facts) ([]host.Change, error) {
-	if !f.Has(host.FactPackages) {
-		return nil, fmt.Errorf("cannot read the installed packages: %s", f.Absent[host.FactPackages.String()])
-	}
-	if !f.Has(host.FactHolds) {
+func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, error) {
+	if !f.Has(host.FactDnfLocks) {
 		return nil, fmt.Errorf("cannot read dnf's version locks (%s): install the versionlock plugin "+
-			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", f.Absent[host.FactHolds.String()])
+			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", f.Absent[host.FactDnfLocks.String()])
 	}
 	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", File{Path: DnfRepoPath, Content: t.DnfRepo()}}})
 	if err != nil {
 		return nil, err
 	}
 	want := t.packageVersion()
-	install, before, after := t.packageChanges(f)
-	locked, stale := t.dnfLocks(f.Holds)
+	install, before, after := t.packageChanges(f.OFED, pkgs)
+	locked, stale := t.dnfLocks(f.DnfLocks)
 	if len(stale) > 0 {
 		out = append(out, host.Change{
 			Summary: "remove the version locks of other versions: " + strings.Join(stale, " "),
@@ -67,7 +64,7 @@ func (t OFEDPin) planDnf(f host.Facts) ([]host.Change, error) {
 			Summary: strings.Join(install, ", "),
 			Before:  before,
 			After:   after + " (the new stack runs after a reboot or an openibd restart)",
-			Apply:   dnfCommands(t.dnfInstall(f)...),
+			Apply:   dnfCommands(t.dnfInstall(pkgs)...),
 		})
 	}
 	if !locked || len(stale) > 0 || len(install) > 0 {
@@ -130,11 +127,11 @@ func lockNames(entries []string) []string {
 // dnfInstall installs the packages at the package version, as a downgrade
 // when every installed one is newer, refreshing the repository's metadata
 // first (its URL may have changed).
-func (t OFEDPin) dnfInstall(f host.Facts) []shell.Runnable {
+func (t OFEDPin) dnfInstall(pkgs []facts.Package) []shell.Runnable {
 	verb := "install"
 	down := 0
 	for _, p := range t.packages() {
-		if v, ok := installedVersion(f.Packages, p); ok && versionDirection(v, t.packageVersion()) == "downgrade" {
+		if v, ok := installedVersion(pkgs, p); ok && versionDirection(v, t.packageVersion()) == "downgrade" {
 			down++
 		}
 	}

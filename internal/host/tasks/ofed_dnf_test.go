@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,13 +35,14 @@ func dnfFacts(running facts.OFEDInfo, repo string, locks []facts.Hold, pkgs ...f
 		fi.Path = DnfRepoPath
 	}
 	return host.Facts{
-		Host:     "rhel",
-		Gathered: host.NewFactSet(host.FactOFED, host.FactPackages, host.FactHolds).WithFiles(DnfRepoPath),
-		Absent:   map[string]string{},
-		OFED:     running,
-		Packages: pkgs,
-		Holds:    locks,
-		Files:    map[string]host.FileInfo{DnfRepoPath: fi},
+		Host:        "rhel",
+		Gathered:    host.NewFactSet(host.FactOFED, host.FactOS, host.FactRPMPackages, host.FactDnfLocks).WithFiles(DnfRepoPath),
+		Absent:      map[string]string{},
+		OS:          rocky9,
+		OFED:        running,
+		RPMPackages: pkgs,
+		DnfLocks:    locks,
+		Files:       map[string]host.FileInfo{DnfRepoPath: fi},
 	}
 }
 
@@ -139,7 +141,7 @@ func TestOFEDPinRHELUpgradeOfTwoPackages(t *testing.T) {
 
 func TestOFEDPinRHELNeedsVersionlock(t *testing.T) {
 	f := dnfFacts(runInbox, "", nil)
-	f.Absent["apt-mark showhold"] = "exit status 1: No such command: versionlock"
+	f.Absent["dnf versionlock"] = "exit status 1: No such command: versionlock"
 	_, err := rhelPin(doca2510).Plan(f)
 	if err == nil || !strings.Contains(err.Error(), "install the versionlock plugin (dnf install python3-dnf-plugin-versionlock on dnf 4)") {
 		t.Errorf("error = %v", err)
@@ -150,5 +152,42 @@ func TestLockNames(t *testing.T) {
 	got := lockNames([]string{"doca-ofed-25.10-1.7.1", "doca-ofed-25.07-0.9.7", "mlnx-ofed-kernel-24.10-OFED.24.10.3.2.5.0.1", "odd"})
 	if diff := cmp.Diff([]string{"doca-ofed", "mlnx-ofed-kernel", "odd"}, got); diff != "" {
 		t.Errorf("lockNames (-want +got):\n%s", diff)
+	}
+}
+
+// The family comes from the host's os-release unless set; a set family the host does not
+// have, a distribution of neither family, or an unreadable os-release is refused naming
+// what the host runs.
+func TestOFEDPinFamilyFromHost(t *testing.T) {
+	auto := rhelPin(doca2510)
+	auto.Family = ""
+	f := dnfFacts(runInbox, "", nil)
+	cs, err := auto.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cs[0].Summary, DnfRepoPath) {
+		t.Errorf("auto on Rocky planned %q first, want the dnf repository", cs[0].Summary)
+	}
+	deb := auto
+	deb.Family = FamilyDebian
+	if _, err := deb.Plan(f); err == nil || !strings.Contains(err.Error(),
+		`family is "debian" but the host runs Rocky Linux 9.6 (Blue Onyx), a rhel-family distribution: set family to "rhel" or leave it unset (auto)`) {
+		t.Errorf("debian on Rocky: %v", err)
+	}
+	var fe *FieldError
+	if _, err := deb.Plan(f); !errors.As(err, &fe) || fe.Field != "family" {
+		t.Errorf("debian on Rocky: %#v, want a FieldError on family", err)
+	}
+	f.OS = facts.OSRelease{ID: "arch", PrettyName: "Arch Linux"}
+	if _, err := auto.Plan(f); err == nil || !strings.Contains(err.Error(), `the host runs Arch Linux (ID "arch", ID_LIKE ""), of neither the debian nor the rhel family`) {
+		t.Errorf("auto on Arch: %v", err)
+	}
+	if _, err := rhelPin(doca2510).Plan(f); err != nil {
+		t.Errorf("rhel set on a distribution of no known family: %v", err)
+	}
+	f.Absent["os-release"] = "exit status 1: cat: /usr/lib/os-release: No such file or directory"
+	if _, err := auto.Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read the host's distribution (exit status 1: cat: /usr/lib/os-release") {
+		t.Errorf("auto without os-release: %v", err)
 	}
 }

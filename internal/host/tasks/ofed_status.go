@@ -36,12 +36,17 @@ func (t OFEDPin) Status(f host.Facts) (OFEDStatus, error) {
 	if t.Version == "" {
 		return st, nil
 	}
-	if !f.Has(host.FactPackages) {
-		return OFEDStatus{}, fmt.Errorf("cannot read the installed packages: %s", f.Absent[host.FactPackages.String()])
+	t, err := t.ForHost(f)
+	if err != nil {
+		return OFEDStatus{}, err
+	}
+	pkgs, err := t.installed(f)
+	if err != nil {
+		return OFEDStatus{}, err
 	}
 	atVersion := true
 	for _, p := range t.packages() {
-		v, _ := installedVersion(f.Packages, p)
+		v, _ := installedVersion(pkgs, p)
 		st.Installed[p] = v
 		atVersion = atVersion && v == t.packageVersion()
 	}
@@ -88,16 +93,16 @@ func (t OFEDPin) checkRunning(o facts.OFEDInfo) (host.Change, error) {
 
 // checkFlavor refuses to install one flavor over the other: NVIDIA's
 // installers want the old stack removed first.
-func (t OFEDPin) checkFlavor(f host.Facts) error {
+func (t OFEDPin) checkFlavor(running facts.OFEDInfo, pkgs []facts.Package) error {
 	other := facts.OFEDMLNX
 	if t.Flavor == string(facts.OFEDMLNX) {
 		other = facts.OFEDDOCA
 	}
 	meta := metaPackage(string(other))
-	v, installed := installedVersion(f.Packages, meta)
-	has := describeStack(f.OFED)
+	v, installed := installedVersion(pkgs, meta)
+	has := describeStack(running)
 	switch {
-	case f.OFED.Flavor == other:
+	case running.Flavor == other:
 	case installed:
 		has = meta + " " + v + " installed"
 	default:

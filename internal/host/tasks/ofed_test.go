@@ -40,8 +40,9 @@ func debPkg(name, version string, held bool) facts.Package {
 func aptFacts(running facts.OFEDInfo, files map[string]host.FileInfo, pkgs ...facts.Package) host.Facts {
 	f := host.Facts{
 		Host:     "h",
-		Gathered: host.NewFactSet(host.FactOFED, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath),
+		Gathered: host.NewFactSet(host.FactOFED, host.FactOS, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath),
 		Absent:   map[string]string{},
+		OS:       debian12,
 		OFED:     running,
 		Packages: pkgs,
 		Files:    map[string]host.FileInfo{AptSourcePath: {Path: AptSourcePath}, AptPreferencesPath: {Path: AptPreferencesPath}},
@@ -65,6 +66,9 @@ var (
 	runInbox = facts.OFEDInfo{Flavor: facts.OFEDInbox}
 	run2510  = facts.OFEDInfo{Flavor: facts.OFEDDOCA, Version: doca2510}
 	run2507  = facts.OFEDInfo{Flavor: facts.OFEDDOCA, Version: doca2507}
+
+	debian12 = facts.OSRelease{ID: "debian", VersionID: "12", PrettyName: "Debian GNU/Linux 12 (bookworm)"}
+	rocky9   = facts.OSRelease{ID: "rocky", IDLike: []string{"rhel", "centos", "fedora"}, VersionID: "9.6", PrettyName: "Rocky Linux 9.6 (Blue Onyx)"}
 )
 
 // The command lines of the Debian steps of docaPin.
@@ -263,8 +267,9 @@ func TestOFEDPinStatus(t *testing.T) {
 			t.Errorf("%s: Status = %+v, want RebootRequired %v, doca-ofed %q", tt.name, st, tt.reboot, tt.inst)
 		}
 	}
-	if _, err := p.Status(host.Facts{Gathered: host.NewFactSet(host.FactPackages), Absent: map[string]string{"dpkg-query": "exit status 127"}}); err == nil ||
-		!strings.Contains(err.Error(), "cannot read the installed packages: exit status 127") {
+	noDpkg := host.Facts{Gathered: host.NewFactSet(host.FactOS, host.FactPackages), OS: debian12, Absent: map[string]string{"dpkg-query": "exit status 127"}}
+	if _, err := p.Status(noDpkg); err == nil ||
+		!strings.Contains(err.Error(), "cannot read the installed packages (dpkg-query): exit status 127") {
 		t.Errorf("Status without packages: %v", err)
 	}
 }
@@ -302,13 +307,16 @@ func TestOFEDPinConstraintOnly(t *testing.T) {
 }
 
 func TestOFEDPinNeeds(t *testing.T) {
-	if got, want := docaPin(doca2510).Needs().String(),
-		"ofed_info,dpkg-query,file /etc/apt/preferences.d/roce-ofed,file /etc/apt/sources.list.d/roce-ofed.list"; got != want {
-		t.Errorf("Needs = %q, want %q", got, want)
-	}
-	rhel := docaPin(doca2510)
-	rhel.Family = FamilyRHEL
-	if got, want := rhel.Needs().String(), "ofed_info,dpkg-query,apt-mark showhold,file /etc/yum.repos.d/roce-ofed.repo"; got != want {
-		t.Errorf("RHEL Needs = %q, want %q", got, want)
+	for _, c := range []struct{ family, want string }{
+		{FamilyDebian, "ofed_info,dpkg-query,os-release,file /etc/apt/preferences.d/roce-ofed,file /etc/apt/sources.list.d/roce-ofed.list"},
+		{FamilyRHEL, "ofed_info,os-release,rpm,dnf versionlock,file /etc/yum.repos.d/roce-ofed.repo"},
+		{"", "ofed_info,dpkg-query,os-release,rpm,dnf versionlock,file /etc/apt/preferences.d/roce-ofed," +
+			"file /etc/apt/sources.list.d/roce-ofed.list,file /etc/yum.repos.d/roce-ofed.repo"},
+	} {
+		p := docaPin(doca2510)
+		p.Family = c.family
+		if got := p.Needs().String(); got != c.want {
+			t.Errorf("family %q: Needs = %q, want %q", c.family, got, c.want)
+		}
 	}
 }

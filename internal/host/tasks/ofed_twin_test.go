@@ -69,7 +69,7 @@ func testTwinInstall(t *testing.T, f *hosttwin.Fleet) {
 	if fs.OFED != run2510 || st.Installed["doca-ofed"] != doca2510 {
 		t.Errorf("after apply: running %+v, installed %v", fs.OFED, st.Installed)
 	}
-	if !isHeld(fs, "doca-ofed") || !strings.Contains(onTwin(t, f, "inbox", "apt-mark showhold"), "doca-ofed") {
+	if !isHeld(fs.Packages, "doca-ofed") || !strings.Contains(onTwin(t, f, "inbox", "apt-mark showhold"), "doca-ofed") {
 		t.Error("doca-ofed is not held after apply")
 	}
 	if v, _ := installedVersion(fs.Packages, "rdma-core"); v != "2510mlnx1-1.2510171" {
@@ -129,8 +129,8 @@ func testTwinDowngrade(t *testing.T, f *hosttwin.Fleet) {
 	// The hold and the pin are the task's own: pinning back upgrades.
 	up := twinPin("doca", doca2510)
 	applied(t, e, up)
-	if fs, _ := gatherOFED(t, e, up); fs.OFED != run2510 || !isHeld(fs, "doca-ofed") {
-		t.Errorf("after pinning back: running %+v, held %v", fs.OFED, isHeld(fs, "doca-ofed"))
+	if fs, _ := gatherOFED(t, e, up); fs.OFED != run2510 || !isHeld(fs.Packages, "doca-ofed") {
+		t.Errorf("after pinning back: running %+v, held %v", fs.OFED, isHeld(fs.Packages, "doca-ofed"))
 	}
 	requireNoChanges(t, e, up)
 }

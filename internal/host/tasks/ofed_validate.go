@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -63,8 +64,8 @@ func (t OFEDPin) validate() error {
 	if t.Version == "" {
 		return nil
 	}
-	if f := t.family(); f != FamilyDebian && f != FamilyRHEL {
-		return fieldError("family", fmt.Errorf("package family %q: want debian or rhel", f))
+	if f := t.family(); f != FamilyAuto && f != FamilyDebian && f != FamilyRHEL {
+		return fieldError("family", fmt.Errorf("package family %q: want auto (the host's), debian or rhel", f))
 	}
 	if err := t.validateRepo(); err != nil {
 		return err
@@ -126,27 +127,43 @@ func (t OFEDPin) validateRepo() error {
 	if t.Key != "" && !repoWordRE.MatchString(t.Key) {
 		return fieldError("key", fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key))
 	}
-	if t.Key != "" && t.family() == FamilyDebian && !path.IsAbs(t.Key) {
+	if t.Key == "" {
+		return nil
+	}
+	keyURL := false
+	if k, err := url.Parse(t.Key); err == nil && (k.Scheme == "http" || k.Scheme == "https" || k.Scheme == "file") {
+		keyURL = true
+	}
+	switch fam := t.family(); {
+	case fam == FamilyDebian && !path.IsAbs(t.Key):
 		return fieldError("key", fmt.Errorf("repository key %q: want the absolute path of a keyring file for signed-by", t.Key))
+	case fam == FamilyRHEL && !keyURL:
+		return fieldError("key", fmt.Errorf("repository key %q: want the gpgkey URL of the key (https://... or file:///...)", t.Key))
+	case !path.IsAbs(t.Key) && !keyURL:
+		return fieldError("key", fmt.Errorf("repository key %q: want a keyring path for signed-by (Debian) or a gpgkey URL (RHEL)", t.Key))
 	}
 	return nil
 }
 
-// validatePackage checks a package name; on Debian it must be one the
-// package fact reads (host.OFEDPackages), or the task could never see it
-// installed.
+// validatePackage checks a package name: it must be one the family's package
+// fact reads (host.OFEDPackages, host.OFEDRPMPackages; either while the
+// family is left to the host), or the task could never see it installed.
 func (t OFEDPin) validatePackage(p string) error {
 	if !packageNameRE.MatchString(p) {
 		return fmt.Errorf("package name %q: want letters, digits and + . _ -", p)
 	}
-	if t.family() == FamilyRHEL {
-		return nil
+	var pats []string
+	if t.family() != FamilyRHEL {
+		pats = append(pats, host.OFEDPackages...)
 	}
-	for _, pat := range host.OFEDPackages {
+	if t.family() != FamilyDebian {
+		pats = append(pats, host.OFEDRPMPackages...)
+	}
+	for _, pat := range pats {
 		if ok, _ := path.Match(pat, p); ok {
 			return nil
 		}
 	}
 	return fmt.Errorf("package %q: the package fact reads only %s, so its version could not be checked",
-		p, strings.Join(host.OFEDPackages, " "))
+		p, strings.Join(slices.Compact(slices.Sorted(slices.Values(pats))), " "))
 }

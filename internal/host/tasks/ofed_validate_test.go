@@ -32,13 +32,15 @@ func TestOFEDPinInvalid(t *testing.T) {
 		{"comment in URL", with(func(p *OFEDPin) { p.RepoURL = docaURL + "#x" }), nil, "without blanks or quotes"},
 		{"scheme", with(func(p *OFEDPin) { p.RepoURL = "ftp://x/doca/3.2.1/" }), nil, "want an http, https or file URL"},
 		{"key and trusted", with(func(p *OFEDPin) { p.Trusted = true }), nil, "set key or trusted, not both"},
-		{"relative key", with(func(p *OFEDPin) { p.Key = "mellanox.gpg" }), nil, "want the absolute path of a keyring file"},
+		{"relative key", with(func(p *OFEDPin) { p.Key = "mellanox.gpg" }), nil, "want a keyring path for signed-by (Debian) or a gpgkey URL (RHEL)"},
+		{"relative key on debian", with(func(p *OFEDPin) { p.Key, p.Family = "mellanox.gpg", FamilyDebian }), nil, "want the absolute path of a keyring file"},
+		{"key path on rhel", with(func(p *OFEDPin) { p.Key, p.Family = "/etc/pki/mellanox.pub", FamilyRHEL }), nil, "want the gpgkey URL of the key"},
 		{"key with blank", with(func(p *OFEDPin) { p.Key = "/k ey" }), nil, "without blanks or quotes"},
 		{"package name", with(func(p *OFEDPin) { p.Packages = []string{"doca-ofed;reboot"} }), nil, `package name "doca-ofed;reboot"`},
-		{"package not gathered", with(func(p *OFEDPin) { p.Packages = []string{"doca-roce"} }), nil,
-			`package "doca-roce": the package fact reads only doca-ofed* mlnx-*`},
+		{"package not gathered", with(func(p *OFEDPin) { p.Packages = []string{"openmpi"} }), nil,
+			`package "openmpi": the package fact reads only doca-* ibverbs-providers ibverbs-utils kmod-mlnx-* libibverbs`},
 		{"package version", with(func(p *OFEDPin) { p.PackageVersion = "1.0 x" }), nil, `package version "1.0 x"`},
-		{"family", with(func(p *OFEDPin) { p.Family = "arch" }), nil, `package family "arch": want debian or rhel`},
+		{"family", with(func(p *OFEDPin) { p.Family = "arch" }), nil, `package family "arch": want auto (the host's), debian or rhel`},
 		{"timeout", with(func(p *OFEDPin) { p.LockTimeout = -1 }), nil, "lock timeout -1ns: want zero"},
 	}
 	// fields is the setting each case gets wrong, as Validate's FieldError names it.
@@ -57,6 +59,8 @@ func TestOFEDPinInvalid(t *testing.T) {
 		"scheme":                         "repo_url",
 		"key and trusted":                "key",
 		"relative key":                   "key",
+		"relative key on debian":         "key",
+		"key path on rhel":               "key",
 		"key with blank":                 "key",
 		"package name":                   "packages[0]",
 		"package not gathered":           "packages[0]",
@@ -101,7 +105,7 @@ func TestOFEDPinRefusesFlavorSwitch(t *testing.T) {
 func TestOFEDPinUnreadableFacts(t *testing.T) {
 	f := aptFacts(runInbox, nil)
 	f.Absent["dpkg-query"] = "exit status 127: dpkg-query: not found"
-	if _, err := docaPin(doca2510).Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read the installed packages: exit status 127") {
+	if _, err := docaPin(doca2510).Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read the installed packages (dpkg-query): exit status 127") {
 		t.Errorf("no dpkg-query: %v", err)
 	}
 	f = aptFacts(runInbox, nil)

@@ -14,7 +14,7 @@ func TestUndo(t *testing.T) {
 		}
 		return out
 	}
-	deb := OFEDPin{Flavor: "doca", Version: "25.10-1.7.1"}
+	deb := OFEDPin{Flavor: "doca", Version: "25.10-1.7.1", Family: FamilyDebian}
 	var got []interface{ String() string }
 	for _, r := range deb.Undo() {
 		got = append(got, r)
