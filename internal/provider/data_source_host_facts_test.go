@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hostprofile"
 )
 
@@ -35,8 +36,15 @@ func TestHostFactsReportsEachProfile(t *testing.T) {
 			dmabuf := p.DMABUF()
 			ncclUpstream, _, _ := strings.Cut(p.NCCLVersion, "-")
 			ncclSource := ""
+			osName, osFamily := machineOS(t), "debian"
 			if p.NCCLVersion != "" {
 				ncclSource = "package libnccl2 " + p.NCCLVersion
+			}
+			if p.RHEL() {
+				osName, osFamily = "Rocky Linux 9.6 (Blue Onyx)", "rhel"
+				if p.NCCLVersion != "" {
+					ncclSource = "package libnccl " + p.NCCLVersion
+				}
 			}
 			checks := []statecheck.StateCheck{
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_flavor"), knownvalue.StringExact(flavor)),
@@ -49,6 +57,8 @@ func TestHostFactsReportsEachProfile(t *testing.T) {
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_source"), knownvalue.StringExact(ncclSource)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nvidia_open_kernel_modules"), knownvalue.Bool(p.OpenKernelModules)),
 				statecheck.ExpectKnownValue(addr, tfjsonpath.New("peermem_loaded"), knownvalue.Bool(false)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("os"), knownvalue.StringExact(osName)),
+				statecheck.ExpectKnownValue(addr, tfjsonpath.New("os_family"), knownvalue.StringExact(osFamily)),
 			}
 			for i := range p.Ports {
 				nic := tfjsonpath.New("nics").AtSliceIndex(i)
@@ -99,4 +109,19 @@ func TestHostFactsRefusesAnUnknownHostKey(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Unable to Read Host Facts.*host key`),
 		}},
 	})
+}
+
+// machineOS is the distribution of this machine, which the Debian twins are (their lowest
+// layer is its root).
+func machineOS(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("/etc/os-release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := facts.ParseOSRelease(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o.String()
 }

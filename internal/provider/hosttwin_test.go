@@ -46,6 +46,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "three", Profile: "cx7"},
 	{Name: "crash", Profile: "cx7"},
 	{Name: "crowded", Profile: "cx7"},
+	{Name: "rocky", Profile: "rocky9-inbox"},
+	{Name: "rockyfacts", Profile: "rocky9"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

@@ -75,7 +75,7 @@ func BuildBase(dir string) error {
 	}
 	t := newTree(dir)
 	t.remove(baseStamp)
-	for _, d := range []string{StandInDir, LibDir, RepoRoot} {
+	for _, d := range []string{StandInDir, LibDir, RepoRoot, RHELRepoRoot} {
 		t.remove(strings.TrimPrefix(d, "/"))
 	}
 	for _, f := range files {
@@ -85,6 +85,9 @@ func BuildBase(dir string) error {
 		if err := writeRepo(t, r); err != nil {
 			return fmt.Errorf("build base: repository %s %s: %w", r.Flavor, r.Version, err)
 		}
+	}
+	if err := writeRPMRepos(t); err != nil {
+		return fmt.Errorf("build base: %w", err)
 	}
 	t.file(baseStamp, fp, 0o644)
 	if err := t.Err(); err != nil {
@@ -158,6 +161,13 @@ func baseFingerprint(files []baseFile) (string, error) {
 			for _, f := range p.files {
 				fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.path, f.mode, f.content)
 			}
+		}
+		rpms, err := ofedRPMs(r.Flavor, r.Version)
+		if err != nil {
+			return "", err
+		}
+		for _, p := range rpms {
+			fmt.Fprintf(h, "%s\x00", p.fingerprint())
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

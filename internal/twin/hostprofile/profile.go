@@ -87,7 +87,14 @@ type Profile struct {
 	// CUDA repositories' form ("2.21.5-1+cuda12.4"); empty for a host
 	// without NCCL.
 	NCCLVersion string
+	// Family is the distribution's package family: FamilyDebian (the
+	// machine's Debian with apt and dpkg; the default when empty) or
+	// FamilyRHEL (Rocky Linux 9.6 with dnf and rpm).
+	Family string
 }
+
+// RHEL reports whether the profile is a Rocky Linux host.
+func (p Profile) RHEL() bool { return p.Family == FamilyRHEL }
 
 // ncclPackageVersion is a libnccl2 version of NVIDIA's CUDA repositories.
 var ncclPackageVersion = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}-\d{1,3}\+cuda\d{1,3}\.\d{1,3}$`)
@@ -102,6 +109,9 @@ func (p Profile) Validate() error {
 	}
 	if p.GPUs < 0 || p.GPUs > maxGPUs {
 		return fmt.Errorf("profile %q: GPUs %d out of range 0..%d", p.Name, p.GPUs, maxGPUs)
+	}
+	if p.Family != "" && p.Family != FamilyDebian && p.Family != FamilyRHEL {
+		return fmt.Errorf("profile %q: unknown package family %q", p.Name, p.Family)
 	}
 	if err := p.validateStack(); err != nil {
 		return err

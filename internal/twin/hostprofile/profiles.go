@@ -74,6 +74,17 @@ func profiles() map[string]Profile {
 		variant("dmabuf", "cx7 with the open GPU kernel modules: DMA-BUF capable, nvidia-peermem optional", func(p *Profile) {
 			p.OpenKernelModules = true
 		}),
+		variant("rocky9", "cx7 on Rocky Linux 9.6: DOCA-OFED 25.10 from a dnf repository, rpm database, dnf versionlock plugin; no apt or dpkg", func(p *Profile) {
+			p.Family = FamilyRHEL
+		}),
+		variant("rocky9-inbox", "rocky9 on Rocky's own rdma-core 57.0 (inbox): no ofed_info, no ecn/ sysfs", func(p *Profile) {
+			p.Family = FamilyRHEL
+			p.Stack, p.OFEDVersion = StackInbox, ""
+		}),
+		variant("rocky9-peermem-wrong-order", "rocky9 whose NVIDIA driver was built before OFED: modprobe nvidia-peermem fails until the driver is rebuilt", func(p *Profile) {
+			p.Family = FamilyRHEL
+			p.PeermemWrongOrder = true
+		}),
 		variant("vf", "cx7 seen through SR-IOV virtual functions: ecn/ read-only, physfn present, no debugfs cc_params, no QoS control", func(p *Profile) {
 			p.VirtualFunctions = true
 		}),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -30,16 +31,24 @@ func RenderHost(dir string, p Profile, id HostID) error {
 	t := newTree(dir)
 	renderSysfs(t, p, id, hw)
 	renderEtc(t, p, id, hw)
-	if err := renderStack(t, p); err != nil {
+	render := renderStack
+	if p.RHEL() {
+		render = renderRPMStack
+	}
+	if err := render(t, p); err != nil {
 		return fmt.Errorf("render host %s: %w", id.Name, err)
 	}
 	writeRuntime(t, p, hw, time.Now())
 	for _, d := range hiddenDirs {
+		if p.RHEL() && strings.HasPrefix(d, "etc/apt/") {
+			continue // hidden whole below
+		}
 		t.dir(d)
 		if t.Err() == nil {
 			t.fail(setOpaque(t.abs(d)))
 		}
 	}
+	hideFamilyTools(t, p)
 	if err := t.Err(); err != nil {
 		return fmt.Errorf("render host %s in %s: %w", id.Name, dir, err)
 	}

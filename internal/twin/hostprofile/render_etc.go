@@ -29,7 +29,9 @@ func renderEtc(t *tree, p Profile, id HostID, hw hardware) {
 	}
 	t.file(gpusFile, g.String(), 0o644)
 	t.file("etc/hostname", id.Name+"\n", 0o644)
-	t.file("etc/apt/sources.list", "# Host twin: the machine's sources are hidden; add the twin repository under /srv/twin-apt.\n", 0o644)
+	if !p.RHEL() {
+		t.file("etc/apt/sources.list", "# Host twin: the machine's sources are hidden; add the twin repository under /srv/twin-apt.\n", 0o644)
+	}
 	t.file("etc/modules", "# /etc/modules: kernel modules to load at boot time (host twin).\n", 0o644)
 	built := p.OFEDVersion
 	if !p.OFED() || p.PeermemWrongOrder {

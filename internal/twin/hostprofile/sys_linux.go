@@ -32,3 +32,12 @@ func setOpaque(path string) error {
 	}
 	return nil
 }
+
+// makeWhiteout makes path an overlayfs whiteout (a 0/0 character device):
+// in a lower layer it hides the same path of the layers below it.
+func makeWhiteout(path string) error {
+	if err := syscall.Mknod(path, syscall.S_IFCHR|0o600, 0); err != nil {
+		return fmt.Errorf("whiteout %s: %w", path, err)
+	}
+	return nil
+}

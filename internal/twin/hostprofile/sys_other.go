@@ -9,3 +9,5 @@ var errNotLinux = errors.New("host twin layers need Linux")
 func lockDir(string) (func(), error) { return nil, errNotLinux }
 
 func setOpaque(string) error { return errNotLinux }
+
+func makeWhiteout(string) error { return errNotLinux }

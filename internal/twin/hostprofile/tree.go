@@ -126,3 +126,15 @@ func (t *tree) exists(rel string) bool {
 	_, err := os.Lstat(t.abs(rel))
 	return err == nil
 }
+
+// whiteout hides rel of the layers below the tree's (see makeWhiteout).
+func (t *tree) whiteout(rel string) {
+	if t.err != nil {
+		return
+	}
+	t.dir(path.Dir(path.Clean("/" + rel)))
+	t.remove(rel)
+	if t.err == nil {
+		t.fail(makeWhiteout(t.abs(rel)))
+	}
+}

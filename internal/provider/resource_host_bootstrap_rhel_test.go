@@ -1,0 +1,96 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+)
+
+// rhelBootstrapConfig pins DOCA-OFED version from the rocky9 twins' dnf repository, with
+// the family left to the host (and set when family is not empty).
+func rhelBootstrapConfig(provider, host, version, family string) string {
+	fam := ""
+	if family != "" {
+		fam = fmt.Sprintf("  family = %q\n", family)
+	}
+	return provider + fmt.Sprintf(`
+resource "roce_host_bootstrap" "gpu" {
+  host = %q
+%s  ofed = {
+    flavor   = "doca"
+    version  = %q
+    repo_url = "file:///srv/twin-dnf/doca/%s"
+    trusted  = true
+  }
+  gpudirect = "none"
+}
+`, host, fam, version, version)
+}
+
+// TestHostBootstrapRHEL runs a Rocky Linux 9 host from Rocky's inbox rdma-core through the
+// real dnf and rpm of its twin: DOCA-OFED installed and version-locked, a second plan
+// empty, an upgrade under the lock, a lock removed by hand put back, a family that is not
+// the host's refused, and a destroy that leaves the packages but no lock or repository.
+func TestHostBootstrapRHEL(t *testing.T) {
+	f, provider := hostTwins(t)
+	const addr = "roce_host_bootstrap.gpu"
+	host := twinAddress(t, f, "rocky")
+	hostHas := func(script string, want ...string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			got := onTwin(t, f, "rocky", script)
+			for _, w := range want {
+				if !strings.Contains(got, w) {
+					return fmt.Errorf("%s: want %q in:\n%s", script, w, got)
+				}
+			}
+			return nil
+		}
+	}
+	const query = "rpm -q doca-ofed rdma-core kmod-mlnx-ofa_kernel mlnx-ofa_kernel-dkms; dnf -q versionlock list; ofed_info -s; cat /etc/yum.repos.d/roce-ofed.repo"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			got := onTwin(t, f, "rocky", "dnf -q versionlock list; ls /etc/yum.repos.d; rpm -q doca-ofed")
+			if strings.Contains(got, "doca-ofed-0:") || strings.Contains(got, "roce-ofed.repo") || !strings.Contains(got, "doca-ofed-25.10-1.7.1.") {
+				return fmt.Errorf("after destroy: want no lock and no repository, doca-ofed still installed:\n%s", got)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: rhelBootstrapConfig(provider, host, "25.07-0.9.7", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("family"), knownvalue.StringExact("auto")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_running_version"), knownvalue.StringExact("25.07-0.9.7")),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("reboot_required"), knownvalue.Bool(false)),
+				},
+				Check: hostHas(query, "doca-ofed-25.07-0.9.7.", "rdma-core-2507mlnx58-1.2507097.", "kmod-mlnx-ofa_kernel-25.07-OFED.25.07.0.9.7.1.rhel9u6.",
+					"doca-ofed-0:25.07-0.9.7.*", "OFED-internal-25.07-0.9.7:", "baseurl=file:///srv/twin-dnf/doca/25.07-0.9.7", "gpgcheck=0"),
+			},
+			{
+				// An upgrade: the lock on 25.07 is lifted, 25.10 installed (its kernel
+				// package is the DKMS one now) and locked.
+				Config: rhelBootstrapConfig(provider, host, "25.10-1.7.1", ""),
+				Check: hostHas(query, "doca-ofed-25.10-1.7.1.", "rdma-core-2510.0.11-1.el9.", "mlnx-ofa_kernel-dkms-25.10-OFED.25.10.1.7.1.1.el9.",
+					"doca-ofed-0:25.10-1.7.1.*", "OFED-internal-25.10-1.7.1:"),
+			},
+			{
+				// Drift: the lock removed by hand is planned back and put back.
+				PreConfig: func() { onTwin(t, f, "rocky", "dnf -q versionlock delete doca-ofed") },
+				Config:    rhelBootstrapConfig(provider, host, "25.10-1.7.1", ""),
+				Check:     hostHas("dnf -q versionlock list", "doca-ofed-0:25.10-1.7.1.*"),
+			},
+			{
+				Config:      rhelBootstrapConfig(provider, host, "25.10-1.7.1", "debian"),
+				ExpectError: regexp.MustCompile(`family\s+is\s+"debian"\s+but\s+the\s+host\s+runs\s+Rocky\s+Linux\s+9\.6\s+\(Blue\s+Onyx\),\s+a\s+rhel-family\s+distribution`),
+			},
+		},
+	})
+}
