@@ -124,8 +124,8 @@ func (d *hostFactsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 			"nccl_version": str("NCCL installed on the host (`2.21.5`): the `libnccl2` (dpkg) or `libnccl` (rpm) package, else the `libnccl.so.2` in the linker cache; empty when neither exists. " +
 				"Jobs that bring their own NCCL (containers, Python wheels) may run another version."),
 			"nccl_source": str("Where `nccl_version` was read (`package libnccl2 2.21.5-1+cuda12.4`, `library /usr/lib/x86_64-linux-gnu/libnccl.so.2.21.5`), and any other install with another version."),
-			"os":        str("The distribution as `/etc/os-release` names it (`PRETTY_NAME`: `Rocky Linux 9.6 (Blue Onyx)`)."),
-			"os_family": str("The package family `roce_host_bootstrap` takes from it: `debian` (Debian, Ubuntu) or `rhel` (RHEL, Rocky, Alma, Oracle, CentOS Stream, Fedora); empty for neither."),
+			"os":          str("The distribution as `/etc/os-release` names it (`PRETTY_NAME`: `Rocky Linux 9.6 (Blue Onyx)`)."),
+			"os_family":   str("The package family `roce_host_bootstrap` takes from it: `debian` (Debian, Ubuntu) or `rhel` (RHEL, Rocky, Alma, Oracle, CentOS Stream, Fedora); empty for neither."),
 			"unavailable": schema.MapAttribute{Computed: true, ElementType: types.StringType,
 				MarkdownDescription: "Facts that could not be read, with the reason (a tool that is not installed on an inbox stack, a driver that is not loaded)."},
 		},

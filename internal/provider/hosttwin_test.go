@@ -48,6 +48,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "crowded", Profile: "cx7"},
 	{Name: "rocky", Profile: "rocky9-inbox"},
 	{Name: "rockyfacts", Profile: "rocky9"},
+	{Name: "rockylock", Profile: "rocky9"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

@@ -100,7 +100,7 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 						MarkdownDescription: "Skip signature checks (`trusted=yes`), for local test repositories only."},
 					"packages": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Packages to install, pin and hold; default the flavor's metapackage (`doca-ofed`, `mlnx-ofed-all`)."},
-					"lock_timeout": opt("How long apt waits for a dpkg lock held by another process, as a Go duration. Default `2m`."),
+					"lock_timeout": opt("How long apt waits for a dpkg lock, or dnf for its locks, held by another process, as a Go duration. Default `2m`."),
 				}},
 			"gpudirect": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.GPUDirectAuto),
 				MarkdownDescription: "`auto` (DMA-BUF when the host can: kernel ≥ 5.12 and open GPU kernel modules; else peermem), `peermem`, `dmabuf`, or `none`."},

@@ -15,11 +15,12 @@ import (
 
 // rhelBootstrapConfig pins DOCA-OFED version from the rocky9 twins' dnf repository, with
 // the family left to the host (and set when family is not empty).
-func rhelBootstrapConfig(provider, host, version, family string) string {
+func rhelBootstrapConfig(provider, host, version, family string, extra ...string) string {
 	fam := ""
 	if family != "" {
 		fam = fmt.Sprintf("  family = %q\n", family)
 	}
+	more := strings.Join(extra, "\n    ")
 	return provider + fmt.Sprintf(`
 resource "roce_host_bootstrap" "gpu" {
   host = %q
@@ -28,10 +29,11 @@ resource "roce_host_bootstrap" "gpu" {
     version  = %q
     repo_url = "file:///srv/twin-dnf/doca/%s"
     trusted  = true
+    %s
   }
   gpudirect = "none"
 }
-`, host, fam, version, version)
+`, host, fam, version, version, more)
 }
 
 // TestHostBootstrapRHEL runs a Rocky Linux 9 host from Rocky's inbox rdma-core through the
@@ -90,6 +92,38 @@ func TestHostBootstrapRHEL(t *testing.T) {
 			{
 				Config:      rhelBootstrapConfig(provider, host, "25.10-1.7.1", "debian"),
 				ExpectError: regexp.MustCompile(`family\s+is\s+"debian"\s+but\s+the\s+host\s+runs\s+Rocky\s+Linux\s+9\.6\s+\(Blue\s+Onyx\),\s+a\s+rhel-family\s+distribution`),
+			},
+		},
+	})
+}
+
+// TestHostBootstrapRHELWaitsForDnfLock holds dnf's rpmdb lock on a Rocky host the way a
+// running dnf does (its pid in /var/lib/dnf/rpmdb_lock.pid): the downgrade waits
+// lock_timeout for it and then fails naming the lock and its holder; once the holder is
+// gone the same apply converges.
+func TestHostBootstrapRHELWaitsForDnfLock(t *testing.T) {
+	f, provider := hostTwins(t)
+	host := twinAddress(t, f, "rockylock")
+	config := rhelBootstrapConfig(provider, host, "25.07-0.9.7", "", `lock_timeout = "2s"`)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					onTwin(t, f, "rockylock", "mkdir -p /var/lib/dnf; setsid sleep 120 </dev/null >/dev/null 2>&1 & echo $! >/var/lib/dnf/rpmdb_lock.pid")
+				},
+				Config:      config,
+				ExpectError: regexp.MustCompile(`dnf's\s+RPMDB\s+lock\s+is\s+held\s+by\s+process\s+[0-9]+\s+and\s+was\s+waited\s+for\s+2s`),
+			},
+			{
+				PreConfig: func() { onTwin(t, f, "rockylock", "kill $(cat /var/lib/dnf/rpmdb_lock.pid)") },
+				Config:    config,
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "rockylock", "rpm -q doca-ofed"); !strings.Contains(got, "doca-ofed-25.07-0.9.7.") {
+						return fmt.Errorf("after the lock was released: %s", got)
+					}
+					return nil
+				},
 			},
 		},
 	})

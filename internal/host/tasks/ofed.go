@@ -71,9 +71,9 @@ type OFEDPin struct {
 	// FamilyDebian or FamilyRHEL. A set family the host does not have is an
 	// error at plan.
 	Family string
-	// LockTimeout is how long apt waits for a dpkg lock held by another
-	// process (unattended-upgrades, say) before failing; zero means
-	// DefaultLockTimeout. Debian only.
+	// LockTimeout is how long apt waits for a dpkg lock, or dnf for its
+	// locks, held by another process (unattended-upgrades or dnf-automatic,
+	// say) before failing; zero means DefaultLockTimeout.
 	LockTimeout time.Duration
 }
 

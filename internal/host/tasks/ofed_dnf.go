@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -56,7 +57,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: "remove the version locks of other versions: " + strings.Join(stale, " "),
 			Before:  "locked at " + strings.Join(stale, " "),
 			After:   "unlocked",
-			Apply:   dnfCommands(shell.New("dnf", "-q", "versionlock", "delete").Arg(lockNames(stale)...)),
+			Apply:   t.dnfCommands(dnf("-q", "versionlock", "delete").Arg(lockNames(stale)...)),
 		})
 	}
 	if len(install) > 0 {
@@ -64,7 +65,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: strings.Join(install, ", "),
 			Before:  before,
 			After:   after + " (the new stack runs after a reboot or an openibd restart)",
-			Apply:   dnfCommands(t.dnfInstall(pkgs)...),
+			Apply:   t.dnfCommands(t.dnfInstall(pkgs)),
 		})
 	}
 	if !locked || len(stale) > 0 || len(install) > 0 {
@@ -72,7 +73,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: "lock " + strings.Join(t.packages(), " ") + " at " + want + " (dnf versionlock)",
 			Before:  "not locked at " + want,
 			After:   "locked at " + want,
-			Apply:   dnfCommands(shell.New("dnf", "-q", "versionlock", "add").Arg(t.nevras()...)),
+			Apply:   t.dnfCommands(dnf("-q", "versionlock", "add").Arg(t.nevras()...)),
 		})
 	}
 	if len(install) == 0 {
@@ -127,7 +128,7 @@ func lockNames(entries []string) []string {
 // dnfInstall installs the packages at the package version, as a downgrade
 // when every installed one is newer, refreshing the repository's metadata
 // first (its URL may have changed).
-func (t OFEDPin) dnfInstall(pkgs []facts.Package) []shell.Runnable {
+func (t OFEDPin) dnfInstall(pkgs []facts.Package) shell.Command {
 	verb := "install"
 	down := 0
 	for _, p := range t.packages() {
@@ -138,7 +139,7 @@ func (t OFEDPin) dnfInstall(pkgs []facts.Package) []shell.Runnable {
 	if down == len(t.packages()) {
 		verb = "downgrade"
 	}
-	return []shell.Runnable{shell.New("dnf", "-y", "--refresh", verb).Arg(t.nevras()...)}
+	return dnf("-y", "--refresh", verb).Arg(t.nevras()...)
 }
 
 // nevras are the packages as "name-version".
@@ -150,6 +151,25 @@ func (t OFEDPin) nevras() []string {
 	return out
 }
 
-func dnfCommands(r ...shell.Runnable) host.Commands {
-	return host.Commands{Run: r, Sudo: true}
+// dnf is a dnf command that exits at once, with status dnfLockedExit, when
+// another process holds one of its locks: dnf 4 would otherwise wait for
+// it without end (exit_on_lock defaults to False; rpm-software-management/dnf
+// 4.14.0 dnf/lock.py, dnf/cli/main.py).
+func dnf(args ...string) shell.Command {
+	return shell.New("dnf", "--setopt=exit_on_lock=True").Arg(args...)
+}
+
+// dnfLockedExit is dnf 4's exit status for a lock held by another process.
+const dnfLockedExit = 200
+
+// dnfCommands is a root step running c again, once a second, while dnf
+// finds its lock held, for up to the lock timeout (what apt's
+// DPkg::Lock::Timeout does on Debian); a failure on the lock after that is
+// explained.
+func (t OFEDPin) dnfCommands(c shell.Command) host.Commands {
+	n := strconv.Itoa(t.lockSeconds())
+	wait := shell.Raw("n_=0; until " + c.String() + "; do rc_=$?; " +
+		"if [ \"$rc_\" -ne " + strconv.Itoa(dnfLockedExit) + " ] || [ \"$n_\" -ge " + n + " ]; then exit \"$rc_\"; fi; " +
+		"n_=$((n_+1)); sleep 1; done")
+	return host.Commands{Run: []shell.Runnable{shell.Sh(wait)}, Sudo: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
 }

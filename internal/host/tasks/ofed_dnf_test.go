@@ -64,9 +64,9 @@ func TestOFEDPinPlanRHEL(t *testing.T) {
 				[]string{"write: /etc/yum.repos.d/roce-ofed.repo (" + strconv.Itoa(len(repo)) + " bytes, mode 0644) (as root)"}},
 			{"install doca-ofed 25.10-1.7.1", "doca-ofed not installed; running the inbox rdma-core stack (no ofed_info)",
 				"doca-ofed 25.10-1.7.1 (the new stack runs after a reboot or an openibd restart)",
-				[]string{"run: dnf -y --refresh install doca-ofed-25.10-1.7.1 (as root)"}},
+				[]string{dnfLine("-y --refresh install doca-ofed-25.10-1.7.1")}},
 			{"lock doca-ofed at 25.10-1.7.1 (dnf versionlock)", "not locked at 25.10-1.7.1", "locked at 25.10-1.7.1",
-				[]string{"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 (as root)"}},
+				[]string{dnfLine("-q versionlock add doca-ofed-25.10-1.7.1")}},
 		}},
 		{"pinned and running", p2510, dnfFacts(run2510, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
 			sameRepo,
@@ -76,7 +76,7 @@ func TestOFEDPinPlanRHEL(t *testing.T) {
 		{"not locked", p2510, dnfFacts(run2510, repo, nil, rpmPkg("doca-ofed", doca2510)), []change{
 			sameRepo,
 			{"lock doca-ofed at 25.10-1.7.1 (dnf versionlock)", "not locked at 25.10-1.7.1", "locked at 25.10-1.7.1",
-				[]string{"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 (as root)"}},
+				[]string{dnfLine("-q versionlock add doca-ofed-25.10-1.7.1")}},
 			{Summary: "the running stack is DOCA-OFED 25.10-1.7.1, as pinned"},
 		}},
 		{"downgrade", p2507, dnfFacts(run2510, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
@@ -85,12 +85,12 @@ func TestOFEDPinPlanRHEL(t *testing.T) {
 				"sha256 " + shortHash(sha256Hex([]byte(p2507.DnfRepo()))) + " (" + strconv.Itoa(len(p2507.DnfRepo())) + " bytes), mode 0644",
 				[]string{"write: /etc/yum.repos.d/roce-ofed.repo (" + strconv.Itoa(len(p2507.DnfRepo())) + " bytes, mode 0644, owner 0:0) (as root)"}},
 			{"remove the version locks of other versions: doca-ofed-25.10-1.7.1", "locked at doca-ofed-25.10-1.7.1", "unlocked",
-				[]string{"run: dnf -q versionlock delete doca-ofed (as root)"}},
+				[]string{dnfLine("-q versionlock delete doca-ofed")}},
 			{"downgrade doca-ofed 25.10-1.7.1 → 25.07-0.9.7", "doca-ofed 25.10-1.7.1; running DOCA-OFED 25.10-1.7.1",
 				"doca-ofed 25.07-0.9.7 (the new stack runs after a reboot or an openibd restart)",
-				[]string{"run: dnf -y --refresh downgrade doca-ofed-25.07-0.9.7 (as root)"}},
+				[]string{dnfLine("-y --refresh downgrade doca-ofed-25.07-0.9.7")}},
 			{"lock doca-ofed at 25.07-0.9.7 (dnf versionlock)", "not locked at 25.07-0.9.7", "locked at 25.07-0.9.7",
-				[]string{"run: dnf -q versionlock add doca-ofed-25.07-0.9.7 (as root)"}},
+				[]string{dnfLine("-q versionlock add doca-ofed-25.07-0.9.7")}},
 		}},
 		{"installed, old stack running", p2510, dnfFacts(run2507, repo, lock2510, rpmPkg("doca-ofed", doca2510)), []change{
 			sameRepo,
@@ -130,9 +130,9 @@ func TestOFEDPinRHELUpgradeOfTwoPackages(t *testing.T) {
 		}
 	}
 	want := []string{
-		"run: dnf -q versionlock delete doca-ofed (as root)",
-		"run: dnf -y --refresh install doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1 (as root)",
-		"run: dnf -q versionlock add doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1 (as root)",
+		dnfLine("-q versionlock delete doca-ofed"),
+		dnfLine("-y --refresh install doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1"),
+		dnfLine("-q versionlock add doca-ofed-25.10-1.7.1 doca-roce-25.10-1.7.1"),
 	}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
@@ -190,4 +190,11 @@ func TestOFEDPinFamilyFromHost(t *testing.T) {
 	if _, err := auto.Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read the host's distribution (exit status 1: cat: /usr/lib/os-release") {
 		t.Errorf("auto without os-release: %v", err)
 	}
+}
+
+// dnfLine is the plan line of a dnf step: dnf run again, once a second, while another
+// process holds its lock, for the default 120 s at most.
+func dnfLine(args string) string {
+	return `run: sh -c 'n_=0; until dnf --setopt=exit_on_lock=True ` + args +
+		`; do rc_=$?; if [ "$rc_" -ne 200 ] || [ "$n_" -ge 120 ]; then exit "$rc_"; fi; n_=$((n_+1)); sleep 1; done' (as root)`
 }

@@ -34,6 +34,30 @@ var (
 	dpkgLockRE = regexp.MustCompile(`dpkg (frontend )?lock was locked by another process with pid ([0-9]+)`)
 )
 
+// dnfLockRE is dnf 4's message for a lock held by another process with
+// exit_on_lock (dnf/lock.py): "RPMDB already locked by 1234" (also
+// "metadata", "cachedir", "log").
+var dnfLockRE = regexp.MustCompile(`(RPMDB|metadata|cachedir|log) already locked by ([0-9]+)`)
+
+// explainDnfLock turns the failure of a dnf command on a lock held by another
+// process, after the wait of [OFEDPin.dnfCommands], into an error that says
+// which lock, who holds it, how long it was waited for and what to do.
+func explainDnfLock(pkgs []string, timeout time.Duration) func(error) error {
+	return func(err error) error {
+		var ce *ssh.CommandError
+		if !errors.As(err, &ce) {
+			return nil
+		}
+		m := dnfLockRE.FindStringSubmatch(string(ce.Stderr))
+		if m == nil {
+			return nil
+		}
+		return fmt.Errorf("%w: dnf's %s lock is held by process %s and was waited for %s; installing %s needs it: "+
+			"wait for that process (another dnf, dnf-automatic or packagekitd) to finish, or raise lock_timeout, then apply again: %w",
+			ErrPackageLock, m[1], m[2], timeout, strings.Join(pkgs, " "), err)
+	}
+}
+
 // explainAptLock turns the failure of an apt command on a lock held by
 // another process into an error that says which lock, who holds it, how long
 // apt waited and what to do. The messages are matched because apt exits 100
