@@ -70,8 +70,22 @@
 //     in the twin, then run BootScript inside it. The upper directory is
 //     the host's disk: keep it to keep /etc and /var across reboots.
 //
+// RHEL profiles (Family FamilyRHEL: rocky9...) are Rocky Linux 9.6 hosts:
+// RenderHost builds their RPMs with the machine's rpmbuild (cached by
+// content in $TMPDIR/roce-twin-rpms) and installs rocky-release, the OFED
+// stack (or Rocky's rdma-core) and libnccl into the layer with the
+// machine's rpm (database in /var/lib/rpm, set by /etc/rpm/macros.dbpath);
+// BuildBase adds dnf repositories of every OFED version under /srv/twin-dnf,
+// indexed by createrepo_c. dnf is the machine's (dnf 4.14 on Debian 12) with
+// Rocky's dnf.conf and the versionlock plugin. Every profile hides the other
+// family's package tools with overlay whiteouts: no apt or dpkg on Rocky, no
+// dnf or rpm on Debian.
+//
 // Known differences from a real host: sysfs files read back what was
 // written (the kernel would normalise "0x10" or print "Global tclass=106");
 // root can write the 0444 ecn/ files of a VF; udev rules never run; unit
-// ordering (After=) is ignored; the kernel version is the machine's.
+// ordering (After=) is ignored; the kernel version is the machine's. The
+// twin's RPMs are unsigned (its repositories need gpgcheck=0), its doca-ofed
+// RPM is versioned after the OFED release rather than the DOCA one, and
+// kmod-mlnx-ofa_kernel is an ordinary package, not an install-only kABI one.
 package hostprofile

@@ -135,7 +135,8 @@ func FrontPanelPorts(tw *switchtwin.Twin) []string {
 	return ports
 }
 
-// TwinOFED is the OFED stack a host of profile runs, from the twin apt repository; a host on
+// TwinOFED is the OFED stack a host of profile runs, from the twin apt repository (the dnf
+// one for a Rocky profile); a host on
 // the inbox stack gets the newest DOCA-OFED the repository carries.
 func TwinOFED(profile string) (OFED, error) {
 	p, ok := hostprofile.Lookup(profile)
@@ -150,7 +151,11 @@ func TwinOFED(profile string) (OFED, error) {
 			}
 		}
 	}
-	return OFED{Flavor: repo.Flavor, Version: repo.Version, RepoURL: "file:" + repo.Path(), Trusted: true}, nil
+	url := "file:" + repo.Path()
+	if p.RHEL() {
+		url = "file://" + hostprofile.RHELRepoPath(repo.Flavor, repo.Version)
+	}
+	return OFED{Flavor: repo.Flavor, Version: repo.Version, RepoURL: url, Trusted: true}, nil
 }
 
 // Write writes v to path atomically; it holds the switches' password, so only the
