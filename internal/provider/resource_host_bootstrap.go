@@ -162,6 +162,12 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	lines, err := planPhases(ctx, engine, phases)
 	if err != nil {
+		if at, ok := ofedAttribute(err); ok {
+			// A setting the host refuses (a family it does not have, say): on that attribute.
+			addFindings(&resp.Diagnostics, fabric.Findings{{Severity: fabric.SeverityError, Path: at,
+				Summary: "Cannot Plan Host Bootstrap", Detail: address + ": " + err.Error()}}, nil)
+			return
+		}
 		if !isConnectionError(err) {
 			addHostError(&resp.Diagnostics, "Cannot Plan Host Bootstrap", address, err)
 			return
@@ -451,14 +457,7 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 		err = pin.Validate()
 	}
 	if err != nil {
-		at := "ofed"
-		var fe *tasks.FieldError
-		if errors.As(err, &fe) {
-			at += "." + fe.Field
-			if fe.Field == "family" {
-				at = "family" // a resource attribute beside ofed
-			}
-		}
+		at, _ := ofedAttribute(err)
 		detail := err.Error()
 		if !strings.HasPrefix(detail, at+" ") {
 			detail = at + ": " + detail
@@ -466,6 +465,19 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid OFED Settings", Detail: detail})
 	}
 	return fs
+}
+
+// ofedAttribute is the attribute a *tasks.FieldError in err names: "ofed.<field>", or
+// "family", a resource attribute beside ofed; "ofed" and false without one.
+func ofedAttribute(err error) (string, bool) {
+	var fe *tasks.FieldError
+	switch {
+	case !errors.As(err, &fe):
+		return "ofed", false
+	case fe.Field == "family":
+		return "family", true
+	}
+	return "ofed." + fe.Field, true
 }
 
 func (m *hostBootstrapModel) known() bool {

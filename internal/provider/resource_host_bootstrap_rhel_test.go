@@ -90,8 +90,10 @@ func TestHostBootstrapRHEL(t *testing.T) {
 				Check:     hostHas("dnf -q versionlock list", "doca-ofed-0:25.10-1.7.1.*"),
 			},
 			{
-				Config:      rhelBootstrapConfig(provider, host, "25.10-1.7.1", "debian"),
-				ExpectError: regexp.MustCompile(`family\s+is\s+"debian"\s+but\s+the\s+host\s+runs\s+Rocky\s+Linux\s+9\.6\s+\(Blue\s+Onyx\),\s+a\s+rhel-family\s+distribution`),
+				Config: rhelBootstrapConfig(provider, host, "25.10-1.7.1", "debian"),
+				// On the family attribute (the CLI quotes its line), naming both.
+				ExpectError: regexp.MustCompile(`(?s)Cannot Plan Host Bootstrap.*family = "debian".*family\s+is\s+"debian"\s+but\s+the\s+host\s+runs\s+` +
+					`Rocky\s+Linux\s+9\.6\s+\(Blue\s+Onyx\),\s+a\s+rhel-family\s+distribution`),
 			},
 		},
 	})

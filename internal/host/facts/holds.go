@@ -40,9 +40,17 @@ func ParseAptHolds(out string) ([]Hold, error) {
 // AptHoldsFact is the apt hold fact.
 var AptHoldsFact = Fact[[]Hold]{Name: "apt-mark showhold", Command: AptHoldsCommand, Parse: ParseAptHolds}
 
+// DnfExitOnLock are the dnf arguments that make dnf 4 exit at once, with
+// status 200 and "<lock> already locked by <pid>" on standard error, when
+// another process holds one of its locks, instead of waiting for it without
+// end: exit_on_lock defaults to False (rpm-software-management/dnf 4.14.0,
+// dnf/lock.py and dnf/cli/main.py).
+var DnfExitOnLock = []string{"--setopt=exit_on_lock=True"}
+
 // DnfVersionlockCommand lists dnf version locks; it needs the versionlock
-// plugin (python3-dnf-plugin-versionlock on dnf 4, built in on dnf 5).
-var DnfVersionlockCommand = shell.New("dnf", "-q", "versionlock", "list")
+// plugin (python3-dnf-plugin-versionlock on dnf 4, built in on dnf 5). It
+// never waits for dnf's locks ([DnfExitOnLock]).
+var DnfVersionlockCommand = shell.New("dnf").Arg(DnfExitOnLock...).Arg("-q", "versionlock", "list")
 
 // ParseDnfVersionlock reads the output of [DnfVersionlockCommand] in both
 // formats: dnf 4 prints lock entries such as "kernel-0:5.14.0-427.el9.*"

@@ -129,7 +129,10 @@ func (t OFEDPin) ForHost(f host.Facts) (OFEDPin, error) {
 	case t.family() != FamilyAuto && t.family() != fam:
 		return t, fieldError("family", fmt.Errorf("family is %q but the host runs %s, a %s-family distribution: "+
 			"set family to %q or leave it unset (auto)", t.Family, f.OS, fam, fam))
+	case t.family() == fam:
+		return t, nil
 	}
+	// Resolved from auto: the rules that depend on the family (key, packages) apply now.
 	t.Family = fam
 	return t, t.validate()
 }

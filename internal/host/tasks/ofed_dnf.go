@@ -42,8 +42,13 @@ func (t OFEDPin) DnfRepo() string {
 // facts.ParseDnfVersionlock).
 func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, error) {
 	if !f.Has(host.FactDnfLocks) {
+		why := f.Absent[host.FactDnfLocks.String()]
+		if strings.HasPrefix(why, "exit status 200") || dnfLockRE.MatchString(why) {
+			return nil, fmt.Errorf("%w: cannot read dnf's version locks, dnf found one of its locks held (%s): "+
+				"wait for that process (another dnf, dnf-automatic or packagekitd) to finish, then plan again", ErrPackageLock, why)
+		}
 		return nil, fmt.Errorf("cannot read dnf's version locks (%s): install the versionlock plugin "+
-			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", f.Absent[host.FactDnfLocks.String()])
+			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", why)
 	}
 	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", File{Path: DnfRepoPath, Content: t.DnfRepo()}}})
 	if err != nil {
@@ -57,7 +62,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: "remove the version locks of other versions: " + strings.Join(stale, " "),
 			Before:  "locked at " + strings.Join(stale, " "),
 			After:   "unlocked",
-			Apply:   t.dnfCommands(dnf("-q", "versionlock", "delete").Arg(lockNames(stale)...)),
+			Apply:   t.dnfCommands(append([]string{"-q", "versionlock", "delete"}, lockNames(stale)...)...),
 		})
 	}
 	if len(install) > 0 {
@@ -65,7 +70,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: strings.Join(install, ", "),
 			Before:  before,
 			After:   after + " (the new stack runs after a reboot or an openibd restart)",
-			Apply:   t.dnfCommands(t.dnfInstall(pkgs)),
+			Apply:   t.dnfCommands(t.dnfInstall(pkgs)...),
 		})
 	}
 	if !locked || len(stale) > 0 || len(install) > 0 {
@@ -73,7 +78,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 			Summary: "lock " + strings.Join(t.packages(), " ") + " at " + want + " (dnf versionlock)",
 			Before:  "not locked at " + want,
 			After:   "locked at " + want,
-			Apply:   t.dnfCommands(dnf("-q", "versionlock", "add").Arg(t.nevras()...)),
+			Apply:   t.dnfCommands(append([]string{"-q", "versionlock", "add"}, t.nevras()...)...),
 		})
 	}
 	if len(install) == 0 {
@@ -125,10 +130,10 @@ func lockNames(entries []string) []string {
 	return out
 }
 
-// dnfInstall installs the packages at the package version, as a downgrade
-// when every installed one is newer, refreshing the repository's metadata
-// first (its URL may have changed).
-func (t OFEDPin) dnfInstall(pkgs []facts.Package) shell.Command {
+// dnfInstall returns the dnf arguments that install the packages at the
+// package version, as a downgrade when every installed one is newer,
+// refreshing the repository's metadata first (its URL may have changed).
+func (t OFEDPin) dnfInstall(pkgs []facts.Package) []string {
 	verb := "install"
 	down := 0
 	for _, p := range t.packages() {
@@ -139,7 +144,7 @@ func (t OFEDPin) dnfInstall(pkgs []facts.Package) shell.Command {
 	if down == len(t.packages()) {
 		verb = "downgrade"
 	}
-	return dnf("-y", "--refresh", verb).Arg(t.nevras()...)
+	return append([]string{"-y", "--refresh", verb}, t.nevras()...)
 }
 
 // nevras are the packages as "name-version".
@@ -151,25 +156,23 @@ func (t OFEDPin) nevras() []string {
 	return out
 }
 
-// dnf is a dnf command that exits at once, with status dnfLockedExit, when
-// another process holds one of its locks: dnf 4 would otherwise wait for
-// it without end (exit_on_lock defaults to False; rpm-software-management/dnf
-// 4.14.0 dnf/lock.py, dnf/cli/main.py).
-func dnf(args ...string) shell.Command {
-	return shell.New("dnf", "--setopt=exit_on_lock=True").Arg(args...)
+// dnfLockWait is a trusted constant script: "$1" the seconds to wait, then a
+// dnf command that exits 200 when another process holds one of its locks
+// (facts.DnfExitOnLock; dnf 4 would otherwise wait for it without end). It
+// runs the command again once a second while it exits 200, for up to $1
+// seconds — what apt's DPkg::Lock::Timeout does on Debian.
+const dnfLockWait = `n_=$1; shift; until "$@"; do rc_=$?; ` +
+	`if [ "$rc_" -ne 200 ] || [ "$n_" -le 0 ]; then exit "$rc_"; fi; n_=$((n_-1)); sleep 1; done`
+
+// dnfWaiting returns dnf with args, waiting for dnf's locks up to the lock
+// timeout (dnfLockWait).
+func (t OFEDPin) dnfWaiting(args ...string) shell.Command {
+	return shell.New("sh", "-c", dnfLockWait, "sh", strconv.Itoa(t.lockSeconds())).
+		Arg("dnf").Arg(facts.DnfExitOnLock...).Arg(args...)
 }
 
-// dnfLockedExit is dnf 4's exit status for a lock held by another process.
-const dnfLockedExit = 200
-
-// dnfCommands is a root step running c again, once a second, while dnf
-// finds its lock held, for up to the lock timeout (what apt's
-// DPkg::Lock::Timeout does on Debian); a failure on the lock after that is
-// explained.
-func (t OFEDPin) dnfCommands(c shell.Command) host.Commands {
-	n := strconv.Itoa(t.lockSeconds())
-	wait := shell.Raw("n_=0; until " + c.String() + "; do rc_=$?; " +
-		"if [ \"$rc_\" -ne " + strconv.Itoa(dnfLockedExit) + " ] || [ \"$n_\" -ge " + n + " ]; then exit \"$rc_\"; fi; " +
-		"n_=$((n_+1)); sleep 1; done")
-	return host.Commands{Run: []shell.Runnable{shell.Sh(wait)}, Sudo: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
+// dnfCommands is a root step of dnf with args, waiting for dnf's locks; a
+// failure on a lock after the wait is explained.
+func (t OFEDPin) dnfCommands(args ...string) host.Commands {
+	return host.Commands{Run: []shell.Runnable{t.dnfWaiting(args...)}, Sudo: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
 }

@@ -195,6 +195,17 @@ func TestOFEDPinFamilyFromHost(t *testing.T) {
 // dnfLine is the plan line of a dnf step: dnf run again, once a second, while another
 // process holds its lock, for the default 120 s at most.
 func dnfLine(args string) string {
-	return `run: sh -c 'n_=0; until dnf --setopt=exit_on_lock=True ` + args +
-		`; do rc_=$?; if [ "$rc_" -ne 200 ] || [ "$n_" -ge 120 ]; then exit "$rc_"; fi; n_=$((n_+1)); sleep 1; done' (as root)`
+	return `run: sh -c 'n_=$1; shift; until "$@"; do rc_=$?; if [ "$rc_" -ne 200 ] || [ "$n_" -le 0 ]; then exit "$rc_"; fi; ` +
+		`n_=$((n_-1)); sleep 1; done' sh 120 dnf --setopt=exit_on_lock=True ` + args + ` (as root)`
+}
+
+// A dnf lock held while the gather read the version locks is named as a lock, not as a
+// missing plugin.
+func TestOFEDPinRHELLockedWhileGathering(t *testing.T) {
+	f := dnfFacts(runInbox, "", nil)
+	f.Absent["dnf versionlock"] = "exit status 200:     State  : Sleeping (sleeping)"
+	_, err := rhelPin(doca2510).Plan(f)
+	if !errors.Is(err, ErrPackageLock) || !strings.Contains(err.Error(), "dnf found one of its locks held (exit status 200") {
+		t.Errorf("error = %v", err)
+	}
 }

@@ -16,7 +16,7 @@ func (t OFEDPin) Undo() []shell.Runnable {
 		return append(deb.Undo(), rhel.Undo()...)
 	case FamilyRHEL:
 		return []shell.Runnable{
-			shell.Or(shell.New("dnf", append([]string{"-q", "versionlock", "delete"}, pkgs...)...), shell.New("true")),
+			shell.Or(t.dnfWaiting(append([]string{"-q", "versionlock", "delete"}, pkgs...)...), shell.New("true")),
 			shell.New("rm", "-f", "--", DnfRepoPath),
 		}
 	}

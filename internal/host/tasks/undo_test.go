@@ -32,7 +32,8 @@ func TestUndo(t *testing.T) {
 		got = append(got, r)
 	}
 	want = []string{
-		"dnf -q versionlock delete mlnx-ofed-all || true",
+		`sh -c 'n_=$1; shift; until "$@"; do rc_=$?; if [ "$rc_" -ne 200 ] || [ "$n_" -le 0 ]; then exit "$rc_"; fi; ` +
+			`n_=$((n_-1)); sleep 1; done' sh 120 dnf --setopt=exit_on_lock=True -q versionlock delete mlnx-ofed-all || true`,
 		"rm -f -- /etc/yum.repos.d/roce-ofed.repo",
 	}
 	if diff := cmp.Diff(want, render(got)); diff != "" {

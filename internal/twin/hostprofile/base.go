@@ -49,11 +49,13 @@ type baseFile struct {
 
 // BuildBase fills dir with the layer every twin host shares, read-only: the
 // stand-in tools in /usr/local/sbin, their library in /usr/local/lib/twin
-// and the apt repository in /srv/twin-apt. It is idempotent and cheap when
-// dir already holds the same build (a fingerprint is kept in
+// and the apt repository in /srv/twin-apt; with rhel also the dnf
+// repositories in /srv/twin-dnf, which RHEL profiles need and which take
+// rpmbuild and createrepo_c to build. It is idempotent and cheap when dir
+// already holds the same build (a fingerprint is kept in
 // /usr/local/share/twin/base.stamp); concurrent callers serialise on a lock
 // of dir. A stale build is replaced.
-func BuildBase(dir string) error {
+func BuildBase(dir string, rhel bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("build base: %w", err)
 	}
@@ -66,7 +68,7 @@ func BuildBase(dir string) error {
 	if err != nil {
 		return fmt.Errorf("build base: %w", err)
 	}
-	fp, err := baseFingerprint(files)
+	fp, err := baseFingerprint(files, rhel)
 	if err != nil {
 		return fmt.Errorf("build base: %w", err)
 	}
@@ -86,8 +88,10 @@ func BuildBase(dir string) error {
 			return fmt.Errorf("build base: repository %s %s: %w", r.Flavor, r.Version, err)
 		}
 	}
-	if err := writeRPMRepos(t); err != nil {
-		return fmt.Errorf("build base: %w", err)
+	if rhel {
+		if err := writeRPMRepos(t); err != nil {
+			return fmt.Errorf("build base: %w", err)
+		}
 	}
 	t.file(baseStamp, fp, 0o644)
 	if err := t.Err(); err != nil {
@@ -145,9 +149,9 @@ func nvconfigDB() string {
 }
 
 // baseFingerprint hashes everything the base layer is made of.
-func baseFingerprint(files []baseFile) (string, error) {
+func baseFingerprint(files []baseFile, rhel bool) (string, error) {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00", baseFormat, debArch())
+	fmt.Fprintf(h, "%s\x00%s\x00%t\x00", baseFormat, debArch(), rhel)
 	for _, f := range files {
 		fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.rel, f.mode, f.content)
 	}
@@ -161,6 +165,9 @@ func baseFingerprint(files []baseFile) (string, error) {
 			for _, f := range p.files {
 				fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.path, f.mode, f.content)
 			}
+		}
+		if !rhel {
+			continue
 		}
 		rpms, err := ofedRPMs(r.Flavor, r.Version)
 		if err != nil {

@@ -49,7 +49,7 @@ func TestBuildBaseLayout(t *testing.T) {
 
 func TestBuildBaseCachedAndRebuilt(t *testing.T) {
 	dir := fastTempDir(t)
-	if err := BuildBase(dir); err != nil {
+	if err := BuildBase(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	tool := filepath.Join(dir, StandInDir, "lsmod")
@@ -57,7 +57,7 @@ func TestBuildBaseCachedAndRebuilt(t *testing.T) {
 	if err := os.Chtimes(tool, old, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := BuildBase(dir); err != nil {
+	if err := BuildBase(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(tool); !st.ModTime().Equal(old) {
@@ -66,7 +66,7 @@ func TestBuildBaseCachedAndRebuilt(t *testing.T) {
 	// A stale stamp and a stray tool: the base is rebuilt from scratch.
 	writeFile(t, dir, baseStamp, "stale")
 	writeFile(t, dir, "usr/local/sbin/leftover", "x")
-	if err := BuildBase(dir); err != nil {
+	if err := BuildBase(dir, false); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := os.Stat(tool); st.ModTime().Equal(old) {
@@ -85,7 +85,7 @@ func TestBuildBaseConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = BuildBase(dir)
+			errs[i] = BuildBase(dir, false)
 		}()
 	}
 	wg.Wait()

@@ -32,11 +32,11 @@ func BenchmarkResetRuntime(b *testing.B) {
 // what every hosttwin start pays.
 func BenchmarkBuildBaseCached(b *testing.B) {
 	dir := fastTempDir(b)
-	if err := BuildBase(dir); err != nil {
+	if err := BuildBase(dir, false); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := BuildBase(dir); err != nil {
+		if err := BuildBase(dir, false); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -44,7 +44,7 @@ func BenchmarkBuildBaseCached(b *testing.B) {
 
 func BenchmarkBuildBaseFresh(b *testing.B) {
 	for b.Loop() {
-		if err := BuildBase(fastTempDir(b)); err != nil {
+		if err := BuildBase(fastTempDir(b), false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -72,7 +72,7 @@
 //
 // RHEL profiles (Family FamilyRHEL: rocky9...) are Rocky Linux 9.6 hosts:
 // RenderHost builds their RPMs with the machine's rpmbuild (cached by
-// content in $TMPDIR/roce-twin-rpms) and installs rocky-release, the OFED
+// content in ~/.cache/roce-twin/rpms) and installs rocky-release, the OFED
 // stack (or Rocky's rdma-core) and libnccl into the layer with the
 // machine's rpm (database in /var/lib/rpm, set by /etc/rpm/macros.dbpath);
 // BuildBase adds dnf repositories of every OFED version under /srv/twin-dnf,

@@ -57,7 +57,7 @@ func sharedBase(t testing.TB) string {
 			return
 		}
 		baseDir = dir
-		baseErr = BuildBase(dir)
+		baseErr = BuildBase(dir, false)
 	})
 	if baseErr != nil {
 		t.Fatalf("BuildBase: %v", baseErr)

@@ -80,7 +80,7 @@ func TestOverlayChroot(t *testing.T) {
 	if err := RenderHost(dirs["host"], p, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := BuildBase(dirs["base"]); err != nil {
+	if err := BuildBase(dirs["base"], false); err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, dirs["upper"], "twin-test.sh", twinTestScript)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -39,10 +38,7 @@ func RenderHost(dir string, p Profile, id HostID) error {
 		return fmt.Errorf("render host %s: %w", id.Name, err)
 	}
 	writeRuntime(t, p, hw, time.Now())
-	for _, d := range hiddenDirs {
-		if p.RHEL() && strings.HasPrefix(d, "etc/apt/") {
-			continue // hidden whole below
-		}
+	for _, d := range hiddenDirs(p) {
 		t.dir(d)
 		if t.Err() == nil {
 			t.fail(setOpaque(t.abs(d)))
@@ -80,14 +76,16 @@ func ResetRuntime(root string, p Profile, id HostID) error {
 	return nil
 }
 
-// hiddenDirs are directories of the machine's root that a twin host must not
-// inherit: its apt sources and pins, its systemd units and its module lists.
-// RenderHost creates them empty and opaque.
-var hiddenDirs = []string{
-	"etc/apt/sources.list.d",
-	"etc/apt/preferences.d",
-	"etc/systemd/system",
-	"etc/modules-load.d",
+// hiddenDirs are directories of the machine's root that a twin host of p
+// must not inherit: its systemd units, its module lists and, on Debian, its
+// apt sources and pins (a RHEL profile hides all of /etc/apt, see
+// hideFamilyTools). RenderHost creates them empty and opaque.
+func hiddenDirs(p Profile) []string {
+	dirs := []string{"etc/systemd/system", "etc/modules-load.d"}
+	if !p.RHEL() {
+		dirs = append(dirs, "etc/apt/sources.list.d", "etc/apt/preferences.d")
+	}
+	return dirs
 }
 
 // emptyDir creates dir or removes everything in it.

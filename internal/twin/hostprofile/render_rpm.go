@@ -99,7 +99,7 @@ func renderRPMStack(t *tree, p Profile) error {
 // createrepo_c.
 func writeRPMRepos(t *tree) error {
 	if _, err := exec.LookPath("createrepo_c"); err != nil {
-		return fmt.Errorf("createrepo_c not found (the RHEL twins need the createrepo-c package: make tools installs it)")
+		return fmt.Errorf("createrepo_c not found (the RHEL twins need the createrepo-c package: make rpmtools installs it)")
 	}
 	for _, r := range Repos() {
 		pkgs, err := ofedRPMs(r.Flavor, r.Version)

@@ -168,7 +168,7 @@ func TestRenderHostHidesMachineConfig(t *testing.T) {
 	if err := RenderHost(root, mustProfile(t, "cx7"), HostID{Name: "n", Index: 0}); err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range hiddenDirs {
+	for _, d := range hiddenDirs(mustProfile(t, "cx7")) {
 		buf := make([]byte, 8)
 		n, err := syscall.Getxattr(filepath.Join(root, d), "trusted.overlay.opaque", buf)
 		if err != nil || string(buf[:n]) != "y" {

@@ -61,53 +61,54 @@ func (p rpmPackage) fingerprint() string {
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
 
-// rpmCacheDir keeps built packages by fingerprint, so that each is built
-// once per machine; a variable so tests can move it.
-var rpmCacheDir = filepath.Join(os.TempDir(), "roce-twin-rpms")
+// rpmCacheDir is where built packages are kept by fingerprint, so that each
+// is built once per machine: the user's cache directory (root's for the
+// twins), not a shared temporary directory whose packages another user could
+// plant.
+func rpmCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "roce-twin", "rpms"), nil
+}
 
+// rpmBuildMu serialises builds within the process.
 var rpmBuildMu sync.Mutex
 
 // built returns the path of the package file, building it first when the
-// cache does not have it. Builds are serialised within the process and
-// published by rename, so concurrent processes at worst build twice.
+// cache does not have it. A build is published by one rename, so concurrent
+// processes at worst build a package twice.
 func (p rpmPackage) built() (string, error) {
-	dst := filepath.Join(rpmCacheDir, p.fingerprint(), p.fileName())
-	if _, err := os.Stat(dst); err == nil {
-		return dst, nil
+	cache, err := rpmCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("build %s: %w", p.name, err)
 	}
+	dst := filepath.Join(cache, p.fingerprint(), p.fileName())
 	rpmBuildMu.Lock()
 	defer rpmBuildMu.Unlock()
 	if _, err := os.Stat(dst); err == nil {
 		return dst, nil
 	}
 	if _, err := exec.LookPath("rpmbuild"); err != nil {
-		return "", fmt.Errorf("build %s: rpmbuild not found (the RHEL twins need the rpm package: make tools installs it)", p.name)
+		return "", fmt.Errorf("build %s: rpmbuild not found (the RHEL twins need the rpm package: make rpmtools installs it)", p.name)
 	}
-	top, err := os.MkdirTemp(rpmCacheDir+"-work", "build-")
-	if os.IsNotExist(err) {
-		if err = os.MkdirAll(rpmCacheDir+"-work", 0o755); err == nil {
-			top, err = os.MkdirTemp(rpmCacheDir+"-work", "build-")
-		}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("build %s: %w", p.name, err)
 	}
+	top, err := os.MkdirTemp(filepath.Dir(dst), ".build-")
 	if err != nil {
 		return "", fmt.Errorf("build %s: %w", p.name, err)
 	}
 	defer os.RemoveAll(top)
-	if err := os.MkdirAll(filepath.Join(top, "SOURCES", "root"), 0o755); err != nil {
-		return "", err
-	}
-	t := newTree(filepath.Join(top, "SOURCES", "root"))
+	t := newTree(top)
 	for _, f := range p.files {
-		t.file(strings.TrimPrefix(f.path, "/"), f.content, f.mode)
+		t.file("SOURCES/root"+f.path, f.content, f.mode)
 	}
+	t.dir("SOURCES/root")
+	t.file("SPECS/"+p.name+".spec", p.spec(), 0o644)
 	if err := t.Err(); err != nil {
 		return "", fmt.Errorf("build %s: %w", p.name, err)
-	}
-	if err := os.MkdirAll(filepath.Join(top, "SPECS"), 0o755); err != nil {
-		return "", err
-	}
-	if err := os.WriteFile(filepath.Join(top, "SPECS", p.name+".spec"), []byte(p.spec()), 0o644); err != nil {
-		return "", err
 	}
 	cmd := exec.Command("rpmbuild", "-bb", "--quiet",
 		"--define", "_topdir "+top,
@@ -120,14 +121,10 @@ func (p rpmPackage) built() (string, error) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("rpmbuild %s: %w: %s", p.name, err, lastLines(string(out), 5))
 	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return "", err
-	}
-	tmp := dst + ".tmp"
-	if err := os.Rename(filepath.Join(top, "RPMS", rpmArch(), p.fileName()), tmp); err != nil {
+	if err := os.Rename(filepath.Join(top, "RPMS", rpmArch(), p.fileName()), dst); err != nil {
 		return "", fmt.Errorf("build %s: %w", p.name, err)
 	}
-	return dst, os.Rename(tmp, dst)
+	return dst, nil
 }
 
 // lastLines returns the last n lines of s.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -114,7 +115,8 @@ func needRootview(stateDir string) (bool, error) {
 
 // start builds the base layer and starts all hosts, opts.Parallel at a time.
 func (f *Fleet) start(ctx context.Context, opts Options) error {
-	if err := hostprofile.BuildBase(baseDirPath(f.stateDir)); err != nil {
+	rhel := slices.ContainsFunc(opts.Hosts, func(h HostSpec) bool { return h.Custom.RHEL() })
+	if err := hostprofile.BuildBase(baseDirPath(f.stateDir), rhel); err != nil {
 		return err
 	}
 	if err := buildMask(maskDirPath(f.stateDir)); err != nil {
