@@ -49,6 +49,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "rocky", Profile: "rocky9-inbox"},
 	{Name: "rockyfacts", Profile: "rocky9"},
 	{Name: "rockylock", Profile: "rocky9"},
+	{Name: "authdeb", Profile: "inbox"},
+	{Name: "authrocky", Profile: "rocky9-inbox"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

@@ -81,7 +81,7 @@ func isReachError(err error) bool {
 // Terraform reads them (a resource with its own paths adds them to later gathers).
 func expectedHostFacts() host.FactSet {
 	return host.AllFacts().
-		WithFiles(defaultNCCLConfPath, tasks.AptSourcePath, tasks.AptPreferencesPath, tasks.DnfRepoPath).
+		WithFiles(defaultNCCLConfPath, tasks.AptSourcePath, tasks.AptPreferencesPath, tasks.AptAuthPath, tasks.DnfRepoPath).
 		Union(tasks.GPUDirect{}.Needs()).
 		Union(dcqcnPersistence(tasks.DCQCN{}, tasks.HostQoS{}).Needs())
 }

@@ -52,15 +52,21 @@ type hostBootstrapModel struct {
 }
 
 type ofedModel struct {
-	Flavor         types.String `tfsdk:"flavor"`
-	Version        types.String `tfsdk:"version"`
-	Constraint     types.String `tfsdk:"constraint"`
-	PackageVersion types.String `tfsdk:"package_version"`
-	RepoURL        types.String `tfsdk:"repo_url"`
-	Key            types.String `tfsdk:"key"`
-	Trusted        types.Bool   `tfsdk:"trusted"`
-	Packages       types.List   `tfsdk:"packages"`
-	LockTimeout    types.String `tfsdk:"lock_timeout"`
+	Flavor         types.String   `tfsdk:"flavor"`
+	Version        types.String   `tfsdk:"version"`
+	Constraint     types.String   `tfsdk:"constraint"`
+	PackageVersion types.String   `tfsdk:"package_version"`
+	RepoURL        types.String   `tfsdk:"repo_url"`
+	Key            types.String   `tfsdk:"key"`
+	Trusted        types.Bool     `tfsdk:"trusted"`
+	Packages       types.List     `tfsdk:"packages"`
+	LockTimeout    types.String   `tfsdk:"lock_timeout"`
+	RepoAuth       *repoAuthModel `tfsdk:"repo_auth"`
+}
+
+type repoAuthModel struct {
+	Username types.String `tfsdk:"username"`
+	Password types.String `tfsdk:"password"`
 }
 
 func (r *hostBootstrapResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -101,6 +107,14 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 					"packages": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Packages to install, pin and hold; default the flavor's metapackage (`doca-ofed`, `mlnx-ofed-all`)."},
 					"lock_timeout": opt("How long apt waits for a dpkg lock, or dnf for its locks, held by another process, as a Go duration. Default `2m`."),
+					"repo_auth": schema.SingleNestedAttribute{Optional: true,
+						MarkdownDescription: "The login of an `http`/`https` repository behind basic authentication, written mode 0600 where each family reads it: " +
+							"`/etc/apt/auth.conf.d/roce-ofed.conf` on Debian, the `.repo` file on RHEL; never in `repo_url` (a login there is refused), " +
+							"the world-readable apt source or the plan's lines.",
+						Attributes: map[string]schema.Attribute{
+							"username": schema.StringAttribute{Required: true, MarkdownDescription: "User name; no blanks."},
+							"password": schema.StringAttribute{Required: true, Sensitive: true, MarkdownDescription: "Password; no blanks (and no `$` on RHEL, where dnf would substitute it)."},
+						}},
 				}},
 			"gpudirect": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.GPUDirectAuto),
 				MarkdownDescription: "`auto` (DMA-BUF when the host can: kernel ≥ 5.12 and open GPU kernel modules; else peermem), `peermem`, `dmabuf`, or `none`."},
@@ -430,6 +444,9 @@ func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
 		PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
 		Trusted: o.Trusted.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
 	}
+	if a := o.RepoAuth; a != nil {
+		pin.RepoAuth = &tasks.RepoAuth{Username: a.Username.ValueString(), Password: a.Password.ValueString()}
+	}
 	if s := o.LockTimeout.ValueString(); s != "" {
 		d, err := time.ParseDuration(s)
 		if err != nil || d <= 0 {
@@ -484,6 +501,9 @@ func (m *hostBootstrapModel) known() bool {
 	vals := []attr.Value{m.Host, m.Family, m.GPUDirect}
 	if o := m.OFED; o != nil {
 		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.Packages, o.LockTimeout)
+		if a := o.RepoAuth; a != nil {
+			vals = append(vals, a.Username, a.Password)
+		}
 	}
 	return !anyUnknown(vals...)
 }

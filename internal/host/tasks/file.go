@@ -27,6 +27,10 @@ type File struct {
 	// the owner alone: an existing file keeps its owner and group, a new one
 	// belongs to the writing user.
 	Owner string
+	// Secret marks content that holds credentials: the plan's lines name
+	// neither the content, its hash nor its size, of the wanted file or of
+	// the one on the host.
+	Secret bool
 }
 
 var _ host.Task = File{}
@@ -59,8 +63,12 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 	sum := sha256Hex([]byte(t.Content))
 	want := t.describe(sum)
 	if !fi.Exists {
+		summary := fmt.Sprintf("create %s (%d bytes)", t.Path, len(t.Content))
+		if t.Secret {
+			summary = "create " + t.Path
+		}
 		return []host.Change{{
-			Summary: fmt.Sprintf("create %s (%d bytes)", t.Path, len(t.Content)),
+			Summary: summary,
 			Before:  "absent",
 			After:   want,
 			Apply:   t.write(""),
@@ -69,7 +77,10 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 	var diffs []string
 	if fi.SHA256 != sum {
 		d := fmt.Sprintf("sha256 %s → %s", shortHash(fi.SHA256), shortHash(sum))
-		if fi.Complete() {
+		switch {
+		case t.Secret:
+			d = "(secret) differs"
+		case fi.Complete():
 			d = diffSummary(string(fi.Content), t.Content)
 		}
 		diffs = append(diffs, "content "+d)
@@ -81,11 +92,14 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 		diffs = append(diffs, "owner "+fi.Owner+":"+fi.Group+" → "+t.Owner)
 	}
 	if len(diffs) == 0 {
+		if t.Secret {
+			return []host.Change{host.Unchanged(t.Path + " has the wanted content and mode")}, nil
+		}
 		return []host.Change{host.Unchanged(t.Path + " has the wanted content (sha256 " + shortHash(sum) + ") and mode")}, nil
 	}
 	return []host.Change{{
 		Summary: "update " + t.Path + ": " + strings.Join(diffs, ", "),
-		Before:  describeFile(fi),
+		Before:  t.describeFile(fi),
 		After:   want,
 		Apply:   t.write(strconv.Itoa(fi.UID) + ":" + strconv.Itoa(fi.GID)),
 	}}, nil
@@ -111,14 +125,20 @@ func (t File) write(keep string) host.WriteFile {
 // describe is the wanted state as a line.
 func (t File) describe(sum string) string {
 	s := fmt.Sprintf("sha256 %s (%d bytes), mode %#o", shortHash(sum), len(t.Content), uint32(t.mode()))
+	if t.Secret {
+		s = fmt.Sprintf("secret content, mode %#o", uint32(t.mode()))
+	}
 	if t.Owner != "" {
 		s += ", owner " + t.Owner
 	}
 	return s
 }
 
-// describeFile is an existing file's state as a line.
-func describeFile(fi host.FileInfo) string {
+// describeFile is the existing file's state as a line.
+func (t File) describeFile(fi host.FileInfo) string {
+	if t.Secret {
+		return fmt.Sprintf("secret content, mode %#o, owner %s:%s", uint32(fi.Mode), fi.Owner, fi.Group)
+	}
 	return fmt.Sprintf("sha256 %s (%d bytes), mode %#o, owner %s:%s", shortHash(fi.SHA256), fi.Size, uint32(fi.Mode), fi.Owner, fi.Group)
 }
 

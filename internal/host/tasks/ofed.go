@@ -53,6 +53,9 @@ type OFEDPin struct {
 	// rpm's "version-release"); empty means Version. Set it where the
 	// repository versions its packages differently from ofed_info.
 	PackageVersion string
+	// RepoAuth is the repository's login, if it needs one; RepoURL must not
+	// carry one.
+	RepoAuth *RepoAuth
 	// RepoURL is the versioned repository directory, e.g.
 	// "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/".
 	// URLs with "latest" in them are refused.
@@ -102,7 +105,7 @@ func (t OFEDPin) Needs() host.FactSet {
 		s = s.Union(host.NewFactSet(host.FactRPMPackages, host.FactDnfLocks)).WithFiles(DnfRepoPath)
 	}
 	if fam != FamilyRHEL {
-		s = s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath)
+		s = s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath)
 	}
 	return s
 }

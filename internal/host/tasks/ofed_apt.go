@@ -93,7 +93,12 @@ func (t OFEDPin) planApt(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 	if err != nil {
 		return nil, err
 	}
-	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource())
+	auth, err := t.aptAuthChanges(f)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, auth...)
+	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource()) || t.RepoAuth != nil && contentDiffers(f, AptAuthPath, t.aptAuth())
 	install, before, after := t.packageChanges(f.OFED, pkgs)
 	held := true
 	for _, p := range t.packages() {

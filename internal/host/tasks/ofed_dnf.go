@@ -24,6 +24,9 @@ func (t OFEDPin) DnfRepo() string {
 	b.WriteString("name=" + t.Flavor + " OFED " + t.Version + " (roce provider)\n")
 	b.WriteString("baseurl=" + t.RepoURL + "\n")
 	b.WriteString("enabled=1\n")
+	if a := t.RepoAuth; a != nil {
+		b.WriteString("username=" + a.Username + "\npassword=" + a.Password + "\n")
+	}
 	if t.Trusted {
 		b.WriteString("gpgcheck=0\n")
 		return b.String()
@@ -50,7 +53,12 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 		return nil, fmt.Errorf("cannot read dnf's version locks (%s): install the versionlock plugin "+
 			"(dnf install python3-dnf-plugin-versionlock on dnf 4) and apply again", why)
 	}
-	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", File{Path: DnfRepoPath, Content: t.DnfRepo()}}})
+	repo := File{Path: DnfRepoPath, Content: t.DnfRepo()}
+	if t.RepoAuth != nil {
+		// The login is in the file: root only (dnf.conf(5) username, password).
+		repo.Mode, repo.Secret = secretFileMode, true
+	}
+	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", repo}})
 	if err != nil {
 		return nil, err
 	}

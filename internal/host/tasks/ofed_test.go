@@ -40,12 +40,13 @@ func debPkg(name, version string, held bool) facts.Package {
 func aptFacts(running facts.OFEDInfo, files map[string]host.FileInfo, pkgs ...facts.Package) host.Facts {
 	f := host.Facts{
 		Host:     "h",
-		Gathered: host.NewFactSet(host.FactOFED, host.FactOS, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath),
+		Gathered: host.NewFactSet(host.FactOFED, host.FactOS, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath),
 		Absent:   map[string]string{},
 		OS:       debian12,
 		OFED:     running,
 		Packages: pkgs,
-		Files:    map[string]host.FileInfo{AptSourcePath: {Path: AptSourcePath}, AptPreferencesPath: {Path: AptPreferencesPath}},
+		Files: map[string]host.FileInfo{AptSourcePath: {Path: AptSourcePath}, AptPreferencesPath: {Path: AptPreferencesPath},
+			AptAuthPath: {Path: AptAuthPath}},
 	}
 	for p, fi := range files {
 		fi.Path = p
@@ -308,9 +309,9 @@ func TestOFEDPinConstraintOnly(t *testing.T) {
 
 func TestOFEDPinNeeds(t *testing.T) {
 	for _, c := range []struct{ family, want string }{
-		{FamilyDebian, "ofed_info,dpkg-query,os-release,file /etc/apt/preferences.d/roce-ofed,file /etc/apt/sources.list.d/roce-ofed.list"},
+		{FamilyDebian, "ofed_info,dpkg-query,os-release,file /etc/apt/auth.conf.d/roce-ofed.conf,file /etc/apt/preferences.d/roce-ofed,file /etc/apt/sources.list.d/roce-ofed.list"},
 		{FamilyRHEL, "ofed_info,os-release,rpm,dnf versionlock,file /etc/yum.repos.d/roce-ofed.repo"},
-		{"", "ofed_info,dpkg-query,os-release,rpm,dnf versionlock,file /etc/apt/preferences.d/roce-ofed," +
+		{"", "ofed_info,dpkg-query,os-release,rpm,dnf versionlock,file /etc/apt/auth.conf.d/roce-ofed.conf,file /etc/apt/preferences.d/roce-ofed," +
 			"file /etc/apt/sources.list.d/roce-ofed.list,file /etc/yum.repos.d/roce-ofed.repo"},
 	} {
 		p := docaPin(doca2510)

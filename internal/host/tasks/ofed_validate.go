@@ -67,6 +67,9 @@ func (t OFEDPin) validate() error {
 	if f := t.family(); f != FamilyAuto && f != FamilyDebian && f != FamilyRHEL {
 		return fieldError("family", fmt.Errorf("package family %q: want auto (the host's), debian or rhel", f))
 	}
+	if err := t.validateAuth(); err != nil {
+		return err
+	}
 	if err := t.validateRepo(); err != nil {
 		return err
 	}

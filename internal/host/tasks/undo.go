@@ -22,7 +22,7 @@ func (t OFEDPin) Undo() []shell.Runnable {
 	}
 	return []shell.Runnable{
 		shell.Or(shell.New("apt-mark", append([]string{"unhold"}, pkgs...)...).With(shell.Discard(1)), shell.New("true")),
-		shell.New("rm", "-f", "--", AptSourcePath, AptPreferencesPath),
+		shell.New("rm", "-f", "--", AptSourcePath, AptPreferencesPath, AptAuthPath),
 	}
 }
 

@@ -21,7 +21,7 @@ func TestUndo(t *testing.T) {
 	}
 	want := []string{
 		"apt-mark unhold doca-ofed >/dev/null || true",
-		"rm -f -- /etc/apt/sources.list.d/roce-ofed.list /etc/apt/preferences.d/roce-ofed",
+		"rm -f -- /etc/apt/sources.list.d/roce-ofed.list /etc/apt/preferences.d/roce-ofed /etc/apt/auth.conf.d/roce-ofed.conf",
 	}
 	if diff := cmp.Diff(want, render(got)); diff != "" {
 		t.Errorf("debian undo (-want +got):\n%s", diff)
