@@ -40,20 +40,23 @@ func (t OFEDPin) aptAuth() string {
 		"machine " + machine + " login " + t.RepoAuth.Username + " password " + t.RepoAuth.Password + "\n"
 }
 
-// validateAuth checks the login: credentials in repo_url are refused (they
-// would be written to a world-readable file and stored in the plan), and a
-// login needs an http or https repository and values each family's file can
-// hold. Errors never quote the password.
-func (t OFEDPin) validateAuth() error {
-	u, err := url.Parse(t.RepoURL)
-	if err != nil {
-		return nil // validateRepo reports it
-	}
-	if u.User != nil {
+// loginInURL refuses a repository URL that carries a login: it would be
+// written to a world-readable file and stored in the plan. The error shows the
+// URL with the password masked.
+func loginInURL(raw string) error {
+	// A URL that cannot be parsed has no login to mask; validateRepo reports it.
+	if u, err := url.Parse(raw); err == nil && u.User != nil {
 		return fieldError("repo_url", fmt.Errorf("repository URL %s carries a login: it would be written to a world-readable "+
 			"apt source or dnf .repo file and stored in the plan; remove it from repo_url and set ofed.repo_auth "+
 			"(username and password, written mode 0600 where apt or dnf reads it)", u.Redacted()))
 	}
+	return nil
+}
+
+// validateAuth checks the login of the repository at u: it needs an http or
+// https repository and values each family's file can hold. Errors never
+// quote the password.
+func (t OFEDPin) validateAuth(u *url.URL) error {
 	a := t.RepoAuth
 	if a == nil {
 		return nil

@@ -67,7 +67,7 @@ func (t OFEDPin) validate() error {
 	if f := t.family(); f != FamilyAuto && f != FamilyDebian && f != FamilyRHEL {
 		return fieldError("family", fmt.Errorf("package family %q: want auto (the host's), debian or rhel", f))
 	}
-	if err := t.validateAuth(); err != nil {
+	if err := loginInURL(t.RepoURL); err != nil {
 		return err
 	}
 	if err := t.validateRepo(); err != nil {
@@ -129,6 +129,9 @@ func (t OFEDPin) validateRepo() error {
 	}
 	if t.Key != "" && !repoWordRE.MatchString(t.Key) {
 		return fieldError("key", fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key))
+	}
+	if err := t.validateAuth(u); err != nil {
+		return err
 	}
 	if t.Key == "" {
 		return nil
