@@ -39,12 +39,13 @@ variable "ssh" {
 }
 
 variable "ofed" {
-  description = "The OFED stack to pin: flavor, exact version and the versioned repository it comes from; null leaves the hosts' stack alone."
+  description = "The OFED stack to pin: flavor, exact version and the versioned repository it comes from (repo_urls: one per package family, debian and rhel, for a fleet of both); null leaves the hosts' stack alone."
   type = object({
-    flavor   = string
-    version  = string
-    repo_url = string
-    trusted  = optional(bool, false)
+    flavor    = string
+    version   = string
+    repo_url  = string
+    repo_urls = optional(map(string), {})
+    trusted   = optional(bool, false)
   })
   default = null
 }

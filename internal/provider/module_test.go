@@ -20,7 +20,8 @@ import (
 func TestRailOptimizedPodModule(t *testing.T) {
 	sw := newSwitchFixture(t, switchtwin.Options{Ports: 8})
 	hosts := []string{"pod-gpu1", "pod-gpu2"}
-	fleet := podFleet(t, hosttwin.HostSpec{Name: hosts[0], Profile: "cx7"}, hosttwin.HostSpec{Name: hosts[1], Profile: "cx7"})
+	// One Debian and one Rocky host: the module finds each one's family and repository.
+	fleet := podFleet(t, hosttwin.HostSpec{Name: hosts[0], Profile: "cx7"}, hosttwin.HostSpec{Name: hosts[1], Profile: "rocky9"})
 
 	examples := copyExamples(t, "demo", filepath.Join("modules", "rail-optimized-pod"))
 	demo := filepath.Join(examples, "demo")
@@ -31,7 +32,8 @@ func TestRailOptimizedPodModule(t *testing.T) {
 		}},
 		"gnmi": map[string]any{"username": twinUser, "password": twinPassword, "ca_file": sw.caFile},
 		"ssh":  map[string]any{"user": "root", "private_key_file": fleet.UserKeyFile(), "known_hosts_file": fleet.KnownHostsFile()},
-		"ofed": map[string]any{"flavor": "doca", "version": "25.10-1.7.1", "repo_url": "file:/srv/twin-apt/doca/25.10-1.7.1", "trusted": true},
+		"ofed": map[string]any{"flavor": "doca", "version": "25.10-1.7.1", "repo_url": "file:/srv/twin-apt/doca/25.10-1.7.1", "trusted": true,
+			"repo_urls": map[string]string{"debian": "file:/srv/twin-apt/doca/25.10-1.7.1", "rhel": "file:///srv/twin-dnf/doca/25.10-1.7.1"}},
 	}
 	var hostVars []map[string]any
 	for _, h := range hosts {
@@ -53,6 +55,14 @@ func TestRailOptimizedPodModule(t *testing.T) {
 		t.Fatalf("second plan is not empty (exit %d):\n%s", code, out)
 	}
 	checkPod(t, cli, sw, fleet, hosts)
+	if got := onTwin(t, fleet, hosts[0], "apt-mark showhold; cat /etc/apt/sources.list.d/roce-ofed.list"); !strings.Contains(got, "doca-ofed\n") ||
+		!strings.Contains(got, "file:/srv/twin-apt/doca/25.10-1.7.1") {
+		t.Errorf("Debian host: want doca-ofed held from the apt repository:\n%s", got)
+	}
+	if got := onTwin(t, fleet, hosts[1], "dnf -q versionlock list; cat /etc/yum.repos.d/roce-ofed.repo"); !strings.Contains(got, "doca-ofed-0:25.10-1.7.1.*") ||
+		!strings.Contains(got, "baseurl=file:///srv/twin-dnf/doca/25.10-1.7.1") {
+		t.Errorf("Rocky host: want doca-ofed locked from the dnf repository:\n%s", got)
+	}
 	// The second plan has just read every host and switch: destroy without another refresh.
 	if out, code := cli.run("destroy", "-auto-approve", "-input=false", "-refresh=false"); code != 0 {
 		t.Fatalf("destroy failed:\n%s", out)

@@ -61,7 +61,7 @@ func (f *fabric) useHosts(ctx context.Context, fleet *hosttwin.Fleet) error {
 
 // tfvars writes the fabric as the variables of examples/demo.
 func (f *fabric) tfvars(path string) error {
-	v, err := twinvars.New(f.ep, f.switches, hostProfile)
+	v, err := twinvars.New(f.ep, f.switches)
 	if err != nil {
 		return err
 	}

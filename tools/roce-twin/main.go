@@ -4,7 +4,7 @@
 // needed).
 //
 //	roce-twin up     --state-dir DIR [--switches N] [--release 202411] [--hwsku SKU] [--ports N]
-//	                                 [--hosts M] [--profile cx7] [--tfvars FILE]
+//	                                 [--hosts M] [--profile cx7[,rocky9...]] [--tfvars FILE]
 //	roce-twin reboot --state-dir DIR NAME
 //	roce-twin down   --state-dir DIR
 //
@@ -25,10 +25,11 @@
 //	gnmi      {username, password, ca_file}: the provider's gnmi block (null without switches)
 //	ssh       {user, private_key_file, known_hosts_file}: the provider's ssh block (null
 //	          without hosts)
-//	ofed      {flavor, version, repo_url, trusted}: the OFED stack the host twins run, from
-//	          the twin apt repository (e.g. doca, 25.10-1.7.1,
-//	          file:/srv/twin-apt/doca/25.10-1.7.1, true), for roce_host_bootstrap; null
-//	          without hosts
+//	ofed      {flavor, version, repo_url, repo_urls, trusted}: the OFED stack the host twins
+//	          run, from the twin repository (e.g. doca, 25.10-1.7.1,
+//	          file:/srv/twin-apt/doca/25.10-1.7.1, true), for roce_host_bootstrap;
+//	          repo_urls maps each package family of the fleet ("debian", "rhel") to its
+//	          repository (apt or dnf), repo_url is the first host's; null without hosts
 //
 // Every key is always present. Object attributes a root module's variable types do not
 // declare (hwsku, profile) are dropped by Terraform. The file holds the switch password and
@@ -62,7 +63,7 @@ func run(args []string) error {
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
 	fs.StringVar(&o.tfvars, "tfvars", "", "also write the fabric as Terraform variables (switches, hosts, gnmi, ssh, ofed) to this terraform.tfvars.json")
-	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins (cx7, cx8, gid-index-5, nccl-2.19, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf)")
+	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins, or a comma-separated list the hosts take in turn (cx7, cx8, gid-index-5, nccl-2.19, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf, rocky9, rocky9-inbox, rocky9-peermem-wrong-order)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}

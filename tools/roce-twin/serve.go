@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
@@ -51,7 +52,7 @@ func serve(o options) error {
 		ep.SSH = &twinvars.FleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
 	}
 	if o.tfvars != "" {
-		v, err := twinvars.New(ep, twins, o.profile)
+		v, err := twinvars.New(ep, twins)
 		if err != nil {
 			return err
 		}
@@ -70,7 +71,7 @@ func serve(o options) error {
 func startHosts(o options) (*hosttwin.Fleet, error) {
 	specs := make([]hosttwin.HostSpec, o.hosts)
 	for i := range specs {
-		specs[i] = hosttwin.HostSpec{Name: fmt.Sprintf("gpu%d", i+1), Profile: o.profile}
+		specs[i] = hosttwin.HostSpec{Name: fmt.Sprintf("gpu%d", i+1), Profile: hostProfile(o.profile, i)}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
@@ -91,4 +92,11 @@ func writeEndpoints(dir string, ep twinvars.Endpoints) error {
 		return err
 	}
 	return os.Rename(tmp, filepath.Join(dir, endpointsFile))
+}
+
+// hostProfile is the profile of host i: --profile is one profile or a comma-separated list
+// the hosts take in turn ("cx7,rocky9": gpu1 cx7, gpu2 rocky9, gpu3 cx7, ...).
+func hostProfile(profiles string, i int) string {
+	list := strings.Split(profiles, ",")
+	return strings.TrimSpace(list[i%len(list)])
 }

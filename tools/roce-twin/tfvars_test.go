@@ -58,8 +58,9 @@ func TestUpWritesTFVars(t *testing.T) {
 	if v.SSH == nil || *v.SSH != *ep.SSH {
 		t.Errorf("tfvars ssh = %+v, want the fleet login %+v", v.SSH, ep.SSH)
 	}
-	wantOFED := twinvars.OFED{Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1", Trusted: true}
-	if v.OFED == nil || *v.OFED != wantOFED {
+	wantOFED := twinvars.OFED{Flavor: "doca", Version: "25.10-1.7.1", RepoURL: "file:/srv/twin-apt/doca/25.10-1.7.1",
+		RepoURLs: map[string]string{"debian": "file:/srv/twin-apt/doca/25.10-1.7.1"}, Trusted: true}
+	if v.OFED == nil || !reflect.DeepEqual(*v.OFED, wantOFED) {
 		t.Errorf("tfvars ofed = %+v, want %+v", v.OFED, wantOFED)
 	}
 

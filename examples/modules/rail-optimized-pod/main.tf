@@ -67,13 +67,30 @@ resource "roce_switch_qos" "leaf" {
   }
 }
 
+# A fleet of Debian and RHEL hosts takes its OFED packages from one repository per family
+# (policy.ofed.repo_urls): each host's family is the one it reports.
+data "roce_host_facts" "node" {
+  for_each = length(try(var.policy.ofed.repo_urls, {})) > 0 ? local.hosts : {}
+  host     = each.value.address
+}
+
 # The RDMA stack first: OFED pinned and held, then GPUDirect (peermem or DMA-BUF).
 resource "roce_host_bootstrap" "node" {
   for_each = local.hosts
 
-  host      = each.value.address
-  family    = var.policy.family
-  ofed      = var.policy.ofed
+  host   = each.value.address
+  family = var.policy.family
+  ofed = var.policy.ofed == null ? null : {
+    flavor          = var.policy.ofed.flavor
+    version         = var.policy.ofed.version
+    constraint      = var.policy.ofed.constraint
+    package_version = var.policy.ofed.package_version
+    repo_url        = try(var.policy.ofed.repo_urls[data.roce_host_facts.node[each.key].os_family], var.policy.ofed.repo_url)
+    key             = var.policy.ofed.key
+    trusted         = var.policy.ofed.trusted
+    packages        = var.policy.ofed.packages
+    lock_timeout    = var.policy.ofed.lock_timeout
+  }
   gpudirect = var.policy.gpudirect
 }
 

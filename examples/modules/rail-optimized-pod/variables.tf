@@ -138,12 +138,13 @@ variable "policy" {
       constraint      = optional(string)
       package_version = optional(string)
       repo_url        = optional(string)
+      repo_urls       = optional(map(string), {})
       key             = optional(string)
       trusted         = optional(bool, false)
       packages        = optional(list(string))
       lock_timeout    = optional(string)
     }))
-    family    = optional(string, "debian")
+    family    = optional(string, "auto")
     gpudirect = optional(string, "auto")
 
     # Pre-flight checks read after the host resources; require_gdr defaults to gpudirect != "none".

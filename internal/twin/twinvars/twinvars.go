@@ -86,12 +86,15 @@ type OFED struct {
 	Flavor  string `json:"flavor"`
 	Version string `json:"version"`
 	RepoURL string `json:"repo_url"`
-	Trusted bool   `json:"trusted"`
+	// RepoURLs is the repository of each package family among the hosts ("debian": the apt
+	// one, "rhel": the dnf one), for a fleet of both.
+	RepoURLs map[string]string `json:"repo_urls"`
+	Trusted  bool              `json:"trusted"`
 }
 
-// New builds the variables of a running fabric from its endpoints, the switch twins
-// (for their ports) and the host profile.
-func New(ep Endpoints, twins []*switchtwin.Twin, profile string) (TFVars, error) {
+// New builds the variables of a running fabric from its endpoints and the switch twins
+// (for their ports); the OFED stack is the hosts' profiles', which must agree on it.
+func New(ep Endpoints, twins []*switchtwin.Twin) (TFVars, error) {
 	v := TFVars{Switches: []Switch{}, Hosts: []Host{}, SSH: ep.SSH}
 	for i, sw := range ep.Switches {
 		v.Switches = append(v.Switches, Switch{
@@ -103,12 +106,22 @@ func New(ep Endpoints, twins []*switchtwin.Twin, profile string) (TFVars, error)
 	for _, h := range ep.Hosts {
 		v.Hosts = append(v.Hosts, Host{Name: h.Name, Address: h.Address, Profile: h.Profile})
 	}
-	if len(ep.Hosts) > 0 {
-		ofed, err := TwinOFED(profile)
+	for _, h := range ep.Hosts {
+		ofed, err := TwinOFED(h.Profile)
 		if err != nil {
 			return v, err
 		}
-		v.OFED = &ofed
+		if v.OFED == nil {
+			v.OFED = &ofed
+			continue
+		}
+		if ofed.Flavor != v.OFED.Flavor || ofed.Version != v.OFED.Version {
+			return v, fmt.Errorf("host %s runs %s %s, host %s %s %s: the hosts of one fabric share one OFED stack",
+				h.Name, ofed.Flavor, ofed.Version, ep.Hosts[0].Name, v.OFED.Flavor, v.OFED.Version)
+		}
+		for fam, url := range ofed.RepoURLs {
+			v.OFED.RepoURLs[fam] = url
+		}
 	}
 	return v, nil
 }
@@ -151,11 +164,11 @@ func TwinOFED(profile string) (OFED, error) {
 			}
 		}
 	}
-	url := "file:" + repo.Path()
+	url, family := "file:"+repo.Path(), hostprofile.FamilyDebian
 	if p.RHEL() {
-		url = "file://" + hostprofile.RHELRepoPath(repo.Flavor, repo.Version)
+		url, family = "file://"+hostprofile.RHELRepoPath(repo.Flavor, repo.Version), hostprofile.FamilyRHEL
 	}
-	return OFED{Flavor: repo.Flavor, Version: repo.Version, RepoURL: url, Trusted: true}, nil
+	return OFED{Flavor: repo.Flavor, Version: repo.Version, RepoURL: url, RepoURLs: map[string]string{family: url}, Trusted: true}, nil
 }
 
 // Write writes v to path atomically; it holds the switches' password, so only the
