@@ -51,6 +51,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "rockylock", Profile: "rocky9"},
 	{Name: "authdeb", Profile: "inbox"},
 	{Name: "authrocky", Profile: "rocky9-inbox"},
+	{Name: "rockywrong", Profile: "rocky9-peermem-wrong-order"},
 }
 
 // hostTwins returns the fleet and the provider block that reaches every host of it (one

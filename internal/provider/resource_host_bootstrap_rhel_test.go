@@ -130,3 +130,35 @@ func TestHostBootstrapRHELWaitsForDnfLock(t *testing.T) {
 		},
 	})
 }
+
+// TestHostBootstrapRHELGPUDirect is the GPUDirect phase after OFED on Rocky: the NVIDIA
+// driver was built before OFED, so nvidia-peermem fails and the provider names the remedy;
+// once DKMS rebuilt the driver the same apply loads and persists it.
+func TestHostBootstrapRHELGPUDirect(t *testing.T) {
+	f, provider := hostTwins(t)
+	config := strings.Replace(rhelBootstrapConfig(provider, twinAddress(t, f, "rockywrong"), "25.10-1.7.1", ""),
+		`gpudirect = "none"`, `gpudirect = "peermem"`, 1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, ExpectError: regexp.MustCompile(`(?s)built\s+before\s+OFED.*(dkms|rebuild|reinstall)`)},
+			{
+				PreConfig: func() { onTwin(t, f, "rockywrong", "dkms autoinstall >/dev/null 2>&1 || true") },
+				Config:    config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("roce_host_bootstrap.gpu", tfjsonpath.New("gpudirect_mode"), knownvalue.StringExact("peermem")),
+				},
+				Check: func(*terraform.State) error {
+					got := onTwin(t, f, "rockywrong", "dnf -q versionlock list; echo conf: $(cat /etc/modules-load.d/nvidia_peermem.conf); "+
+						"test -e /sys/kernel/mm/memory_peers/nv_mem/version && echo registered")
+					for _, want := range []string{"doca-ofed-0:25.10-1.7.1.*", "conf: nvidia_peermem\n", "registered"} {
+						if !strings.Contains(got, want) {
+							return fmt.Errorf("Rocky host after bootstrap lacks %q:\n%s", want, got)
+						}
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
