@@ -23,7 +23,7 @@ func ExampleToS() {
 
 func ExampleComputeHeadroom() {
 	port := fabric.Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}
-	h, err := fabric.ComputeHeadroom(port, fabric.WorstCasePattern())
+	h, err := fabric.ComputeHeadroom(port, fabric.WorstCasePattern(), fabric.HeadroomModel{})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -82,20 +82,35 @@ func DefaultTrafficPattern() TrafficPattern {
 	return TrafficPattern{SmallPacketPercent: 50, MTU: 1024}
 }
 
+// HeadroomModel is what differs between the releases and configurations
+// of SONiC's Mellanox headroom script (sonic-swss
+// cfgmgr/buffer_headroom_mellanox.lua).
+type HeadroomModel struct {
+	// SharedHeadroomPool is set when BUFFER_POOL|ingress_lossless_pool has
+	// an xoff or DEFAULT_LOSSLESS_BUFFER_PARAMETER an over_subscribe_ratio:
+	// xoff then comes from the shared pool and size reserves xon only.
+	SharedHeadroomPool bool
+	// CompensateReducedPattern adds 2 KiB to xoff, without a shared pool,
+	// when a pattern with fewer than 100 % small packets leaves xoff more
+	// than 2 KiB under the all-small-packet one (sonic-swss #4757: master
+	// after 202511; 202411 to 202511 do not).
+	CompensateReducedPattern bool
+}
+
 // ComputeHeadroom returns the Spectrum-4 lossless headroom of a port
-// without a shared headroom pool or gearbox, following SONiC's dynamic
-// buffer model: xoff covers the bytes in flight after a PAUSE, xon the
-// pipeline latency, size their sum (plus one MTU on 8-lane ports), each
-// rounded up to 1 KiB.
-func ComputeHeadroom(p Port, pat TrafficPattern) (Headroom, error) {
+// without a gearbox as SONiC's dynamic buffer model computes it
+// (buffer_headroom_mellanox.lua): xoff covers the bytes in flight after a
+// PAUSE, xon the pipeline latency, size their sum (plus one MTU on 8-lane
+// ports), each rounded up to 1 KiB; with a shared headroom pool size is xon.
+func ComputeHeadroom(p Port, pat TrafficPattern, m HeadroomModel) (Headroom, error) {
 	lanes, err := checkHeadroomInputs(p, pat)
 	if err != nil {
 		return Headroom{}, err
 	}
 	xoff := xoffBytes(p, pat)
-	if pat.SmallPacketPercent != 100 {
+	if m.CompensateReducedPattern && !m.SharedHeadroomPool && pat.SmallPacketPercent != 100 {
 		worst := xoffBytes(p, TrafficPattern{SmallPacketPercent: 100, MTU: pat.MTU})
-		if worst-xoff > partialPatternSlackBytes {
+		if xoff+partialPatternSlackBytes < worst {
 			xoff += partialPatternSlackBytes
 		}
 	}
@@ -106,6 +121,9 @@ func ComputeHeadroom(p Port, pat TrafficPattern) (Headroom, error) {
 		extra = float64(p.MTU)
 	}
 	size := ceilKiB(float64(xoff+xon) + extra)
+	if m.SharedHeadroomPool {
+		size = xon
+	}
 	return Headroom{XonBytes: xon, XoffBytes: xoff, SizeBytes: size}, nil
 }
 

@@ -30,7 +30,7 @@ var sn5600Table = []struct {
 func TestComputeHeadroomReproducesSN5600Table(t *testing.T) {
 	for _, row := range sn5600Table {
 		p := Port{SpeedGbps: row.speed, CableLengthM: row.cable, MTU: 9100}
-		got, err := ComputeHeadroom(p, WorstCasePattern())
+		got, err := ComputeHeadroom(p, WorstCasePattern(), HeadroomModel{})
 		if err != nil {
 			t.Fatalf("ComputeHeadroom(%+v): %v", p, err)
 		}
@@ -46,30 +46,42 @@ func TestComputeHeadroomReproducesSN5600Table(t *testing.T) {
 }
 
 func TestComputeHeadroomExactRows(t *testing.T) {
-	// Rows the brief pins exactly, plus the template-default pattern values
-	// from research/switch.md §4 (p = 50, MTU 1024).
+	// The worst-case pattern rows of pg_profile_lookup.ini, and the template-default pattern
+	// (p = 50, MTU 1024) computed by hand from sonic-swss cfgmgr/buffer_headroom_mellanox.lua
+	// at 202511 (lua blob d1c1a09) and master (561cfdd, with #4757's 2 KiB compensation).
+	master := HeadroomModel{CompensateReducedPattern: true}
+	rel202511 := HeadroomModel{}
+	shp := HeadroomModel{SharedHeadroomPool: true, CompensateReducedPattern: true}
 	tests := []struct {
-		name string
-		p    Port
-		pat  TrafficPattern
-		want Headroom
+		name  string
+		p     Port
+		pat   TrafficPattern
+		model HeadroomModel
+		want  Headroom
 	}{
-		{"800G 40m", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), Headroom{38912, 362496, 410624}},
-		{"400G 300m", Port{SpeedGbps: 400, CableLengthM: 300, MTU: 9100}, WorstCasePattern(), Headroom{19456, 677888, 697344}},
-		{"400G 40m", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), Headroom{19456, 283648, 303104}},
-		{"400G 5m p50", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), Headroom{19456, 98304, 117760}},
-		{"400G 40m p50", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), Headroom{19456, 119808, 139264}},
-		{"400G 100m p50", Port{SpeedGbps: 400, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), Headroom{19456, 157696, 177152}},
-		{"800G 5m p50", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), Headroom{38912, 108544, 156672}},
-		{"800G 40m p50", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), Headroom{38912, 152576, 200704}},
-		{"800G 100m p50", Port{SpeedGbps: 800, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), Headroom{38912, 227328, 275456}},
-		{"400G on 8 lanes doubles xon and adds an MTU", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100, Lanes: 8}, WorstCasePattern(), Headroom{38912, 283648, 331776}},
-		{"800G on 4 lanes keeps single xon", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100, Lanes: 4}, WorstCasePattern(), Headroom{19456, 362496, 381952}},
-		{"no small packets adds the 2 KiB slack", Port{SpeedGbps: 100, CableLengthM: 0, MTU: 1500}, TrafficPattern{SmallPacketPercent: 0, MTU: 1500}, Headroom{19456, 35840, 55296}},
+		{"800G 40m", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), master, Headroom{38912, 362496, 410624}},
+		{"400G 300m", Port{SpeedGbps: 400, CableLengthM: 300, MTU: 9100}, WorstCasePattern(), rel202511, Headroom{19456, 677888, 697344}},
+		{"400G 40m", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), master, Headroom{19456, 283648, 303104}},
+		{"400G 5m p50 master", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 98304, 117760}},
+		{"400G 40m p50 master", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 119808, 139264}},
+		{"400G 100m p50 master", Port{SpeedGbps: 400, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 157696, 177152}},
+		{"800G 5m p50 master", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 108544, 156672}},
+		{"800G 40m p50 master", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 152576, 200704}},
+		{"800G 100m p50 master", Port{SpeedGbps: 800, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 227328, 275456}},
+		{"400G 5m p50 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{19456, 96256, 115712}},
+		{"400G 40m p50 202511", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{19456, 117760, 137216}},
+		{"800G 40m p50 202511", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{38912, 150528, 198656}},
+		{"400G 5m p50 MTU 1500 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 1500}, DefaultTrafficPattern(), rel202511, Headroom{19456, 86016, 105472}},
+		{"shared headroom pool reserves xon only, no compensation", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), shp, Headroom{19456, 96256, 19456}},
+		{"shared headroom pool on 8 lanes", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), shp, Headroom{38912, 106496, 38912}},
+		{"400G on 8 lanes doubles xon and adds an MTU", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100, Lanes: 8}, WorstCasePattern(), master, Headroom{38912, 283648, 331776}},
+		{"800G on 4 lanes keeps single xon", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100, Lanes: 4}, WorstCasePattern(), master, Headroom{19456, 362496, 381952}},
+		{"no small packets adds the 2 KiB compensation on master", Port{SpeedGbps: 100, CableLengthM: 0, MTU: 1500}, TrafficPattern{SmallPacketPercent: 0, MTU: 1500}, master, Headroom{19456, 35840, 55296}},
+		{"no small packets, no compensation before it", Port{SpeedGbps: 100, CableLengthM: 0, MTU: 1500}, TrafficPattern{SmallPacketPercent: 0, MTU: 1500}, rel202511, Headroom{19456, 33792, 53248}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ComputeHeadroom(tt.p, tt.pat)
+			got, err := ComputeHeadroom(tt.p, tt.pat, tt.model)
 			if err != nil {
 				t.Fatalf("ComputeHeadroom: %v", err)
 			}
@@ -82,8 +94,8 @@ func TestComputeHeadroomExactRows(t *testing.T) {
 
 func TestComputeHeadroomGrowsWithCable(t *testing.T) {
 	for _, speed := range SupportedSpeedsGbps() {
-		short, err1 := ComputeHeadroom(Port{SpeedGbps: speed, CableLengthM: 1, MTU: 9100}, WorstCasePattern())
-		long, err2 := ComputeHeadroom(Port{SpeedGbps: speed, CableLengthM: 1000, MTU: 9100}, WorstCasePattern())
+		short, err1 := ComputeHeadroom(Port{SpeedGbps: speed, CableLengthM: 1, MTU: 9100}, WorstCasePattern(), HeadroomModel{})
+		long, err2 := ComputeHeadroom(Port{SpeedGbps: speed, CableLengthM: 1000, MTU: 9100}, WorstCasePattern(), HeadroomModel{})
 		if err1 != nil || err2 != nil {
 			t.Fatalf("%dG: %v %v", speed, err1, err2)
 		}
@@ -120,7 +132,7 @@ func TestComputeHeadroomErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ComputeHeadroom(tt.p, tt.pat)
+			got, err := ComputeHeadroom(tt.p, tt.pat, HeadroomModel{})
 			if err == nil {
 				t.Fatalf("ComputeHeadroom = %+v, want error %q", got, tt.want)
 			}
@@ -133,7 +145,7 @@ func TestComputeHeadroomErrors(t *testing.T) {
 
 func TestComputeHeadroomBoundaryMTUs(t *testing.T) {
 	for _, mtu := range []int{68, 9216} {
-		if _, err := ComputeHeadroom(Port{SpeedGbps: 100, MTU: mtu}, WorstCasePattern()); err != nil {
+		if _, err := ComputeHeadroom(Port{SpeedGbps: 100, MTU: mtu}, WorstCasePattern(), HeadroomModel{}); err != nil {
 			t.Errorf("MTU %d: %v", mtu, err)
 		}
 	}
@@ -143,8 +155,9 @@ func TestComputeHeadroomSlackOnlyWhenBelowWorstCase(t *testing.T) {
 	// With 64 B lossless MTU every packet is small, so p = 50 already is the
 	// worst case and no 2 KiB slack is added.
 	p := Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}
-	half, err1 := ComputeHeadroom(p, TrafficPattern{SmallPacketPercent: 50, MTU: 64})
-	worst, err2 := ComputeHeadroom(p, TrafficPattern{SmallPacketPercent: 100, MTU: 64})
+	m := HeadroomModel{CompensateReducedPattern: true}
+	half, err1 := ComputeHeadroom(p, TrafficPattern{SmallPacketPercent: 50, MTU: 64}, m)
+	worst, err2 := ComputeHeadroom(p, TrafficPattern{SmallPacketPercent: 100, MTU: 64}, m)
 	if err1 != nil || err2 != nil {
 		t.Fatalf("ComputeHeadroom: %v %v", err1, err2)
 	}

@@ -52,7 +52,7 @@ func (f *pfcHeadroomFunction) Run(ctx context.Context, req function.RunRequest, 
 	}
 	h, err := fabric.ComputeHeadroom(
 		fabric.Port{SpeedGbps: int(speed), CableLengthM: cable, MTU: int(mtu)},
-		fabric.WorstCasePattern(),
+		fabric.WorstCasePattern(), fabric.HeadroomModel{},
 	)
 	if err != nil {
 		resp.Error = function.NewFuncError(err.Error())
