@@ -92,8 +92,8 @@ type HeadroomModel struct {
 	SharedHeadroomPool bool
 	// CompensateReducedPattern adds 2 KiB to xoff, without a shared pool,
 	// when a pattern with fewer than 100 % small packets leaves xoff more
-	// than 2 KiB under the all-small-packet one (sonic-swss #4757: master
-	// after 202511; 202411 to 202511 do not).
+	// than 2 KiB under the all-small-packet one (sonic-swss #4757, merged
+	// after the 202511 branch; 202411 to 202511 do not).
 	CompensateReducedPattern bool
 }
 

@@ -80,15 +80,22 @@ func (c *Client) GetEntry(ctx context.Context, table, key string) (sonic.Entry, 
 // GetTables reads whole CONFIG_DB tables in one Get; missing or empty
 // tables are absent from the result.
 func (c *Client) GetTables(ctx context.Context, tables ...string) (sonic.DB, error) {
+	return c.GetDBTables(ctx, ConfigDB, tables...)
+}
+
+// GetDBTables reads whole tables of one database (ConfigDB, ApplDB) in one Get: sonic-gnmi
+// answers a Get whose paths name two databases with "Target conflict in path" (sonic-gnmi
+// sonic_data_client/mixed_db_client.go ParseDatabase).
+func (c *Client) GetDBTables(ctx context.Context, db string, tables ...string) (sonic.DB, error) {
 	paths := make([]Path, len(tables))
 	for i, t := range tables {
-		paths[i] = ConfigDBPath(t, "", "")
+		paths[i] = DBPath(db, t, "", "")
 	}
 	values, err := c.Get(ctx, paths...)
 	if err != nil {
 		return nil, err
 	}
-	db := sonic.DB{}
+	out := sonic.DB{}
 	for _, p := range paths {
 		raw, ok := values[p.String()]
 		if !ok {
@@ -99,10 +106,10 @@ func (c *Client) GetTables(ctx context.Context, tables ...string) (sonic.DB, err
 			return nil, fmt.Errorf("gnmi get %s: decode %s: %w", c.cfg.Address, p, err)
 		}
 		if len(t) > 0 {
-			db[p.Table()] = t
+			out[p.Table()] = t
 		}
 	}
-	return db, nil
+	return out, nil
 }
 
 // BuildVersion returns the SONiC build version the switch reports at the

@@ -17,6 +17,9 @@ const (
 	OriginSonicDB = "sonic-db"
 	// ConfigDB is the first element of CONFIG_DB paths.
 	ConfigDB = "CONFIG_DB"
+	// ApplDB is the first element of APPL_DB paths, which the switch's daemons write (the
+	// dynamic buffer manager's results); a client only reads them.
+	ApplDB = "APPL_DB"
 	// Localhost is the namespace element of a single-ASIC switch.
 	Localhost = "localhost"
 )
@@ -32,8 +35,12 @@ type Path struct {
 // ConfigDBPath returns the CONFIG_DB path of a table, an entry (key set) or
 // a field (key and field set):
 // sonic-db:CONFIG_DB/localhost/TABLE[/KEY[/field]].
-func ConfigDBPath(table, key, field string) Path {
-	elems := []string{ConfigDB, Localhost, table}
+func ConfigDBPath(table, key, field string) Path { return DBPath(ConfigDB, table, key, field) }
+
+// DBPath is ConfigDBPath for any SONiC database: sonic-db:<db>/localhost/TABLE[/KEY[/field]].
+// Keys use the database's separator ("|" in CONFIG_DB, ":" in APPL_DB).
+func DBPath(db, table, key, field string) Path {
+	elems := []string{db, Localhost, table}
 	if key != "" || field != "" {
 		elems = append(elems, key)
 	}
@@ -50,17 +57,22 @@ func (p Path) IsConfigDB() bool {
 		p.Elems[0] == ConfigDB && p.Elems[1] == Localhost
 }
 
-// Table returns the table of a CONFIG_DB path, or "".
-func (p Path) Table() string { return p.configElem(2) }
+// isDBPath reports whether p is a sonic-db path of a table, entry or field of any database.
+func (p Path) isDBPath() bool {
+	return p.Origin == OriginSonicDB && len(p.Elems) >= 3 && len(p.Elems) <= 5 && p.Elems[1] == Localhost
+}
 
-// Key returns the entry key of a CONFIG_DB path, or "".
-func (p Path) Key() string { return p.configElem(3) }
+// Table returns the table of a database path, or "".
+func (p Path) Table() string { return p.dbElem(2) }
 
-// Field returns the field of a CONFIG_DB path, or "".
-func (p Path) Field() string { return p.configElem(4) }
+// Key returns the entry key of a database path, or "".
+func (p Path) Key() string { return p.dbElem(3) }
 
-func (p Path) configElem(i int) string {
-	if !p.IsConfigDB() || i >= len(p.Elems) {
+// Field returns the field of a database path, or "".
+func (p Path) Field() string { return p.dbElem(4) }
+
+func (p Path) dbElem(i int) string {
+	if !p.isDBPath() || i >= len(p.Elems) {
 		return ""
 	}
 	return p.Elems[i]

@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,6 +27,10 @@ type DynamicBuffer struct {
 	ModelNumber int
 }
 
+// ErrNotSpectrum4 is ReadDynamicBuffer's error for a platform whose ASIC constants the provider
+// does not hold.
+var ErrNotSpectrum4 = errors.New("not a Spectrum-4 switch")
+
 // spectrum4Platforms map to MELLANOX-SPECTRUM-4 in sonic-buildimage
 // platform/mellanox/asic_table.j2, the ASIC whose constants fabric.ComputeHeadroom holds.
 var spectrum4Platforms = []string{"x86_64-nvidia_sn5400-r0", "x86_64-nvidia_sn5600-r0", "x86_64-nvidia_sn5610n-r0",
@@ -38,7 +43,7 @@ func ReadDynamicBuffer(db DB, rel Release) (DynamicBuffer, error) {
 	platform := meta["platform"]
 	d := DynamicBuffer{Release: rel, ModelNumber: modelNumber(platform)}
 	if !isSpectrum4(platform) {
-		return d, fmt.Errorf("platform %q is not a Spectrum-4 switch (%s): the provider models the dynamic headroom of Spectrum-4 only", platform, strings.Join(spectrum4Platforms[:3], ", "))
+		return d, fmt.Errorf("platform %q is %w (%s)", platform, ErrNotSpectrum4, strings.Join(spectrum4Platforms[:3], ", "))
 	}
 	// The script reads the first key of each table (KEYS LOSSLESS_TRAFFIC_PATTERN*); the
 	// templates write one, AZURE.
@@ -121,12 +126,16 @@ func (d DynamicBuffer) LosslessProfile(port DynamicPort) (string, fabric.Headroo
 		lanes = 8
 	}
 	h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: port.SpeedMbps / 1000, CableLengthM: metres, MTU: mtu, Lanes: lanes},
-		d.Pattern, fabric.HeadroomModel{SharedHeadroomPool: d.SharedHeadroomPool, CompensateReducedPattern: d.Release.IsMaster()})
+		d.Pattern, fabric.HeadroomModel{SharedHeadroomPool: d.SharedHeadroomPool, CompensateReducedPattern: d.compensates()})
 	if err != nil {
 		return "", h, err
 	}
 	return d.profileName(port.SpeedMbps, port.Cable, mtu, port.Lanes), h, nil
 }
+
+// compensates reports whether the release's script has the reduced-pattern compensation
+// (sonic-swss #4757, merged after the 202511 branch: master, and so 202605 on).
+func (d DynamicBuffer) compensates() bool { return d.Release.IsMaster() || d.Release.AtLeast(202605) }
 
 // profileName is getDynamicProfileName for a group with the default threshold and no
 // gearbox: pg_lossless_<speed>_<cable>[_mtu<mtu>][_8lane]_profile. Models 4xxx add _8lane to

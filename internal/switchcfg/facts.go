@@ -1,6 +1,7 @@
 package switchcfg
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,6 +29,10 @@ type Facts struct {
 	// StockWREDQueues are the QUEUE keys ("Ethernet4|3") bound to the stock lossless WRED
 	// profile, which releases before 202511 make the provider edit in place.
 	StockWREDQueues []string
+	// Dynamic is what the dynamic buffer manager sizes lossless groups from, in that model;
+	// DynamicErr says why it cannot (the switch lacks a parameter, or is not Spectrum-4).
+	Dynamic    sonic.DynamicBuffer
+	DynamicErr error
 }
 
 // Buffer models of DEVICE_METADATA buffer_model.
@@ -40,6 +45,7 @@ const (
 type PortFacts struct {
 	SpeedGbps int
 	MTU       int
+	Lanes     int
 }
 
 // factsFrom reads the facts out of a CONFIG_DB image. release, when not zero, overrides
@@ -80,7 +86,10 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 		if mtu == 0 {
 			mtu = defaultPortMTU
 		}
-		f.Ports[name] = PortFacts{SpeedGbps: speed / 1000, MTU: mtu}
+		f.Ports[name] = PortFacts{SpeedGbps: speed / 1000, MTU: mtu, Lanes: sonic.PortLanes(e["lanes"])}
+	}
+	if f.BufferModel == BufferModelDynamic {
+		f.Dynamic, f.DynamicErr = sonic.ReadDynamicBuffer(db, f.Release)
 	}
 	return f, nil
 }
@@ -115,9 +124,11 @@ func (f Facts) CheckPorts(ports []string) fabric.Findings {
 }
 
 // Headroom returns the lossless headroom of the policy's fastest port, the worst case
-// buffermgrd reserves (the SKU's lookup row in the traditional model, the Mellanox formula
-// otherwise), and checks that every port's reservation fits the platform's ingress
-// lossless pool. speedOverride, when positive, replaces the speeds the switch reports.
+// the switch reserves: in the traditional model the SKU's lookup row that buffermgrd copies,
+// in the dynamic model what buffermgrdyn's Mellanox script computes from the port and the
+// switch's LOSSLESS_TRAFFIC_PATTERN at this release, otherwise (an unknown SKU) the formula
+// with the worst-case pattern. It checks that every port's reservation fits the platform's
+// ingress lossless pool. speedOverride, when positive, replaces the speeds the switch reports.
 func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	var worst fabric.Headroom
 	for _, port := range p.Ports {
@@ -135,7 +146,13 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 			}
 			continue
 		}
-		h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: pf.SpeedGbps, CableLengthM: float64(p.CableLengthM), MTU: pf.MTU}, fabric.WorstCasePattern())
+		var h fabric.Headroom
+		var err error
+		if f.BufferModel == BufferModelDynamic && f.DynamicErr == nil {
+			_, h, err = f.Dynamic.LosslessProfile(f.dynamicPort(pf, p))
+		} else {
+			h, err = fabric.ComputeHeadroom(fabric.Port{SpeedGbps: pf.SpeedGbps, CableLengthM: float64(p.CableLengthM), MTU: pf.MTU}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
+		}
 		if err != nil {
 			at := "ports" // the port's own speed or MTU, read from the switch
 			if speedOverride > 0 {
@@ -154,6 +171,11 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 	}
 	perPort := worst.SizeBytes + p.PFC.PauseThresholdBytes
 	return worst, fabric.CheckCapacity(platform, perPort, len(p.Ports))
+}
+
+// dynamicPort is a port as buffermgrdyn sizes it once the policy's cable length is written.
+func (f Facts) dynamicPort(pf PortFacts, p Policy) sonic.DynamicPort {
+	return sonic.DynamicPort{SpeedMbps: pf.SpeedGbps * 1000, MTU: pf.MTU, Lanes: pf.Lanes, Cable: strconv.Itoa(p.CableLengthM) + "m"}
 }
 
 // FastestPort returns the highest speed in Gb/s among the policy's ports (speedOverride
@@ -207,7 +229,7 @@ func (f Facts) CheckCableLength(p Policy, speedOverride int) fabric.Findings {
 			"cable_length_m is 0; SONiC's buffer manager builds no lossless priority group for a 0m cable, so RDMA would be dropped instead of paused: give the real cable length.")}
 	}
 	if f.BufferModel == BufferModelDynamic {
-		return nil
+		return f.checkDynamicBuffer()
 	}
 	lookup, ok := sonic.LookupLossless(f.HWSKU)
 	switch {
@@ -246,6 +268,21 @@ func (f Facts) CheckCableLength(p Policy, speedOverride int) fabric.Findings {
 		}
 	}
 	return fs
+}
+
+// checkDynamicBuffer refuses a dynamic-model switch whose buffer manager cannot size a lossless
+// group (a parameter missing from CONFIG_DB), and warns where the provider cannot compute what
+// it will reserve (not a Spectrum-4 switch).
+func (f Facts) checkDynamicBuffer() fabric.Findings {
+	switch {
+	case f.DynamicErr == nil:
+		return nil
+	case errors.Is(f.DynamicErr, sonic.ErrNotSpectrum4):
+		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ports", Summary: "Headroom Not Computed as the Switch Does",
+			Detail: fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, whose headroom the provider computes for Spectrum-4 only: %v. headroom shows the worst-case formula instead.", f.HWSKU, f.DynamicErr)}}
+	}
+	return fabric.Findings{errorAt("ports", "No Lossless Buffer on the Switch",
+		fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, but %v: its buffer manager would build no lossless priority group, so RDMA would be dropped instead of paused. Restore the parameter on the switch (it comes with the SKU's buffers_dynamic.json.j2), then plan again.", f.HWSKU, f.DynamicErr))}
 }
 
 // LosslessRow returns the lookup row the traditional buffer manager uses for a port, when

@@ -184,8 +184,4 @@ func TestCheckLossless(t *testing.T) {
 	if p := got[1]; p.Port != "Ethernet8" || !p.Fatal || !strings.Contains(p.Detail, "no BUFFER_PG for priority 3") {
 		t.Errorf("Ethernet8: %+v", p)
 	}
-	o.Facts.BufferModel = BufferModelDynamic
-	if got := o.CheckLossless(Policy{Ports: []string{"Ethernet8"}, CableLengthM: 40}); got != nil {
-		t.Errorf("dynamic model: %+v", got)
-	}
 }

@@ -22,14 +22,16 @@ func NewSONiC(client *gnmi.Client, release sonic.Release) *SONiC {
 }
 
 // Observation is one refresh of a switch: the CONFIG_DB tables a policy touches and the
-// facts read from them. Everything a plan needs comes from it, so a refresh is one Get
-// whatever the number of ports.
+// facts read from them, plus in the dynamic buffer model the APPL_DB groups and profiles
+// buffermgrdyn derived. Everything a plan needs comes from it, so a refresh is one Get
+// whatever the number of ports (two in the dynamic model: one Get reads one database).
 type Observation struct {
 	Facts Facts
 	db    sonic.DB
+	appl  sonic.DB
 }
 
-// Observe reads the switch in one gNMI Get.
+// Observe reads the switch.
 func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
 	db, err := s.client.GetTables(ctx, observedTables...)
 	if err != nil {
@@ -39,7 +41,13 @@ func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
 	if err != nil {
 		return Observation{}, fmt.Errorf("switch %s: %w", s.client.Address(), err)
 	}
-	return Observation{Facts: f, db: db}, nil
+	o := Observation{Facts: f, db: db}
+	if f.BufferModel == BufferModelDynamic {
+		if o.appl, err = s.client.GetDBTables(ctx, gnmi.ApplDB, applBufferPG, applBufferProfile); err != nil {
+			return Observation{}, fmt.Errorf("read APPL_DB buffer tables of %s (dynamic buffer model): %w", s.client.Address(), err)
+		}
+	}
+	return o, nil
 }
 
 // Plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release

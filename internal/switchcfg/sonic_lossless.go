@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
 // LosslessProblem is a listed port that does not hold the lossless priority group the policy
@@ -17,13 +19,14 @@ type LosslessProblem struct {
 	Detail string
 }
 
-// CheckLossless reads, in the traditional buffer model, whether every port of p has the
-// BUFFER_PG that buffermgrd derives for the RDMA priority, with the profile of the port's speed
-// and cable length (sonic-swss cfgmgr/buffermgr.cpp). The dynamic model keeps its results in
-// APPL_DB, which this backend does not read: it reports nothing there.
+// CheckLossless reads whether every port of p has the lossless priority group the buffer
+// manager derives for the RDMA priority: in the traditional model the CONFIG_DB BUFFER_PG with
+// the profile of the port's speed and cable length (sonic-swss cfgmgr/buffermgr.cpp), in the
+// dynamic model the APPL_DB BUFFER_PG_TABLE group with the profile buffermgrdyn names and
+// sizes for the port (checkDynamicLossless).
 func (o Observation) CheckLossless(p Policy) []LosslessProblem {
 	if o.Facts.BufferModel == BufferModelDynamic {
-		return nil
+		return o.checkDynamicLossless(p)
 	}
 	var out []LosslessProblem
 	cable := strconv.Itoa(p.CableLengthM) + "m"
@@ -48,23 +51,68 @@ func (o Observation) CheckLossless(p Policy) []LosslessProblem {
 	return out
 }
 
-// losslessPG returns the profile and key of the port's BUFFER_PG whose priority range holds
-// prio ("Ethernet0|3-4"); key is "" when there is none or its profile does not exist.
+// checkDynamicLossless is CheckLossless in the dynamic model. buffermgrdyn reuses a profile
+// that already exists under the name it computes, so a profile created before a change of
+// LOSSLESS_TRAFFIC_PATTERN keeps its old headroom: that is reported, not fatal.
+func (o Observation) checkDynamicLossless(p Policy) []LosslessProblem {
+	if o.Facts.DynamicErr != nil {
+		return nil // refused or warned at plan (checkDynamicBuffer)
+	}
+	var out []LosslessProblem
+	for _, port := range p.Ports {
+		pf, ok := o.Facts.Ports[port]
+		if !ok {
+			continue
+		}
+		want, h, err := o.Facts.Dynamic.LosslessProfile(o.Facts.dynamicPort(pf, p))
+		if err != nil {
+			continue // refused at plan (Headroom)
+		}
+		profile, key := losslessGroup(o.appl[applBufferPG], o.appl[applBufferProfile], port, ":", p.Class.Priority)
+		switch {
+		case key == "":
+			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+				"%s has no lossless priority group for priority %d in APPL_DB BUFFER_PG_TABLE: SONiC's dynamic buffer manager did not make the RDMA priority lossless, so RDMA is dropped instead of paused. "+
+					"Check that CONFIG_DB BUFFER_PG has a group of the port holding priority %d with profile NULL (config interface buffer priority-group lossless add %s), that the port is administratively up, and the switch's log (buffermgrd).",
+				port, p.Class.Priority, p.Class.Priority, port)})
+		case profile != want:
+			out = append(out, LosslessProblem{Port: port, Detail: fmt.Sprintf("%s's BUFFER_PG_TABLE:%s uses %s, not %s, which the buffer manager computes for it.", port, key, profile, want)})
+		default:
+			got := o.appl[applBufferProfile][profile]
+			if got["xon"] != strconv.FormatInt(h.XonBytes, 10) || got["xoff"] != strconv.FormatInt(h.XoffBytes, 10) || got["size"] != strconv.FormatInt(h.SizeBytes, 10) {
+				out = append(out, LosslessProblem{Port: port, Detail: fmt.Sprintf(
+					"%s's profile %s reserves xon %s, xoff %s, size %s bytes, not the %d, %d, %d the buffer manager computes now: it reuses a profile that exists under the same name, so this one was computed before a change of LOSSLESS_TRAFFIC_PATTERN or the shared headroom pool. It is recomputed once no port uses it (move the ports to another cable length and back).",
+					port, profile, got["xon"], got["xoff"], got["size"], h.XonBytes, h.XoffBytes, h.SizeBytes)})
+			}
+		}
+	}
+	return out
+}
+
+// losslessPG returns the profile and key of the port's CONFIG_DB BUFFER_PG whose priority
+// range holds prio ("Ethernet0|3-4"); key is "" when there is none or its profile does not
+// exist.
 func (o Observation) losslessPG(port string, prio int) (profile, key string) {
+	return losslessGroup(o.db[tableBufferPG], o.db[tableBufferProfile], port, "|", prio)
+}
+
+// losslessGroup finds, in a table of priority groups keyed <port><sep><range>, the group of
+// port whose range holds prio and whose profile exists in profiles.
+func losslessGroup(groups, profiles sonic.Table, port, sep string, prio int) (profile, key string) {
 	keys := make([]string, 0, 4)
-	for k := range o.db[tableBufferPG] {
-		if strings.HasPrefix(k, port+"|") {
+	for k := range groups {
+		if strings.HasPrefix(k, port+sep) {
 			keys = append(keys, k)
 		}
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		lo, hi, ok := pgRange(strings.TrimPrefix(k, port+"|"))
+		lo, hi, ok := pgRange(strings.TrimPrefix(k, port+sep))
 		if !ok || prio < lo || prio > hi {
 			continue
 		}
-		prof := o.db[tableBufferPG][k]["profile"]
-		if _, exists := o.db[tableBufferProfile][prof]; !exists {
+		prof := groups[k]["profile"]
+		if _, exists := profiles[prof]; !exists {
 			continue
 		}
 		return prof, k

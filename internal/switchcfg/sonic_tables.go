@@ -18,6 +18,16 @@ const (
 	tablePFCWatchdog    = "PFC_WD"
 	tableBufferPG       = "BUFFER_PG"
 	tableBufferProfile  = "BUFFER_PROFILE"
+	tableBufferPool     = "BUFFER_POOL"
+	tableTrafficPattern = "LOSSLESS_TRAFFIC_PATTERN"
+	tableLosslessParams = "DEFAULT_LOSSLESS_BUFFER_PARAMETER"
+)
+
+// APPL_DB tables of the dynamic buffer model: the priority groups and profiles buffermgrdyn
+// derived (sonic-swss cfgmgr/buffermgrdyn.cpp); keys use ":" (Ethernet0:3-4).
+const (
+	applBufferPG      = "BUFFER_PG_TABLE"
+	applBufferProfile = "BUFFER_PROFILE_TABLE"
 )
 
 // observedTables is everything one refresh reads, in a single Get.
@@ -25,7 +35,7 @@ var observedTables = []string{
 	tableDeviceMetadata, tableVersions, tablePort,
 	tableDSCPToTC, tableTCToPG, tableTCToQueue, tablePFCToQueue, tablePFCToPG,
 	tablePortQoS, tableWRED, tableScheduler, tableQueue, tableCableLength, tablePFCWatchdog,
-	tableBufferPG, tableBufferProfile,
+	tableBufferPG, tableBufferProfile, tableBufferPool, tableTrafficPattern, tableLosslessParams,
 }
 
 // cableLengthKey is the one CABLE_LENGTH entry SONiC's templates create; it holds a field per port.

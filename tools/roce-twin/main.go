@@ -4,6 +4,7 @@
 // needed).
 //
 //	roce-twin up     --state-dir DIR [--switches N] [--release 202411] [--hwsku SKU] [--ports N]
+//	                                 [--buffer-model traditional|dynamic]
 //	                                 [--hosts M] [--profile cx7[,rocky9...]] [--tfvars FILE]
 //	roce-twin reboot --state-dir DIR NAME
 //	roce-twin down   --state-dir DIR
@@ -60,6 +61,7 @@ func run(args []string) error {
 	fs.IntVar(&o.switches, "switches", 1, "number of SONiC switch twins")
 	fs.StringVar(&o.release, "release", "202411", "SONiC release the switch twins run (selects the GCU allowlist)")
 	fs.StringVar(&o.hwsku, "hwsku", "Mellanox-SN5600-O128", "switch HWSKU: ACS-SN5600 (64 x 800G) or Mellanox-SN5600-O128 (128 x 400G)")
+	fs.StringVar(&o.bufferModel, "buffer-model", "traditional", "SONiC buffer model of the switch twins: traditional (buffermgrd, lookup table) or dynamic (buffermgrdyn, computed headroom in APPL_DB)")
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
 	fs.StringVar(&o.tfvars, "tfvars", "", "also write the fabric as Terraform variables (switches, hosts, gnmi, ssh, ofed) to this terraform.tfvars.json")
@@ -87,12 +89,13 @@ func run(args []string) error {
 }
 
 type options struct {
-	stateDir string
-	switches int
-	release  string
-	hwsku    string
-	ports    int
-	hosts    int
-	profile  string
-	tfvars   string
+	stateDir    string
+	switches    int
+	release     string
+	hwsku       string
+	ports       int
+	bufferModel string
+	hosts       int
+	profile     string
+	tfvars      string
 }

@@ -24,7 +24,7 @@ func serve(o options) error {
 		return err
 	}
 	twins, switches, err := twinvars.StartSwitches(o.stateDir, "roce-twin", o.switches,
-		twinvars.SwitchSpec{Release: o.release, HWSKU: o.hwsku, Ports: o.ports})
+		twinvars.SwitchSpec{Release: o.release, HWSKU: o.hwsku, Ports: o.ports, BufferModel: o.bufferModel})
 	if err != nil {
 		return err
 	}

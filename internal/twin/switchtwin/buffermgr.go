@@ -18,8 +18,8 @@ import (
 // priorities, both written back into CONFIG_DB, as the real daemon does. What it derives it
 // never removes: an old BUFFER_PG after a pfc_enable change stays, an existing profile is
 // reused as it is. A cable-only change is cached until the next trigger before 202511 and
-// applied at once from 202511 (#4004). With DEVICE_METADATA buffer_model = dynamic it does
-// nothing (that daemon is buffermgrdyn).
+// applied at once from 202511 (#4004). With DEVICE_METADATA buffer_model = dynamic SONiC
+// runs buffermgrdyn instead (dynamicBufferManager).
 type bufferManager struct {
 	release sonic.Release
 	mu      sync.Mutex
@@ -34,6 +34,9 @@ func newBufferManager(rel sonic.Release, db sonic.DB) *bufferManager {
 	}
 	return m
 }
+
+// ApplDB is empty: the traditional model keeps its buffer tables in CONFIG_DB.
+func (m *bufferManager) ApplDB() sonic.DB { return sonic.DB{} }
 
 // Log returns what the daemon logged, oldest first.
 func (m *bufferManager) Log() []string {
@@ -50,9 +53,6 @@ func (m *bufferManager) logf(format string, args ...any) {
 func (m *bufferManager) react(before, db sonic.DB) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if db["DEVICE_METADATA"]["localhost"]["buffer_model"] == "dynamic" {
-		return
-	}
 	ports := map[string]bool{}
 	for _, c := range sonic.Diff(before, db) {
 		switch c.Table {

@@ -1,11 +1,14 @@
 package switchtwin
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func TestPGRanges(t *testing.T) {
@@ -77,16 +80,125 @@ func TestBufferManager(t *testing.T) {
 			t.Error("a 10m profile was created")
 		}
 	})
-	t.Run("dynamic model", func(t *testing.T) {
-		tw := startTwin(t, Options{Release: "202511"})
-		tw.SetEntry("DEVICE_METADATA", "localhost", func() map[string]string {
-			e, _ := tw.Entry("DEVICE_METADATA", "localhost")
-			e["buffer_model"] = "dynamic"
-			return e
-		}())
-		set(t, tw, upd(cfg("PORT_QOS_MAP", "Ethernet0", "pfc_enable"), `"3"`))
-		if _, ok := tw.Entry("BUFFER_PG", "Ethernet0|3"); ok {
-			t.Error("the traditional buffer manager ran in the dynamic model")
+}
+
+// TestDynamicBufferManager drives the twin's buffermgrdyn through real gNMI Sets and reads its
+// APPL_DB results back over gNMI Get (sonic-swss cfgmgr/buffermgrdyn.cpp and
+// buffer_headroom_mellanox.lua; the figures are the script's, worked by hand).
+func TestDynamicBufferManager(t *testing.T) {
+	set := func(t *testing.T, tw *Twin, u *gpb.Update) {
+		t.Helper()
+		if _, err := dial(t, tw, nil).Set(ctxT(t), &gpb.SetRequest{Update: []*gpb.Update{u}}); err != nil {
+			t.Fatalf("Set: %v", err)
+		}
+	}
+	applTable := func(t *testing.T, tw *Twin, table string) map[string]map[string]string {
+		t.Helper()
+		resp, err := dial(t, tw, nil).Get(ctxT(t), &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF,
+			Path: []*gpb.Path{{Origin: "sonic-db", Elem: []*gpb.PathElem{{Name: "APPL_DB"}, {Name: "localhost"}, {Name: table}}}}})
+		if err != nil {
+			t.Fatalf("Get APPL_DB %s: %v", table, err)
+		}
+		out := map[string]map[string]string{}
+		if n := resp.GetNotification(); len(n) > 0 {
+			if err := json.Unmarshal(n[0].GetUpdate()[0].GetVal().GetJsonIetfVal(), &out); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	profileOf := func(t *testing.T, tw *Twin, key string) (string, map[string]string) {
+		t.Helper()
+		name := applTable(t, tw, applBufferPG)[key]["profile"]
+		return name, applTable(t, tw, applBufferProfile)[name]
+	}
+	want := func(t *testing.T, got map[string]string, xon, xoff, size string) {
+		t.Helper()
+		if got["xon"] != xon || got["xoff"] != xoff || got["size"] != size || got["pool"] != "ingress_lossless_pool" || got["dynamic_th"] != "0" {
+			t.Errorf("profile = %v, want xon %s xoff %s size %s", got, xon, xoff, size)
+		}
+	}
+
+	t.Run("seed: every port's 3-4 is lossless at 5m, in APPL_DB only", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "202511", BufferModel: BufferModelDynamic})
+		name, p := profileOf(t, tw, "Ethernet0:3-4")
+		if name != "pg_lossless_400000_5m_profile" {
+			t.Fatalf("BUFFER_PG_TABLE:Ethernet0:3-4 = %q", name)
+		}
+		want(t, p, "19456", "96256", "115712")
+		if e, _ := tw.Entry("BUFFER_PG", "Ethernet0|3-4"); e["profile"] != "NULL" {
+			t.Errorf("CONFIG_DB BUFFER_PG|Ethernet0|3-4 = %v, want profile NULL", e)
+		}
+		if _, ok := tw.Entry("BUFFER_PROFILE", "pg_lossless_400000_5m_profile"); ok {
+			t.Error("the dynamic manager wrote a profile into CONFIG_DB")
+		}
+		if got := applTable(t, tw, applBufferPG)["Ethernet0:0"]["profile"]; got != "ingress_lossy_profile" {
+			t.Errorf("the lossy group Ethernet0:0 = %q", got)
+		}
+	})
+	t.Run("master adds the 2 KiB compensation", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "master", BufferModel: BufferModelDynamic})
+		_, p := profileOf(t, tw, "Ethernet0:3-4")
+		want(t, p, "19456", "98304", "117760")
+	})
+	t.Run("800G on 8 lanes doubles xon and adds an MTU", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "202411", HWSKU: "ACS-SN5600", BufferModel: BufferModelDynamic})
+		name, p := profileOf(t, tw, "Ethernet8:3-4")
+		if name != "pg_lossless_800000_5m_profile" {
+			t.Fatalf("profile = %q", name)
+		}
+		want(t, p, "38912", "106496", "154624")
+	})
+	t.Run("a cable change moves the port at once and releases an unused profile", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "202411", Ports: 2, BufferModel: BufferModelDynamic})
+		set(t, tw, upd(cfg("CABLE_LENGTH", "AZURE", "Ethernet0"), `"40m"`))
+		name, p := profileOf(t, tw, "Ethernet0:3-4")
+		if name != "pg_lossless_400000_40m_profile" {
+			t.Fatalf("Ethernet0 = %q", name)
+		}
+		want(t, p, "19456", "117760", "137216")
+		if name, _ := profileOf(t, tw, "Ethernet4:3-4"); name != "pg_lossless_400000_5m_profile" {
+			t.Errorf("Ethernet4 = %q, want the 5m profile kept", name)
+		}
+		set(t, tw, upd(cfg("CABLE_LENGTH", "AZURE", "Ethernet4"), `"40m"`))
+		if _, ok := applTable(t, tw, applBufferProfile)["pg_lossless_400000_5m_profile"]; ok {
+			t.Error("the 5m profile no group uses was not released")
+		}
+	})
+	t.Run("an existing profile is reused as it is", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "202511", Ports: 2, BufferModel: BufferModelDynamic})
+		set(t, tw, upd(cfg("LOSSLESS_TRAFFIC_PATTERN", "AZURE", "small_packet_percentage"), `"100"`))
+		_, p := profileOf(t, tw, "Ethernet0:3-4")
+		want(t, p, "19456", "96256", "115712") // still the p = 50 values
+		set(t, tw, upd(cfg("CABLE_LENGTH", "AZURE", "Ethernet0"), `"300m"`))
+		_, p = profileOf(t, tw, "Ethernet0:3-4")
+		want(t, p, "19456", "677888", "697344") // a new profile takes the new pattern: the lookup row
+	})
+	t.Run("an administratively down port has no groups", func(t *testing.T) {
+		tw := startTwin(t, Options{Release: "202511", Ports: 2, BufferModel: BufferModelDynamic})
+		set(t, tw, upd(cfg("PORT", "Ethernet0", "admin_status"), `"down"`))
+		if _, ok := applTable(t, tw, applBufferPG)["Ethernet0:3-4"]; ok {
+			t.Error("Ethernet0:3-4 stayed in APPL_DB")
+		}
+	})
+	for rel, kept := range map[string]bool{"202411": true, "202505": false} {
+		t.Run("0m on "+rel, func(t *testing.T) {
+			tw := startTwin(t, Options{Release: rel, Ports: 1, BufferModel: BufferModelDynamic})
+			set(t, tw, upd(cfg("CABLE_LENGTH", "AZURE", "Ethernet0"), `"0m"`))
+			name, _ := profileOf(t, tw, "Ethernet0:3-4")
+			if kept && name != "pg_lossless_400000_0m_profile" || !kept && name != "" {
+				t.Errorf("Ethernet0:3-4 at 0m = %q (kept %v)", name, kept)
+			}
+		})
+	}
+	t.Run("one Get reads one database", func(t *testing.T) {
+		tw := startTwin(t, Options{BufferModel: BufferModelDynamic})
+		_, err := dial(t, tw, nil).Get(ctxT(t), &gpb.GetRequest{Encoding: gpb.Encoding_JSON_IETF, Path: []*gpb.Path{
+			{Origin: "sonic-db", Elem: []*gpb.PathElem{{Name: "CONFIG_DB"}, {Name: "localhost"}, {Name: "PORT"}}},
+			{Origin: "sonic-db", Elem: []*gpb.PathElem{{Name: "APPL_DB"}, {Name: "localhost"}, {Name: applBufferPG}}},
+		}})
+		if status.Code(err) != codes.Unimplemented || !strings.Contains(err.Error(), "Target conflict in path") {
+			t.Fatalf("mixed Get: %v", err)
 		}
 	})
 }

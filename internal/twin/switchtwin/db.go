@@ -26,16 +26,23 @@ func (t *Twin) Snapshot() sonic.DB {
 
 // SetEntry writes table|key out of band, without validation, as an
 // operator's `config` command or a second automation would: use it to
-// create drift. An empty entry deletes.
+// create drift. The buffer manager reacts as to any CONFIG_DB change. An
+// empty entry deletes.
 func (t *Twin) SetEntry(table, key string, e sonic.Entry) {
-	t.dbMu.Lock()
-	defer t.dbMu.Unlock()
-	t.db.SetEntry(table, key, e)
+	t.outOfBand(func(db sonic.DB) { db.SetEntry(table, key, e) })
 }
 
 // DeleteEntry removes table|key out of band; a missing entry is ignored.
 func (t *Twin) DeleteEntry(table, key string) {
+	t.outOfBand(func(db sonic.DB) { db.DeleteEntry(table, key) })
+}
+
+func (t *Twin) outOfBand(edit func(sonic.DB)) {
 	t.dbMu.Lock()
 	defer t.dbMu.Unlock()
-	t.db.DeleteEntry(table, key)
+	before := t.db
+	after := before.Clone()
+	edit(after)
+	t.bufs.react(before, after)
+	t.db = after
 }

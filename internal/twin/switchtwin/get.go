@@ -12,8 +12,11 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
-// Get implements gNMI Get for CONFIG_DB (origin sonic-db) and for
-// OTHERS/osversion/build. Values come back JSON_IETF (JSON when asked).
+// Get implements gNMI Get for CONFIG_DB and APPL_DB (origin sonic-db) and
+// for OTHERS/osversion/build. Values come back JSON_IETF (JSON when asked).
+// One Get reads one database: sonic-gnmi's mixed-schema client answers
+// paths of two with "Target conflict in path" (sonic-gnmi
+// sonic_data_client/mixed_db_client.go ParseDatabase).
 func (t *Twin) Get(_ context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if code, ok := t.faults.takeFailGet(); ok {
 		return nil, status.Errorf(code, "switchtwin: injected Get failure (%s)", code)
@@ -45,12 +48,21 @@ func (t *Twin) Get(_ context.Context, req *gpb.GetRequest) (*gpb.GetResponse, er
 	// copy, as SONiC answers Gets from its checkpoint during a Set.
 	t.dbMu.Lock()
 	defer t.dbMu.Unlock()
+	target := ""
 	for _, p := range req.GetPath() {
 		dp, err := resolve(req.GetPrefix(), p, false)
 		if err != nil {
 			return nil, err
 		}
-		value, found := lookup(t.db, dp)
+		if target != "" && target != dp.db {
+			return nil, status.Error(codes.Unimplemented, "Target conflict in path")
+		}
+		target = dp.db
+		db := t.db
+		if dp.db == applDB {
+			db = t.bufs.ApplDB()
+		}
+		value, found := lookup(db, dp)
 		if !found {
 			if dp.key == "" {
 				continue // an empty table answers nothing

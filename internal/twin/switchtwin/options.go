@@ -60,7 +60,17 @@ type Options struct {
 	Logger *slog.Logger
 	// RecordRPCs keeps a record of every RPC for RPCLog.
 	RecordRPCs bool
+	// BufferModel is DEVICE_METADATA buffer_model, which picks the buffer manager:
+	// BufferModelTraditional (default; buffermgrd, results in CONFIG_DB) or
+	// BufferModelDynamic (buffermgrdyn, results in APPL_DB).
+	BufferModel string
 }
+
+// Buffer models of Options.BufferModel.
+const (
+	BufferModelTraditional = "traditional"
+	BufferModelDynamic     = "dynamic"
+)
 
 // settings are Options with defaults applied and the release parsed.
 type settings struct {
@@ -93,6 +103,13 @@ func (o Options) withDefaults() (settings, error) {
 	}
 	if (o.Username == "") != (o.Password == "") {
 		return settings{}, errors.New("switchtwin options: username and password must be set together")
+	}
+	switch o.BufferModel {
+	case "":
+		o.BufferModel = BufferModelTraditional
+	case BufferModelTraditional, BufferModelDynamic:
+	default:
+		return settings{}, fmt.Errorf("switchtwin options: buffer model %q: use %s or %s", o.BufferModel, BufferModelTraditional, BufferModelDynamic)
 	}
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout

@@ -12,21 +12,27 @@ import (
 const (
 	nativeOrigin = "sonic-db"
 	configDB     = "CONFIG_DB"
+	applDB       = "APPL_DB"
 	localhost    = "localhost"
 )
 
 // otherDBs are SONiC databases the real server knows but the twin does not
 // model.
-var otherDBs = []string{"APPL_DB", "ASIC_DB", "COUNTERS_DB", "LOGLEVEL_DB", "PFC_WD_DB", "FLEX_COUNTER_DB", "STATE_DB", "SNMP_OVERLAY_DB", "APPL_STATE_DB", "DPU_APPL_DB"}
+var otherDBs = []string{"ASIC_DB", "COUNTERS_DB", "LOGLEVEL_DB", "PFC_WD_DB", "FLEX_COUNTER_DB", "STATE_DB", "SNMP_OVERLAY_DB", "APPL_STATE_DB", "DPU_APPL_DB"}
 
-// dbPath is a resolved CONFIG_DB path. An empty table is the whole
-// database, an empty key a whole table, an empty field a whole entry.
+// dbPath is a resolved path of CONFIG_DB, or of APPL_DB where db says so
+// (Get only). An empty table is the whole database, an empty key a whole
+// table, an empty field a whole entry.
 type dbPath struct {
-	table, key, field string
+	db, table, key, field string
 }
 
 func (p dbPath) String() string {
-	s := configDB + "/" + localhost
+	db := p.db
+	if db == "" {
+		db = configDB
+	}
+	s := db + "/" + localhost
 	for _, part := range []string{p.table, p.key, p.field} {
 		if part == "" {
 			break
@@ -52,8 +58,9 @@ func requestOrigin(prefix *gpb.Path, paths []*gpb.Path) (string, error) {
 	return origin, nil
 }
 
-// resolve turns prefix + path into a CONFIG_DB path. Errors carry the codes
-// sonic-gnmi uses for the same mistakes; forSet selects Set's wording.
+// resolve turns prefix + path into a CONFIG_DB path, or for a Get an
+// APPL_DB one. Errors carry the codes sonic-gnmi uses for the same
+// mistakes; forSet selects Set's wording.
 func resolve(prefix, p *gpb.Path, forSet bool) (dbPath, error) {
 	elems := append(slices.Clone(prefix.GetElem()), p.GetElem()...)
 	names := make([]string, len(elems))
@@ -72,10 +79,11 @@ func resolve(prefix, p *gpb.Path, forSet bool) (dbPath, error) {
 	}
 	switch {
 	case names[0] == configDB:
-	case slices.Contains(otherDBs, names[0]) && forSet:
+	case (names[0] == applDB || slices.Contains(otherDBs, names[0])) && forSet:
 		return dbPath{}, status.Errorf(codes.Unknown, "Set RPC does not support %s", names[0])
+	case names[0] == applDB:
 	case slices.Contains(otherDBs, names[0]):
-		return dbPath{}, status.Errorf(codes.NotFound, "switchtwin models only CONFIG_DB, not %s", names[0])
+		return dbPath{}, status.Errorf(codes.NotFound, "switchtwin models only CONFIG_DB and APPL_DB, not %s", names[0])
 	default:
 		return dbPath{}, status.Errorf(codes.NotFound, "Invalid target %s", names[0])
 	}
@@ -86,7 +94,7 @@ func resolve(prefix, p *gpb.Path, forSet bool) (dbPath, error) {
 	if len(rest) > 3 {
 		return dbPath{}, status.Errorf(codes.NotFound, "Invalid db table Path %s", strings.Join(names, "/"))
 	}
-	var dp dbPath
+	dp := dbPath{db: names[0]}
 	for i, v := range rest {
 		switch i {
 		case 0:

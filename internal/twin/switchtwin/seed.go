@@ -47,7 +47,7 @@ func seed(s settings) sonic.DB {
 		"platform":             s.Platform,
 		"mac":                  "1c:34:da:5a:00:00",
 		"type":                 "ToRRouter",
-		"buffer_model":         "traditional",
+		"buffer_model":         s.BufferModel,
 		"default_pfcwd_status": "disable",
 		"synchronous_mode":     "enable",
 	})
@@ -113,7 +113,11 @@ func seedPorts(db sonic.DB, s settings) {
 			db.SetEntry("QUEUE", name+"|"+strconv.Itoa(q), entry)
 		}
 		db.SetEntry("BUFFER_PG", name+"|0", sonic.Entry{"profile": "ingress_lossy_profile"})
-		db.SetEntry("BUFFER_PG", name+"|3-4", sonic.Entry{"profile": lossless5m(layout.speed)})
+		lossless := lossless5m(layout.speed)
+		if s.BufferModel == BufferModelDynamic {
+			lossless = "NULL" // buffermgrdyn computes it
+		}
+		db.SetEntry("BUFFER_PG", name+"|3-4", sonic.Entry{"profile": lossless})
 		db.SetEntry("BUFFER_QUEUE", name+"|0-2", sonic.Entry{"profile": "q_lossy_profile"})
 		db.SetEntry("BUFFER_QUEUE", name+"|3-4", sonic.Entry{"profile": "egress_lossless_profile"})
 		db.SetEntry("BUFFER_QUEUE", name+"|5-6", sonic.Entry{"profile": "q_lossy_profile"})
@@ -176,17 +180,24 @@ func seedQoSMaps(db sonic.DB) {
 	db.SetEntry("WRED_PROFILE", "AZURE_LOSSLESS", wred)
 }
 
-// seedBuffers writes ACS-SN5600 buffers_defaults_t0.j2 pools and profiles,
-// plus the pg_lossless profiles buffermgrd generates for 5 m cables
-// (pg_profile_lookup.ini).
+// seedBuffers writes ACS-SN5600 buffers_defaults_t0.j2 pools and profiles (through
+// ACS-MSN2700 buffers_defaults_objects.j2 and files/build_templates/buffers_config.j2). In the
+// traditional model they come with the pg_lossless profiles buffermgrd generates for 5 m
+// cables (pg_profile_lookup.ini); in the dynamic model the ingress and egress lossy pools
+// have no size (buffermgrdyn sizes them) and LOSSLESS_TRAFFIC_PATTERN joins the parameters.
 func seedBuffers(db sonic.DB, s settings) {
-	pool := func(typ, size string) sonic.Entry {
-		return sonic.Entry{"type": typ, "mode": "dynamic", "size": size}
+	dynamic := s.BufferModel == BufferModelDynamic
+	pool := func(typ, size string, sizedByDaemon bool) sonic.Entry {
+		e := sonic.Entry{"type": typ, "mode": "dynamic"}
+		if !dynamic || !sizedByDaemon {
+			e["size"] = size
+		}
+		return e
 	}
-	db.SetEntry("BUFFER_POOL", "ingress_lossless_pool", pool("ingress", "67737959"))
-	db.SetEntry("BUFFER_POOL", "ingress_lossy_pool", pool("ingress", "67737959"))
-	db.SetEntry("BUFFER_POOL", "egress_lossless_pool", pool("egress", "158229504"))
-	db.SetEntry("BUFFER_POOL", "egress_lossy_pool", pool("egress", "67737959"))
+	db.SetEntry("BUFFER_POOL", "ingress_lossless_pool", pool("ingress", "67737959", true))
+	db.SetEntry("BUFFER_POOL", "ingress_lossy_pool", pool("ingress", "67737959", true))
+	db.SetEntry("BUFFER_POOL", "egress_lossless_pool", pool("egress", "158229504", false))
+	db.SetEntry("BUFFER_POOL", "egress_lossy_pool", pool("egress", "67737959", true))
 
 	profile := func(pool, size, th string) sonic.Entry {
 		return sonic.Entry{"pool": pool, "size": size, "dynamic_th": th}
@@ -196,6 +207,11 @@ func seedBuffers(db sonic.DB, s settings) {
 	db.SetEntry("BUFFER_PROFILE", "egress_lossless_profile", profile("egress_lossless_pool", "0", "7"))
 	db.SetEntry("BUFFER_PROFILE", "egress_lossy_profile", profile("egress_lossy_pool", "9216", "7"))
 	db.SetEntry("BUFFER_PROFILE", "q_lossy_profile", profile("egress_lossy_pool", "0", "3"))
+	db.SetEntry("DEFAULT_LOSSLESS_BUFFER_PARAMETER", "AZURE", sonic.Entry{"default_dynamic_th": "0"})
+	if dynamic {
+		db.SetEntry("LOSSLESS_TRAFFIC_PATTERN", "AZURE", sonic.Entry{"mtu": "1024", "small_packet_percentage": "50"})
+		return
+	}
 
 	// size / xon / xoff in bytes for 5 m cables.
 	lossless := map[int][3]string{
@@ -207,7 +223,6 @@ func seedBuffers(db sonic.DB, s settings) {
 	db.SetEntry("BUFFER_PROFILE", lossless5m(speed), sonic.Entry{
 		"pool": "ingress_lossless_pool", "size": v[0], "xon": v[1], "xoff": v[2], "dynamic_th": "0",
 	})
-	db.SetEntry("DEFAULT_LOSSLESS_BUFFER_PARAMETER", "AZURE", sonic.Entry{"default_dynamic_th": "0"})
 }
 
 func lossless5m(speed int) string { return fmt.Sprintf("pg_lossless_%d_5m_profile", speed) }

@@ -26,7 +26,7 @@ type Twin struct {
 
 	dbMu sync.Mutex // guards db
 	db   sonic.DB
-	bufs *bufferManager
+	bufs bufferDaemon
 
 	setMu sync.Mutex // one Set at a time, as GCU's single checkpoint needs
 
@@ -45,7 +45,21 @@ func New(opts Options) (*Twin, error) {
 		return nil, err
 	}
 	db := seed(s)
-	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: db, bufs: newBufferManager(s.release, db), stopped: make(chan struct{})}, nil
+	var bufs bufferDaemon = newBufferManager(s.release, db)
+	if s.BufferModel == BufferModelDynamic {
+		bufs = newDynamicBufferManager(s.release, db)
+	}
+	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: db, bufs: bufs, stopped: make(chan struct{})}, nil
+}
+
+// bufferDaemon is the buffer manager SONiC runs: buffermgrd.sh starts one, picked by the
+// buffer_model at start (a later change takes a config reload, which the twin does not model).
+type bufferDaemon interface {
+	// react updates after, which a Set has just moved from before, as the daemon would.
+	react(before, after sonic.DB)
+	Log() []string
+	// ApplDB returns the APPL_DB buffer tables the daemon wrote.
+	ApplDB() sonic.DB
 }
 
 // Start listens on addr ("127.0.0.1:0" when empty) and serves gNMI in the
@@ -141,3 +155,8 @@ var errStopped = errors.New("switchtwin stopped")
 // BufferManagerLog returns what the twin's buffer manager logged (buffermgrd's messages, such
 // as "No PG profile configured for speed 400000 and cable length 10m"), oldest first.
 func (t *Twin) BufferManagerLog() []string { return t.bufs.Log() }
+
+// ApplDB returns a copy of the APPL_DB buffer tables (BUFFER_PG_TABLE, BUFFER_PROFILE_TABLE)
+// the dynamic buffer manager wrote; empty in the traditional model, which keeps its results in
+// CONFIG_DB.
+func (t *Twin) ApplDB() sonic.DB { return t.bufs.ApplDB() }

@@ -11,9 +11,10 @@ import (
 // SwitchSpec is what every switch twin of a fabric runs: the options of switchtwin.Options
 // that a fabric chooses.
 type SwitchSpec struct {
-	Release string
-	HWSKU   string
-	Ports   int
+	Release     string
+	HWSKU       string
+	Ports       int
+	BufferModel string
 }
 
 // StartSwitches starts n switch twins on loopback with one CA (written to dir) and one login
@@ -37,7 +38,7 @@ func StartSwitches(dir, clientCN string, n int, spec SwitchSpec) ([]*switchtwin.
 	var eps []SwitchEndpoint
 	for i := range n {
 		tw, err := switchtwin.New(switchtwin.Options{
-			Release: spec.Release, HWSKU: spec.HWSKU, Ports: spec.Ports,
+			Release: spec.Release, HWSKU: spec.HWSKU, Ports: spec.Ports, BufferModel: spec.BufferModel,
 			Username: "admin", Password: password, TLS: pki.ServerTLS(false),
 		})
 		var addr string
