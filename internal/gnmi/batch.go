@@ -1,6 +1,7 @@
 package gnmi
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,8 @@ import (
 	"strings"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
 // opKind is a Set operation, in the order SONiC applies them.
@@ -132,7 +135,7 @@ func (b *Batch) sorted() []batchOp {
 	ops := slices.Clone(b.ops)
 	slices.SortStableFunc(ops, func(x, y batchOp) int {
 		if x.kind != y.kind {
-			return cmpInt(int(x.kind), int(y.kind))
+			return cmp.Compare(x.kind, y.kind)
 		}
 		return comparePaths(x.path, y.path)
 	})
@@ -141,11 +144,11 @@ func (b *Batch) sorted() []batchOp {
 
 func comparePaths(a, b Path) int {
 	for i := 0; i < len(a.Elems) && i < len(b.Elems); i++ {
-		if c := naturalCompare(a.Elems[i], b.Elems[i]); c != 0 {
+		if c := sonic.NaturalCompare(a.Elems[i], b.Elems[i]); c != 0 {
 			return c
 		}
 	}
-	return cmpInt(len(a.Elems), len(b.Elems))
+	return cmp.Compare(len(a.Elems), len(b.Elems))
 }
 
 // Request returns the batch as one gNMI SetRequest: paths with origin
@@ -193,7 +196,7 @@ func (b *Batch) Lines() []string {
 			for f := range o.entry {
 				fields = append(fields, f)
 			}
-			slices.SortFunc(fields, naturalCompare)
+			slices.SortFunc(fields, sonic.NaturalCompare)
 			parts := make([]string, len(fields))
 			for i, f := range fields {
 				parts[i] = f + "=" + quoteIfNeeded(o.entry[f])

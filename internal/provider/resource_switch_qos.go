@@ -125,7 +125,7 @@ func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.verifyLossless(ctx, &plan, &resp.Diagnostics)
+	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
 }
 
 func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -190,7 +190,7 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 	}
 	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.verifyLossless(ctx, &plan, &resp.Diagnostics)
+	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
 }
 
 // losslessWait bounds how long an apply waits for buffermgrd, which derives the lossless
@@ -200,8 +200,9 @@ const losslessWait = 10 * time.Second
 // verifyLossless reads the switch back after an apply and fails, naming the port and the
 // cause, when a listed port has no lossless priority group for the RDMA priority; a port whose
 // group has another profile draws a warning. The state is already saved: a failed create is
-// tainted and the next plan replaces it.
-func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSModel, diags *diag.Diagnostics) {
+// tainted and the next plan replaces it. After a destroy (destroyed) every problem is a
+// warning: the restored cable lengths may not have reached the headroom yet.
+func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSModel, destroyed bool, diags *diag.Diagnostics) {
 	backend, obs, ok := r.observe(ctx, plan, diags, false)
 	if !ok {
 		return
@@ -209,7 +210,7 @@ func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSM
 	policy := plan.policy()
 	problems := obs.CheckLossless(policy)
 	deadline := time.Now().Add(losslessWait)
-	for hasFatal(problems) && time.Now().Before(deadline) {
+	for !destroyed && hasFatal(problems) && time.Now().Before(deadline) {
 		select {
 		case <-ctx.Done():
 			return
@@ -222,8 +223,12 @@ func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSM
 	tflog.Debug(ctx, "read back lossless priority groups", map[string]any{
 		"address": plan.Address.ValueString(), "ports": len(policy.Ports), "problems": len(problems)})
 	for _, p := range problems {
-		detail := fmt.Sprintf("After the apply, switch %s: %s", plan.Address.ValueString(), p.Detail)
-		if p.Fatal {
+		when := "After the apply"
+		if destroyed {
+			when = "After the destroy"
+		}
+		detail := fmt.Sprintf("%s, switch %s: %s", when, plan.Address.ValueString(), p.Detail)
+		if p.Fatal && !destroyed {
 			diags.AddAttributeError(path.Root("ports"), "Port Without Lossless Priority Group", detail)
 		} else {
 			diags.AddAttributeWarning(path.Root("ports"), "Lossless Priority Group Not Updated", detail)
@@ -257,7 +262,9 @@ func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteReque
 			fmt.Sprintf("Planning the removal on %s: %v. Nothing was sent.", state.Address.ValueString(), err))
 		return
 	}
-	r.send(ctx, backend, changes, state.Address.ValueString(), "Delete", &resp.Diagnostics)
+	if r.send(ctx, backend, changes, state.Address.ValueString(), "Delete", &resp.Diagnostics) {
+		r.verifyLossless(ctx, &state, true, &resp.Diagnostics)
+	}
 }
 
 func (r *switchQoSResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

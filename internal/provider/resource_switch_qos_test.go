@@ -83,6 +83,8 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringExact("replace CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold = 100000"),
+						// 202411 tunes the stock profile in place: the plan names who else uses it.
+						knownvalue.StringExact("shared: CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS is also the ECN profile of 62 queues this resource does not list (QUEUE Ethernet0|4, Ethernet4|3, Ethernet4|4, Ethernet8|4, Ethernet12|3, Ethernet12|4 and 56 more)"),
 					})),
 				}},
 				Check: func(*terraform.State) error {
@@ -102,7 +104,7 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 				Config: f.config(leafConfig, f.addr, 100000, 250000),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListSizeExact(2)),
+					plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListSizeExact(3)),
 				}},
 				Check: func(*terraform.State) error {
 					return f.expect(map[string]map[string]string{
@@ -409,4 +411,104 @@ resource "roce_switch_qos" "leaf1" {
 			}
 		})
 	}
+}
+
+// qosConfig40m is one switch's QoS with 40 m cables, which moves the lossless headroom off the
+// stock 5 m profile.
+const qosConfig40m = `
+resource "roce_switch_qos" "leaf1" {
+  address        = %q
+  ports          = ["Ethernet0", "Ethernet8"]
+  cable_length_m = 40
+  ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc = { pause_threshold_bytes = 256000 }
+}
+`
+
+// headroomFromState reads the headroom attribute of a resource in state.
+func headroomFromState(s *terraform.State, addr string) (xon, xoff, size string, err error) {
+	rs, ok := s.RootModule().Resources[addr]
+	if !ok {
+		return "", "", "", fmt.Errorf("%s not in state", addr)
+	}
+	a := rs.Primary.Attributes
+	return a["headroom.xon_bytes"], a["headroom.xoff_bytes"], a["headroom.size_bytes"], nil
+}
+
+// TestSwitchQoSDynamicBufferModel: on a switch running SONiC's dynamic buffer model, the
+// planned headroom is what buffermgrdyn reserves for every listed port (APPL_DB), on a release
+// without (202411) and one with (master) the reduced-pattern compensation, and destroy brings
+// CONFIG_DB and the derived APPL_DB groups back to stock.
+func TestSwitchQoSDynamicBufferModel(t *testing.T) {
+	for release, xoff := range map[string]string{"202411": "117760", "master": "119808"} {
+		t.Run(release, func(t *testing.T) {
+			f := newSwitchFixture(t, switchtwin.Options{Release: release, BufferModel: switchtwin.BufferModelDynamic})
+			before, beforeAppl := f.twin.Snapshot(), f.twin.ApplDB()
+			const addr = "roce_switch_qos.leaf1"
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				CheckDestroy: func(*terraform.State) error {
+					if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+						return fmt.Errorf("destroy left CONFIG_DB different (-before +after):\n%s", diff)
+					}
+					if diff := cmp.Diff(beforeAppl, f.twin.ApplDB()); diff != "" {
+						return fmt.Errorf("destroy left the buffer manager's APPL_DB different (-before +after):\n%s", diff)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{{
+					Config: f.config(qosConfig40m, f.addr),
+					Check: func(s *terraform.State) error {
+						xon, gotXoff, size, err := headroomFromState(s, addr)
+						if err != nil {
+							return err
+						}
+						if gotXoff != xoff {
+							return fmt.Errorf("headroom xoff %s, want %s", gotXoff, xoff)
+						}
+						appl := f.twin.ApplDB()
+						for _, port := range []string{"Ethernet0", "Ethernet8"} {
+							name := appl["BUFFER_PG_TABLE"][port+":3-4"]["profile"]
+							p := appl["BUFFER_PROFILE_TABLE"][name]
+							if name != "pg_lossless_400000_40m_profile" || p["xon"] != xon || p["xoff"] != gotXoff || p["size"] != size {
+								return fmt.Errorf("%s: the switch reserves %s %v, state headroom xon %s xoff %s size %s", port, name, p, xon, gotXoff, size)
+							}
+						}
+						return nil
+					},
+				}},
+			})
+		})
+	}
+}
+
+// TestSwitchQoSDestroyRestoresStockPGs: in the traditional model, destroy puts the 5 m cable
+// lengths back and buffermgrd (202511, which applies cable changes at once) moves the ports'
+// lossless groups back to the stock profile; the 40 m profile it derived stays, as buffermgrd
+// never deletes a profile.
+func TestSwitchQoSDestroyRestoresStockPGs(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{Release: "202511"})
+	before := f.twin.Snapshot()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			after := f.twin.Snapshot()
+			if diff := cmp.Diff(before["BUFFER_PG"], after["BUFFER_PG"]); diff != "" {
+				return fmt.Errorf("destroy left BUFFER_PG different (-before +after):\n%s", diff)
+			}
+			if _, ok := after["BUFFER_PROFILE"]["pg_lossless_400000_40m_profile"]; !ok {
+				return fmt.Errorf("the derived 40m profile is gone; buffermgrd keeps it")
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: f.config(qosConfig40m, f.addr),
+			Check: func(*terraform.State) error {
+				return f.expect(map[string]map[string]string{
+					"BUFFER_PG|Ethernet0|3-4": {"profile": "pg_lossless_400000_40m_profile"},
+					"BUFFER_PG|Ethernet8|3-4": {"profile": "pg_lossless_400000_40m_profile"},
+				})
+			},
+		}},
+	})
 }

@@ -59,7 +59,7 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 			f.StockWREDQueues = append(f.StockWREDQueues, key)
 		}
 	}
-	slices.Sort(f.StockWREDQueues)
+	slices.SortFunc(f.StockWREDQueues, sonic.NaturalCompare)
 	for port, e := range db[tablePortQoS] {
 		if v, ok := e["pfc_enable"]; ok {
 			f.PFCEnable[port] = v
@@ -374,6 +374,18 @@ func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
 // 202511, whose GCU allows only replacing its green thresholds) and other queues use it: the
 // new ECN thresholds apply to them too, ports the resource does not list included.
 func (f Facts) CheckSharedWRED(p Policy) fabric.Findings {
+	others := f.sharedWREDQueues(p)
+	if len(others) == 0 {
+		return nil
+	}
+	return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ecn", Summary: "Shared WRED Profile",
+		Detail: fmt.Sprintf("SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, so the ECN settings are written there, and %d other queues use it: QUEUE %s. Their ECN marking changes too, on ports this resource does not list. From 202511 the provider writes its own profile instead.",
+			f.Release, stockWREDProfile, len(others), listSome(others))}}
+}
+
+// sharedWREDQueues are the queues other than p's RDMA queues bound to the stock WRED profile
+// that p tunes in place (releases before 202511); none when p owns its profile.
+func (f Facts) sharedWREDQueues(p Policy) []string {
 	if ownsWREDProfile(f) {
 		return nil
 	}
@@ -387,18 +399,13 @@ func (f Facts) CheckSharedWRED(p Policy) fabric.Findings {
 			others = append(others, q)
 		}
 	}
-	if len(others) == 0 {
-		return nil
+	return others
+}
+
+// listSome joins the first six items and counts the rest: "a, b, c, d, e, f and 3 more".
+func listSome(items []string) string {
+	if len(items) <= 6 {
+		return strings.Join(items, ", ")
 	}
-	shown := others
-	if len(shown) > 6 {
-		shown = shown[:6]
-	}
-	more := ""
-	if len(others) > len(shown) {
-		more = fmt.Sprintf(" and %d more", len(others)-len(shown))
-	}
-	return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ecn", Summary: "Shared WRED Profile",
-		Detail: fmt.Sprintf("SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, so the ECN settings are written there, and %d other queues use it: QUEUE %s%s. Their ECN marking changes too, on ports this resource does not list. From 202511 the provider writes its own profile instead.",
-			f.Release, stockWREDProfile, len(others), strings.Join(shown, ", "), more)}}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:6], ", "), len(items)-6)
 }

@@ -69,6 +69,7 @@ func (o Observation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (*Change
 	if err := c.checkRelease(o.db, o.Facts); err != nil {
 		return nil, err
 	}
+	c.noteShared(o.db, o.Facts, p)
 	return c, nil
 }
 
@@ -105,6 +106,7 @@ func (o Observation) Removal(p Policy, snap Snapshot) (*Changes, error) {
 	if err := c.checkRelease(o.db, o.Facts); err != nil {
 		return nil, err
 	}
+	c.noteShared(o.db, o.Facts, p)
 	return c, nil
 }
 

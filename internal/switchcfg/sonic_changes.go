@@ -11,14 +11,28 @@ import (
 type Changes struct {
 	Batch *gnmi.Batch
 	after sonic.DB
+	// notes say what the operations touch beyond the resource (a shared profile).
+	notes []string
 }
 
-// Lines are the readable operations, for the plan's planned_operations.
+// Lines are the readable operations, for the plan's planned_operations, followed by the
+// notes on what they touch beyond the resource ("shared: ...").
 func (c *Changes) Lines() []string {
 	if c == nil || c.Batch == nil {
 		return []string{}
 	}
-	return c.Batch.Lines()
+	return append(c.Batch.Lines(), c.notes...)
+}
+
+// noteShared adds a note when the Set edits the stock WRED profile that queues outside p use.
+func (c *Changes) noteShared(observed sonic.DB, f Facts, p Policy) {
+	if observed[tableWRED][stockWREDProfile].Equal(c.after[tableWRED][stockWREDProfile]) {
+		return
+	}
+	if others := f.sharedWREDQueues(p); len(others) > 0 {
+		c.notes = append(c.notes, fmt.Sprintf("shared: CONFIG_DB/WRED_PROFILE/%s is also the ECN profile of %d queues this resource does not list (QUEUE %s)",
+			stockWREDProfile, len(others), listSome(others)))
+	}
 }
 
 // Empty reports whether there is nothing to send.

@@ -23,14 +23,15 @@ type LosslessProblem struct {
 // manager derives for the RDMA priority: in the traditional model the CONFIG_DB BUFFER_PG with
 // the profile of the port's speed and cable length (sonic-swss cfgmgr/buffermgr.cpp), in the
 // dynamic model the APPL_DB BUFFER_PG_TABLE group with the profile buffermgrdyn names and
-// sizes for the port (checkDynamicLossless).
+// sizes for the port (checkDynamicLossless). The cable length is the port's CABLE_LENGTH as
+// the switch holds it (after an apply the policy's, after a destroy the restored one).
 func (o Observation) CheckLossless(p Policy) []LosslessProblem {
 	if o.Facts.BufferModel == BufferModelDynamic {
 		return o.checkDynamicLossless(p)
 	}
 	var out []LosslessProblem
-	cable := strconv.Itoa(p.CableLengthM) + "m"
 	for _, port := range p.Ports {
+		cable := o.cable(port, p)
 		speed := o.db[tablePort][port]["speed"]
 		want := "pg_lossless_" + speed + "_" + cable + "_profile"
 		profile, key := o.losslessPG(port, p.Class.Priority)
@@ -64,7 +65,9 @@ func (o Observation) checkDynamicLossless(p Policy) []LosslessProblem {
 		if !ok {
 			continue
 		}
-		want, h, err := o.Facts.Dynamic.LosslessProfile(o.Facts.dynamicPort(pf, p))
+		dp := o.Facts.dynamicPort(pf, p)
+		dp.Cable = o.cable(port, p)
+		want, h, err := o.Facts.Dynamic.LosslessProfile(dp)
 		if err != nil {
 			continue // refused at plan (Headroom)
 		}
@@ -87,6 +90,14 @@ func (o Observation) checkDynamicLossless(p Policy) []LosslessProblem {
 		}
 	}
 	return out
+}
+
+// cable is the port's CABLE_LENGTH on the switch, or the policy's when the switch has none.
+func (o Observation) cable(port string, p Policy) string {
+	if v := o.db[tableCableLength][cableLengthKey][port]; v != "" {
+		return v
+	}
+	return strconv.Itoa(p.CableLengthM) + "m"
 }
 
 // losslessPG returns the profile and key of the port's CONFIG_DB BUFFER_PG whose priority

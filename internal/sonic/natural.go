@@ -1,14 +1,16 @@
-package gnmi
+package sonic
 
-// naturalCompare orders strings with digit runs compared as numbers, so
+import "cmp"
+
+// NaturalCompare orders strings with digit runs compared as numbers, so
 // Ethernet8 sorts before Ethernet12 and DSCP "9" before "10".
-func naturalCompare(a, b string) int {
+func NaturalCompare(a, b string) int {
 	for a != "" && b != "" {
 		da, db := digitRun(a), digitRun(b)
 		if da > 0 && db > 0 {
 			na, nb := trimZeros(a[:da]), trimZeros(b[:db])
 			if len(na) != len(nb) {
-				return cmpInt(len(na), len(nb))
+				return cmp.Compare(len(na), len(nb))
 			}
 			if na != nb {
 				if na < nb {
@@ -17,17 +19,17 @@ func naturalCompare(a, b string) int {
 				return 1
 			}
 			if da != db { // equal values, fewer leading zeros first
-				return cmpInt(da, db)
+				return cmp.Compare(da, db)
 			}
 			a, b = a[da:], b[db:]
 			continue
 		}
 		if a[0] != b[0] {
-			return cmpInt(int(a[0]), int(b[0]))
+			return cmp.Compare(int(a[0]), int(b[0]))
 		}
 		a, b = a[1:], b[1:]
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func digitRun(s string) int {
@@ -43,14 +45,4 @@ func trimZeros(s string) string {
 		s = s[1:]
 	}
 	return s
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
