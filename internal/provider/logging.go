@@ -107,20 +107,16 @@ func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, err
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	} else {
-		fields["release"] = obs.Facts.Release.String()
-		fields["hwsku"] = obs.Facts.HWSKU
+		fields["runs"] = obs.Describe()
 	}
 	tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of CONFIG_DB", fields)
 	return obs, err
 }
 
-func (b loggingBackend) Apply(ctx context.Context, c *switchcfg.Changes) (string, error) {
+func (b loggingBackend) Apply(ctx context.Context, c switchcfg.Changes) (string, error) {
 	began := time.Now()
 	warning, err := b.Backend.Apply(ctx, c)
-	ops := 0
-	if !c.Empty() {
-		ops = c.Batch.Len()
-	}
+	ops := c.Len()
 	fields := map[string]any{"switch": b.address, "rpc": "Set", "operations": ops, "duration_ms": time.Since(began).Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())

@@ -152,10 +152,13 @@ func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	imported, d := req.Private.GetKey(ctx, privateImported)
 	resp.Diagnostics.Append(d...)
-	residual, err := obs.Plan(decoded)
-	lines, inSync := residual.Lines(), err == nil && residual.Empty()
+	var lines []string
+	residual, err := obs.PlanUpdate(nil, decoded, nil)
+	inSync := err == nil && residual.Empty()
 	if err != nil {
 		lines = []string{err.Error()}
+	} else {
+		lines = residual.Lines()
 	}
 	if imported == nil {
 		inSync = inSync && reflect.DeepEqual(prior, decoded)
@@ -165,7 +168,7 @@ func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.setPolicy(decoded)
 	speed := int(state.PortSpeedGbps.ValueInt64())
-	h, _ := obs.Facts.Headroom(decoded, speed)
+	h := obs.Headroom(decoded, speed)
 	state.ID = types.StringValue(switchQoSID(state.Address.ValueString(), prior.Name, prior.Ports))
 	resp.Diagnostics.Append(state.setHeadroom(h)...)
 	if lines != nil {
@@ -304,7 +307,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 		diags.AddError("Unable to Apply Switch QoS", fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent.", plan.Address.ValueString(), err))
 		return nil
 	}
-	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Batch.Len()})
+	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Len()})
 	if !r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", diags) {
 		return nil
 	}
@@ -321,12 +324,12 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 }
 
 // send applies changes as one SetRequest and reports the outcome.
-func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes *switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
+func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
 	warning, err := backend.Apply(ctx, changes)
 	if err != nil {
 		diags.AddError(fmt.Sprintf("Unable to %s Switch QoS", verb),
 			fmt.Sprintf("The SetRequest of %d operations to %s failed: %v\n\nSONiC applies a SetRequest as one transaction: the switch holds all of it or none. The next plan re-reads the switch and shows what is left to do.",
-				changes.Batch.Len(), address, err))
+				changes.Len(), address, err))
 		return false
 	}
 	if warning != "" {
@@ -340,16 +343,16 @@ func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend,
 func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (switchcfg.Backend, switchcfg.Observation, bool) {
 	if r.data == nil {
 		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
-		return nil, switchcfg.Observation{}, false
+		return nil, nil, false
 	}
 	if !m.checkConnection(r.data.settings.GNMI, diags) {
-		return nil, switchcfg.Observation{}, false
+		return nil, nil, false
 	}
 	backend, err := r.data.switchBackend(m.Address.ValueString(), m.GNMI, m.SONiCRelease.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("address"), "Invalid Switch Connection Settings",
 			fmt.Sprintf("Connecting to %s: %v", m.Address.ValueString(), err))
-		return nil, switchcfg.Observation{}, false
+		return nil, nil, false
 	}
 	obs, err := backend.Observe(ctx)
 	if err != nil {
@@ -359,28 +362,15 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 		} else {
 			diags.AddAttributeError(path.Root("address"), summary, detail)
 		}
-		return nil, switchcfg.Observation{}, false
+		return nil, nil, false
 	}
 	return backend, obs, true
 }
 
-// checkSwitch applies the rules that need the switch: the ports exist, the watchdog times
-// meet the switch's poll interval, the RDMA priority is among the ports' lossless ones (or
-// they have none), the cable length has a lossless profile, and headroom
-// plus the pause threshold fit the platform's lossless pool.
-func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSModel, diags *diag.Diagnostics) (h fabric.Headroom, ok bool) {
-	policy := m.policy()
-	addFindings(diags, obs.Facts.CheckPorts(policy.Ports), nil)
-	if diags.HasError() {
-		return h, false
-	}
-	speed := int(m.PortSpeedGbps.ValueInt64())
-	addFindings(diags, obs.Facts.CheckWatchdog(policy), nil)
-	addFindings(diags, obs.Facts.CheckPFCEnable(policy), nil)
-	addFindings(diags, obs.Facts.CheckSharedWRED(policy), nil)
-	addFindings(diags, obs.Facts.CheckCableLength(policy, speed), nil)
-	h, fs := obs.Facts.Headroom(policy, speed)
-	fs = append(fs, fabric.CheckECNForSpeed(policy.ECN.MinBytes, obs.Facts.FastestPort(policy.Ports, speed))...)
+// checkSwitch applies the rules that need the switch (switchcfg.Observation.Check) and returns
+// the headroom it will reserve.
+func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSModel, diags *diag.Diagnostics) (fabric.Headroom, bool) {
+	h, fs := obs.Check(m.policy(), int(m.PortSpeedGbps.ValueInt64()))
 	addFindings(diags, fs, nil)
 	return h, !diags.HasError()
 }

@@ -1,18 +1,66 @@
 // Package switchcfg turns a fabric QoS policy into switch configuration and reads it back.
 //
-// The resource layer speaks to a Backend; the only backend today is SONiC, which writes
-// CONFIG_DB through gNMI (package gnmi). A backend for NVIDIA Cumulus (NVUE REST) can be added
-// behind the same interface.
+// The resource layer speaks to a Backend and to the Observation and Changes it returns, which
+// say nothing of the transport: a provider renders their lines, findings and problems as they
+// are. The only backend today is SONiC, which writes CONFIG_DB through gNMI (package gnmi) and
+// reads its buffer manager's results back; a backend for NVIDIA Cumulus (NVUE REST) goes
+// behind the same interfaces.
 package switchcfg
 
-import "context"
+import (
+	"context"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+)
 
 // Backend is a switch the provider can configure: one read of everything a plan needs, and
-// one transaction to apply a plan. SONiC is the only implementation; Observation and Changes
-// carry CONFIG_DB today and would grow a second representation with an NVUE backend.
+// one transaction to apply a plan.
 type Backend interface {
 	Observe(ctx context.Context) (Observation, error)
-	Apply(ctx context.Context, c *Changes) (warning string, err error)
+	// Apply sends c, which an Observation of this backend planned, as one transaction. A
+	// warning reports a failure after which the switch holds all of c anyway.
+	Apply(ctx context.Context, c Changes) (warning string, err error)
 }
 
-var _ Backend = (*SONiC)(nil)
+// Observation is one refresh of a switch: what it runs and holds, and everything a plan needs.
+type Observation interface {
+	// Describe names what the switch runs, for logs: "SONiC 202411, Mellanox-SN5600-O128".
+	Describe() string
+	// Check applies to p the rules that need the switch (ports, release, buffer model) and
+	// returns the lossless headroom the switch will reserve for p's fastest port.
+	// speedOverride, when positive, replaces the port speeds the switch reports.
+	Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings)
+	// Headroom is Check's headroom without the findings, for a refresh.
+	Headroom(p Policy, speedOverride int) fabric.Headroom
+	// PlanUpdate returns the transaction that moves the switch from policy prior (nil when there
+	// is none) to p, restoring from snap what prior set and p no longer does. Empty Changes mean
+	// the switch already holds p.
+	PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Changes, error)
+	// Snapshot returns snap plus the current values of the shared settings p is about to change
+	// for the first time, to restore on destroy.
+	Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot
+	// Removal returns the transaction that removes p's objects and restores snap (the switch's
+	// stock settings when snap is nil, after an import).
+	Removal(p Policy, snap Snapshot) (Changes, error)
+	// Decode reads back the policy called name on ports; ErrNotFound when it is gone.
+	Decode(name string, ports []string, prior Policy) (Policy, error)
+	// CheckLossless reads whether every port of p holds the lossless buffer its RDMA priority
+	// needs, as the switch derived it.
+	CheckLossless(p Policy) []LosslessProblem
+}
+
+// Changes is one planned transaction.
+type Changes interface {
+	// Lines are the readable operations, for planned_operations.
+	Lines() []string
+	// Len is the number of operations.
+	Len() int
+	// Empty reports whether there is nothing to send.
+	Empty() bool
+}
+
+var (
+	_ Backend     = (*SONiC)(nil)
+	_ Observation = sonicObservation{}
+	_ Changes     = (*sonicChanges)(nil)
+)

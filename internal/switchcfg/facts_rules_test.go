@@ -173,7 +173,7 @@ func TestCheckLossless(t *testing.T) {
 	db.SetEntry(tableBufferPG, "Ethernet0|3-4", sonic.Entry{"profile": "pg_lossless_400000_40m_profile"})
 	db.SetEntry(tableBufferPG, "Ethernet4|3-4", sonic.Entry{"profile": "pg_lossless_400000_5m_profile"})
 	db.SetEntry(tableBufferPG, "Ethernet8|0", sonic.Entry{"profile": "ingress_lossy_profile"})
-	o := Observation{Facts: Facts{Release: rel, BufferModel: BufferModelTraditional}, db: db}
+	o := sonicObservation{Facts: Facts{Release: rel, BufferModel: BufferModelTraditional}, db: db}
 	got := o.CheckLossless(Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet8"}, CableLengthM: 40, Class: fabric.TrafficClass{Priority: 3}})
 	if len(got) != 2 {
 		t.Fatalf("problems %+v", got)

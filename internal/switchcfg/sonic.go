@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
@@ -21,11 +22,11 @@ func NewSONiC(client *gnmi.Client, release sonic.Release) *SONiC {
 	return &SONiC{client: client, release: release}
 }
 
-// Observation is one refresh of a switch: the CONFIG_DB tables a policy touches and the
-// facts read from them, plus in the dynamic buffer model the APPL_DB groups and profiles
+// sonicObservation is one refresh of a SONiC switch: the CONFIG_DB tables a policy touches and
+// the facts read from them, plus in the dynamic buffer model the APPL_DB groups and profiles
 // buffermgrdyn derived. Everything a plan needs comes from it, so a refresh is one Get
 // whatever the number of ports (two in the dynamic model: one Get reads one database).
-type Observation struct {
+type sonicObservation struct {
 	Facts Facts
 	db    sonic.DB
 	appl  sonic.DB
@@ -33,33 +34,82 @@ type Observation struct {
 
 // Observe reads the switch.
 func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
+	o, err := s.observe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (s *SONiC) observe(ctx context.Context) (sonicObservation, error) {
 	db, err := s.client.GetTables(ctx, observedTables...)
 	if err != nil {
-		return Observation{}, fmt.Errorf("read CONFIG_DB of %s: %w", s.client.Address(), err)
+		return sonicObservation{}, fmt.Errorf("read CONFIG_DB of %s: %w", s.client.Address(), err)
 	}
 	f, err := factsFrom(db, s.release)
 	if err != nil {
-		return Observation{}, fmt.Errorf("switch %s: %w", s.client.Address(), err)
+		return sonicObservation{}, fmt.Errorf("switch %s: %w", s.client.Address(), err)
 	}
-	o := Observation{Facts: f, db: db}
+	o := sonicObservation{Facts: f, db: db}
 	if f.BufferModel == BufferModelDynamic {
 		if o.appl, err = s.client.GetDBTables(ctx, gnmi.ApplDB, applBufferPG, applBufferProfile); err != nil {
-			return Observation{}, fmt.Errorf("read APPL_DB buffer tables of %s (dynamic buffer model): %w", s.client.Address(), err)
+			return sonicObservation{}, fmt.Errorf("read APPL_DB buffer tables of %s (dynamic buffer model): %w", s.client.Address(), err)
 		}
 	}
 	return o, nil
 }
 
-// Plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release
+// Describe names the release, SKU and buffer model: "SONiC 202411, Mellanox-SN5600-O128,
+// traditional buffer model".
+func (o sonicObservation) Describe() string {
+	return fmt.Sprintf("SONiC %s, %s, %s buffer model", o.Facts.Release, o.Facts.HWSKU, o.Facts.BufferModel)
+}
+
+// Check applies the rules that need the switch: the ports exist, the watchdog times meet the
+// switch's poll interval, the RDMA priority is among the ports' lossless ones (or they have
+// none), the buffer manager can build a lossless group for the cable length, the shared WRED
+// profile, the ECN band for the fastest port, and headroom plus the pause threshold fit the
+// platform's lossless pool. Unknown ports stop the rest.
+func (o sonicObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+	f := o.Facts
+	fs := f.CheckPorts(p.Ports)
+	if fs.HasErrors() {
+		return fabric.Headroom{}, fs
+	}
+	fs = append(fs, f.CheckWatchdog(p)...)
+	fs = append(fs, f.CheckPFCEnable(p)...)
+	fs = append(fs, f.CheckSharedWRED(p)...)
+	fs = append(fs, f.CheckCableLength(p, speedOverride)...)
+	h, hfs := f.Headroom(p, speedOverride)
+	fs = append(fs, hfs...)
+	fs = append(fs, fabric.CheckECNForSpeed(p.ECN.MinBytes, f.FastestPort(p.Ports, speedOverride))...)
+	return h, fs
+}
+
+// Headroom is Check's headroom alone.
+func (o sonicObservation) Headroom(p Policy, speedOverride int) fabric.Headroom {
+	h, _ := o.Facts.Headroom(p, speedOverride)
+	return h
+}
+
+// plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release
 // would reject. An empty Changes means the switch already holds p.
-func (o Observation) Plan(p Policy) (*Changes, error) {
-	return o.PlanUpdate(nil, p, nil)
+func (o sonicObservation) plan(p Policy) (*sonicChanges, error) {
+	return o.planUpdate(nil, p, nil)
 }
 
 // PlanUpdate returns the Set that moves the switch from policy prior (nil when there is none)
 // to p: what p asks, plus the restore, from snap, of shared fields prior set and p no longer
 // does (a moved CNP queue, a dropped watchdog).
-func (o Observation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (*Changes, error) {
+func (o sonicObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Changes, error) {
+	c, err := o.planUpdate(prior, p, snap)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (o sonicObservation) planUpdate(prior *Policy, p Policy, snap Snapshot) (*sonicChanges, error) {
 	next := desiredFor(p, o.Facts)
 	c := newChanges(o.db)
 	if prior != nil {
@@ -74,14 +124,14 @@ func (o Observation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (*Change
 }
 
 // Decode reads back the policy called name on ports; see decode.
-func (o Observation) Decode(name string, ports []string, prior Policy) (Policy, error) {
+func (o sonicObservation) Decode(name string, ports []string, prior Policy) (Policy, error) {
 	return decode(o.db, o.Facts, name, ports, prior)
 }
 
 // Snapshot returns snap (a new one when nil) plus the current values of the shared fields
 // that p is about to set for the first time: all of them for a new resource (prior nil), those
 // prior did not set for an update. A field absent from the snapshot did not exist.
-func (o Observation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
+func (o sonicObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
 	out := Snapshot{}
 	for k, v := range snap {
 		out[k] = v
@@ -96,7 +146,15 @@ func (o Observation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
 
 // Removal returns the Set that removes p's objects and restores the shared fields from snap;
 // a nil snap (an imported resource) restores SONiC's stock maps.
-func (o Observation) Removal(p Policy, snap Snapshot) (*Changes, error) {
+func (o sonicObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
+	c, err := o.removal(p, snap)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (o sonicObservation) removal(p Policy, snap Snapshot) (*sonicChanges, error) {
 	d := desiredFor(p, o.Facts)
 	if snap == nil {
 		snap = stockSnapshot(d, o.db)
@@ -113,7 +171,11 @@ func (o Observation) Removal(p Policy, snap Snapshot) (*Changes, error) {
 // Apply sends c as one SetRequest: SONiC applies it as one transaction, so the switch holds
 // either all of it or none. When the switch reports a failure although it holds everything c
 // sent (sonic-gnmi#238), Apply succeeds and returns a warning saying so.
-func (s *SONiC) Apply(ctx context.Context, c *Changes) (warning string, err error) {
+func (s *SONiC) Apply(ctx context.Context, changes Changes) (warning string, err error) {
+	c, ok := changes.(*sonicChanges)
+	if !ok {
+		return "", fmt.Errorf("switch %s: changes of type %T were not planned by the SONiC backend", s.client.Address(), changes)
+	}
 	if c.Empty() {
 		return "", nil
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
-// Changes is one planned Set: the batch to send and the CONFIG_DB it leaves behind.
-type Changes struct {
+// sonicChanges is one planned Set: the batch to send and the CONFIG_DB it leaves behind.
+type sonicChanges struct {
 	Batch *gnmi.Batch
 	after sonic.DB
 	// notes say what the operations touch beyond the resource (a shared profile).
@@ -17,7 +17,7 @@ type Changes struct {
 
 // Lines are the readable operations, for the plan's planned_operations, followed by the
 // notes on what they touch beyond the resource ("shared: ...").
-func (c *Changes) Lines() []string {
+func (c *sonicChanges) Lines() []string {
 	if c == nil || c.Batch == nil {
 		return []string{}
 	}
@@ -25,7 +25,7 @@ func (c *Changes) Lines() []string {
 }
 
 // noteShared adds a note when the Set edits the stock WRED profile that queues outside p use.
-func (c *Changes) noteShared(observed sonic.DB, f Facts, p Policy) {
+func (c *sonicChanges) noteShared(observed sonic.DB, f Facts, p Policy) {
 	if observed[tableWRED][stockWREDProfile].Equal(c.after[tableWRED][stockWREDProfile]) {
 		return
 	}
@@ -35,15 +35,23 @@ func (c *Changes) noteShared(observed sonic.DB, f Facts, p Policy) {
 	}
 }
 
-// Empty reports whether there is nothing to send.
-func (c *Changes) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
+// Len is the number of operations.
+func (c *sonicChanges) Len() int {
+	if c == nil || c.Batch == nil {
+		return 0
+	}
+	return c.Batch.Len()
+}
 
-func newChanges(observed sonic.DB) *Changes {
-	return &Changes{Batch: &gnmi.Batch{}, after: observed.Clone()}
+// Empty reports whether there is nothing to send.
+func (c *sonicChanges) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
+
+func newChanges(observed sonic.DB) *sonicChanges {
+	return &sonicChanges{Batch: &gnmi.Batch{}, after: observed.Clone()}
 }
 
 // converge adds the operations that bring the switch to d, skipping what already matches.
-func (c *Changes) converge(d desired) {
+func (c *sonicChanges) converge(d desired) {
 	for _, e := range d.entries {
 		if cur, ok := c.after.Entry(e.table, e.key); ok && cur.Equal(e.value) {
 			continue
@@ -67,7 +75,7 @@ func (c *Changes) converge(d desired) {
 }
 
 // checkRelease refuses, before anything is sent, what the switch's GCU allowlist would reject.
-func (c *Changes) checkRelease(observed sonic.DB, f Facts) error {
+func (c *sonicChanges) checkRelease(observed sonic.DB, f Facts) error {
 	if err := c.Batch.Err(); err != nil {
 		return err
 	}

@@ -27,7 +27,7 @@ func TestDynamicModelHeadroomIsWhatTheSwitchReserves(t *testing.T) {
 			if fs.HasErrors() {
 				t.Fatalf("Headroom: %v", fs)
 			}
-			c, err := o.Plan(p)
+			c, err := o.plan(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +55,7 @@ func TestDynamicModelReadBack(t *testing.T) {
 		tw, b := startTwin(t, switchtwin.Options{Release: "202505", Ports: 2, BufferModel: switchtwin.BufferModelDynamic})
 		p := testPolicy()
 		p.Ports = []string{"Ethernet0", "Ethernet4"}
-		c, err := observe(t, b).Plan(p)
+		c, err := observe(t, b).plan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestDynamicModelReadBack(t *testing.T) {
 		appl := sonic.DB{}
 		appl.SetEntry(applBufferPG, "Ethernet0:3-4", sonic.Entry{"profile": "pg_lossless_400000_5m_profile"})
 		appl.SetEntry(applBufferProfile, "pg_lossless_400000_5m_profile", sonic.Entry{"xon": "19456", "xoff": "96256", "size": "115712"})
-		o := Observation{Facts: f, db: db, appl: appl}
+		o := sonicObservation{Facts: f, db: db, appl: appl}
 		p := Policy{Ports: []string{"Ethernet0"}, CableLengthM: 5, Class: fabric.TrafficClass{Priority: 3}}
 		got := o.CheckLossless(p)
 		if len(got) != 1 || got[0].Fatal || !strings.Contains(got[0].Detail, "not the 19456, 230400, 249856 the buffer manager computes now") {

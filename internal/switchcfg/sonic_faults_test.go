@@ -18,7 +18,7 @@ func TestApplyAcrossConnectionReset(t *testing.T) {
 	t.Run("before apply", func(t *testing.T) {
 		tw, b := startTwin(t, switchtwin.Options{Release: "202511"})
 		before := tw.Snapshot()
-		c, err := observe(t, b).Plan(p)
+		c, err := observe(t, b).plan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -30,7 +30,7 @@ func TestApplyAcrossConnectionReset(t *testing.T) {
 		if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
 			t.Fatalf("the reset Set left changes behind (-before +after):\n%s", diff)
 		}
-		again, err := observe(t, b).Plan(p)
+		again, err := observe(t, b).plan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestApplyAcrossConnectionReset(t *testing.T) {
 	})
 	t.Run("after apply", func(t *testing.T) {
 		tw, b := startTwin(t, switchtwin.Options{Release: "202511"})
-		c, err := observe(t, b).Plan(p)
+		c, err := observe(t, b).plan(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestApplyAcrossConnectionReset(t *testing.T) {
 
 func wantEmptyPlan(t *testing.T, b *SONiC, p Policy) {
 	t.Helper()
-	c, err := observe(t, b).Plan(p)
+	c, err := observe(t, b).plan(p)
 	if err != nil {
 		t.Fatalf("plan after apply: %v", err)
 	}

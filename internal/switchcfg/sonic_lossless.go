@@ -25,7 +25,7 @@ type LosslessProblem struct {
 // dynamic model the APPL_DB BUFFER_PG_TABLE group with the profile buffermgrdyn names and
 // sizes for the port (checkDynamicLossless). The cable length is the port's CABLE_LENGTH as
 // the switch holds it (after an apply the policy's, after a destroy the restored one).
-func (o Observation) CheckLossless(p Policy) []LosslessProblem {
+func (o sonicObservation) CheckLossless(p Policy) []LosslessProblem {
 	if o.Facts.BufferModel == BufferModelDynamic {
 		return o.checkDynamicLossless(p)
 	}
@@ -55,7 +55,7 @@ func (o Observation) CheckLossless(p Policy) []LosslessProblem {
 // checkDynamicLossless is CheckLossless in the dynamic model. buffermgrdyn reuses a profile
 // that already exists under the name it computes, so a profile created before a change of
 // LOSSLESS_TRAFFIC_PATTERN keeps its old headroom: that is reported, not fatal.
-func (o Observation) checkDynamicLossless(p Policy) []LosslessProblem {
+func (o sonicObservation) checkDynamicLossless(p Policy) []LosslessProblem {
 	if o.Facts.DynamicErr != nil {
 		return nil // refused or warned at plan (checkDynamicBuffer)
 	}
@@ -93,7 +93,7 @@ func (o Observation) checkDynamicLossless(p Policy) []LosslessProblem {
 }
 
 // cable is the port's CABLE_LENGTH on the switch, or the policy's when the switch has none.
-func (o Observation) cable(port string, p Policy) string {
+func (o sonicObservation) cable(port string, p Policy) string {
 	if v := o.db[tableCableLength][cableLengthKey][port]; v != "" {
 		return v
 	}
@@ -103,7 +103,7 @@ func (o Observation) cable(port string, p Policy) string {
 // losslessPG returns the profile and key of the port's CONFIG_DB BUFFER_PG whose priority
 // range holds prio ("Ethernet0|3-4"); key is "" when there is none or its profile does not
 // exist.
-func (o Observation) losslessPG(port string, prio int) (profile, key string) {
+func (o sonicObservation) losslessPG(port string, prio int) (profile, key string) {
 	return losslessGroup(o.db[tableBufferPG], o.db[tableBufferProfile], port, "|", prio)
 }
 

@@ -57,7 +57,7 @@ func stockSnapshot(d desired, observed sonic.DB) Snapshot {
 
 // restore adds the operations that undo d: owned entries deleted, shared fields restored
 // from the snapshot or removed.
-func (c *Changes) restore(d desired, snap Snapshot) {
+func (c *sonicChanges) restore(d desired, snap Snapshot) {
 	for _, f := range d.fields {
 		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
 		prior, had := snap[f.key3()]

@@ -49,16 +49,16 @@ func startTwin(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *SONiC)
 	return tw, NewSONiC(client, sonic.Release{})
 }
 
-func observe(t *testing.T, b *SONiC) Observation {
+func observe(t *testing.T, b *SONiC) sonicObservation {
 	t.Helper()
-	o, err := b.Observe(context.Background())
+	o, err := b.observe(context.Background())
 	if err != nil {
 		t.Fatalf("observe: %v", err)
 	}
 	return o
 }
 
-func apply(t *testing.T, b *SONiC, c *Changes) {
+func apply(t *testing.T, b *SONiC, c Changes) {
 	t.Helper()
 	if warning, err := b.Apply(context.Background(), c); err != nil || warning != "" {
 		t.Fatalf("apply: warning %q, err %v", warning, err)
@@ -70,7 +70,7 @@ func TestApplyConvergesAndDecodes(t *testing.T) {
 		t.Run(release, func(t *testing.T) {
 			tw, b := startTwin(t, switchtwin.Options{Release: release})
 			p := testPolicy()
-			c, err := observe(t, b).Plan(p)
+			c, err := observe(t, b).plan(p)
 			if err != nil {
 				t.Fatalf("plan: %v", err)
 			}
@@ -84,7 +84,7 @@ func TestApplyConvergesAndDecodes(t *testing.T) {
 			}
 
 			o := observe(t, b)
-			again, err := o.Plan(p)
+			again, err := o.plan(p)
 			if err != nil || !again.Empty() {
 				t.Fatalf("re-plan after apply: err %v, lines %v", err, again.Lines())
 			}
@@ -119,7 +119,7 @@ func TestObserveIsOneGetWhateverThePortCount(t *testing.T) {
 		p.Ports = append(p.Ports, "Ethernet"+strconv.Itoa(i*4))
 	}
 	tw.ResetStats()
-	c, err := observe(t, b).Plan(p)
+	c, err := observe(t, b).plan(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestObserveIsOneGetWhateverThePortCount(t *testing.T) {
 func TestDriftIsPlannedBack(t *testing.T) {
 	tw, b := startTwin(t, switchtwin.Options{})
 	p := testPolicy()
-	c, _ := observe(t, b).Plan(p)
+	c, _ := observe(t, b).plan(p)
 	apply(t, b, c)
 
 	wred, _ := tw.Entry("WRED_PROFILE", stockWREDProfile)
@@ -152,7 +152,7 @@ func TestDriftIsPlannedBack(t *testing.T) {
 	if got.ECN.MinBytes != 150000 {
 		t.Errorf("decoded ECN min %d, want the drifted 150000", got.ECN.MinBytes)
 	}
-	fix, err := o.Plan(p)
+	fix, err := o.plan(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,10 +173,10 @@ func TestRemovalRestoresTheSwitch(t *testing.T) {
 	p := testPolicy()
 	o := observe(t, b)
 	snap := o.Snapshot(nil, p, nil)
-	c, _ := o.Plan(p)
+	c, _ := o.plan(p)
 	apply(t, b, c)
 
-	rm, err := observe(t, b).Removal(p, snap)
+	rm, err := observe(t, b).removal(p, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,14 +192,14 @@ func TestUpdateRestoresWhatThePolicyNoLongerSets(t *testing.T) {
 	p := testPolicy()
 	o := observe(t, b)
 	snap := o.Snapshot(nil, p, nil)
-	c, _ := o.Plan(p)
+	c, _ := o.plan(p)
 	apply(t, b, c)
 
 	next := p
 	next.Class.CNPPriority, next.Watchdog = 5, nil
 	o = observe(t, b)
 	snap = o.Snapshot(&p, next, snap)
-	c, err := o.PlanUpdate(&p, next, snap)
+	c, err := o.planUpdate(&p, next, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +215,7 @@ func TestUpdateRestoresWhatThePolicyNoLongerSets(t *testing.T) {
 		t.Errorf("QUEUE|Ethernet0|5 = %v, want scheduler ROCE_CNP", q)
 	}
 
-	rm, err := observe(t, b).Removal(next, snap)
+	rm, err := observe(t, b).removal(next, snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,10 +229,10 @@ func TestRemovalAfterImportRestoresStockMaps(t *testing.T) {
 	tw, b := startTwin(t, switchtwin.Options{})
 	p := testPolicy()
 	p.Watchdog = nil
-	c, _ := observe(t, b).Plan(p)
+	c, _ := observe(t, b).plan(p)
 	apply(t, b, c)
 
-	rm, err := observe(t, b).Removal(p, nil)
+	rm, err := observe(t, b).removal(p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestRemovalAfterImportRestoresStockMaps(t *testing.T) {
 func TestPlanRefusesWhatTheReleaseRejects(t *testing.T) {
 	// GCU rejects WRED edits on chips it does not know; the provider must say so at plan time.
 	_, b := startTwin(t, switchtwin.Options{HWSKU: "Unknown-SKU-X"})
-	_, err := observe(t, b).Plan(testPolicy())
+	_, err := observe(t, b).plan(testPolicy())
 	if err == nil || !strings.Contains(err.Error(), "would reject") || !strings.Contains(err.Error(), "WRED_PROFILE") {
 		t.Fatalf("plan on an unknown SKU: %v, want a refusal naming WRED_PROFILE", err)
 	}
