@@ -1,0 +1,114 @@
+// Package layers holds the test that keeps the import graph of the module in its layers
+// (docs/design.md): each package imports only the layers below it, twins only reach products
+// from tests and tools, and the domain packages do no I/O.
+package layers
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/clusterbid/terraform-provider-roce/"
+
+// allowed lists, for each package of the module, the packages of the module its non-test
+// files may import. A package missing here fails the test: place it in a layer first.
+var allowed = map[string][]string{
+	"":                          {"internal/provider"},
+	"internal/shell":            {},
+	"internal/fabric":           {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
+	"internal/sonic":            {"internal/fabric"},
+	"internal/gnmi":             {"internal/sonic"},
+	"internal/switchcfg":        {"internal/fabric", "internal/gnmi", "internal/sonic"},
+	"internal/host/ssh":         {"internal/shell"},
+	"internal/host/facts":       {"internal/shell"},
+	"internal/host":             {"internal/host/facts", "internal/host/ssh", "internal/shell"},
+	"internal/host/tasks":       {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
+	"internal/ncclprofile":      {"internal/fabric", "internal/host/facts"},
+	"internal/preflight":        {"internal/host", "internal/host/facts"},
+	"internal/provider":         {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/sonic", "internal/switchcfg"},
+	"internal/twin/hostprofile": {"internal/shell"},
+	"internal/twin/hosttwin":    {"internal/twin/hostprofile"},
+	"internal/twin/switchtwin":  {"internal/fabric", "internal/sonic"},
+	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
+	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
+	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},
+	"tools/layers":              {},
+}
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+}
+
+// check returns one line per import that leaves its layer, and per package with no layer.
+func check(pkgs []pkg) []string {
+	var bad []string
+	for _, p := range pkgs {
+		name := strings.TrimSuffix(strings.TrimPrefix(p.ImportPath+"/", module), "/")
+		if p.ImportPath+"/" == module {
+			name = ""
+		}
+		ok, known := allowed[name]
+		if !known {
+			bad = append(bad, fmt.Sprintf("%s has no layer: add it to allowed in tools/layers and to docs/design.md", p.ImportPath))
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			if !slices.Contains(ok, dep) {
+				bad = append(bad, fmt.Sprintf("%s imports %s, outside its layer", name, dep))
+			}
+		}
+	}
+	return bad
+}
+
+func TestImportsStayInTheirLayers(t *testing.T) {
+	out, err := exec.Command("go", "list", "-json=ImportPath,Imports", module+"...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < len(allowed)/2 {
+		t.Fatalf("go list found %d packages, fewer than the layers name", len(pkgs))
+	}
+	for _, line := range check(pkgs) {
+		t.Error(line)
+	}
+}
+
+// TestCheckCatchesABackEdge: the check fails on a domain package importing the provider, on
+// a product importing a twin and on a package nobody placed.
+func TestCheckCatchesABackEdge(t *testing.T) {
+	got := check([]pkg{
+		{ImportPath: module + "internal/fabric", Imports: []string{module + "internal/provider", "fmt"}},
+		{ImportPath: module + "internal/switchcfg", Imports: []string{module + "internal/twin/switchtwin"}},
+		{ImportPath: module + "internal/newthing"},
+	})
+	want := []string{
+		"internal/fabric imports internal/provider, outside its layer",
+		"internal/switchcfg imports internal/twin/switchtwin, outside its layer",
+		module + "internal/newthing has no layer: add it to allowed in tools/layers and to docs/design.md",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("check = %q, want %q", got, want)
+	}
+}
