@@ -38,6 +38,7 @@ var allowed = map[string][]string{
 	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},
 	"tools/layers":              {},
+	"tools/release":             {},
 }
 
 type pkg struct {
