@@ -1,0 +1,131 @@
+package nvue_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+func startTwin(t *testing.T, release string) (*nvuetwin.Twin, *nvue.Client) {
+	t.Helper()
+	pki, err := switchtwin.NewPKI("nvue-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := pki.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := nvuetwin.New(nvuetwin.Options{Release: release, Ports: 4, Username: "cumulus", Password: "Passw0rd!", TLS: pki.ServerTLS(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := tw.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := nvue.Dial(nvue.Config{Address: addr, Username: "cumulus", Password: "Passw0rd!", CAFile: files.CA, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return tw, c
+}
+
+func TestTransactionAppliesOneRevision(t *testing.T) {
+	for _, rel := range []string{"5.9", "5.14"} {
+		t.Run(rel, func(t *testing.T) {
+			tw, c := startTwin(t, rel)
+			ctx := context.Background()
+			patch := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}
+			if _, err := c.Transaction(ctx, patch); err != nil {
+				t.Fatal(err)
+			}
+			raw, err := c.Get(ctx, "qos/pfc/ROCE", nvue.RevApplied)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(raw), `"cable-length":5`) {
+				t.Errorf("applied qos/pfc/ROCE = %s", raw)
+			}
+			if tw.Applies() != 1 {
+				t.Errorf("%d applies, want 1", tw.Applies())
+			}
+			// The same change again changes nothing and is a success.
+			if _, err := c.Transaction(ctx, patch); err != nil {
+				t.Fatalf("no-op apply: %v", err)
+			}
+		})
+	}
+}
+
+func TestTransactionFailureLeavesNothing(t *testing.T) {
+	tw, c := startTwin(t, "5.12")
+	before := tw.Applied()
+	ctx := context.Background()
+	// A valid change and an invalid one in the same transaction: neither is applied.
+	patch := nvue.Tree{"qos": nvue.Tree{
+		"pfc":                nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5}},
+		"congestion-control": nvue.Tree{"ROCE": nvue.Tree{"traffic-class": nvue.Tree{"3": nvue.Tree{"min-threshold": 200000, "max-threshold": 100000, "ecn": "enable"}}}},
+	}}
+	rev, err := c.Transaction(ctx, patch)
+	var ae *nvue.ApplyError
+	if !errors.As(err, &ae) || ae.State != "invalid" || !strings.Contains(err.Error(), "min-threshold 200000 is above max-threshold 100000") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, ok := nvue.Lookup(tw.Applied(), "qos", "pfc", "ROCE"); ok {
+		t.Error("part of an invalid revision was applied")
+	}
+	if _, still := tw.Revisions()[rev]; still {
+		t.Errorf("the failed revision %s is still staged", rev)
+	}
+	if len(tw.Applied()) != len(before) {
+		t.Error("the applied configuration changed")
+	}
+}
+
+func TestWrongPasswordIsExplained(t *testing.T) {
+	_, c := startTwin(t, "5.12")
+	bad, err := nvue.Dial(nvue.Config{Address: c.Address(), Username: "cumulus", Password: "wrong", Insecure: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bad.Get(context.Background(), "qos", nvue.RevApplied)
+	var he *nvue.HTTPError
+	if !errors.As(err, &he) || he.Status != 401 || !strings.Contains(err.Error(), "check the nvue username and password") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestConcurrentTransactionsAreSerialized(t *testing.T) {
+	tw, c := startTwin(t, "5.12")
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := []string{"A", "B", "C", "D"}[i]
+			_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{name: nvue.Tree{"cable-length": 10}}}})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if tw.Applies() != 4 || len(nvue.Object(tw.Applied(), "qos", "pfc")) != 4 {
+		t.Errorf("%d applies, pfc profiles %v", tw.Applies(), nvue.Object(tw.Applied(), "qos", "pfc"))
+	}
+}

@@ -1,0 +1,188 @@
+package nvue
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Revision states, as the revision resource reports them. NVIDIA documents pending, apply,
+// applied, invalid and ays_fail, and applied_and_saved with auto-save (on by default from
+// 5.9); the rest are those real clients wait on (entropia/gpn-noc-gpncfg deployment).
+var (
+	successStates = []string{"applied", "applied_and_saved", "auto_save"}
+	failureStates = []string{"apply_error", "apply_fail", "ays_fail", "confirm_fail", "invalid", "ready_error", "verify_error", "ays_no", "ignore_fail_no"}
+)
+
+// noConfigDiff is the issue NVUE reports for an apply that changes nothing, sometimes with a
+// failure-like state; it is a success.
+const noConfigDiff = "config apply executed with no config diff"
+
+// Issue is one problem a revision reports.
+type Issue struct {
+	Code     string         `json:"code"`
+	Message  string         `json:"message"`
+	Severity string         `json:"severity"`
+	Data     map[string]any `json:"data"`
+}
+
+// revisionStatus is the revision resource: {"state": ..., "transition": {"issue": {"0": ...}, "progress": ...}},
+// either flat or keyed by the revision id (both shapes appear in NVIDIA's examples).
+type revisionStatus struct {
+	State      string `json:"state"`
+	Transition struct {
+		Issue    map[string]Issue `json:"issue"`
+		Progress string           `json:"progress"`
+	} `json:"transition"`
+}
+
+func decodeStatus(raw json.RawMessage) (revisionStatus, error) {
+	var flat revisionStatus
+	if err := json.Unmarshal(raw, &flat); err == nil && flat.State != "" {
+		return flat, nil
+	}
+	var keyed map[string]revisionStatus
+	if err := json.Unmarshal(raw, &keyed); err != nil {
+		return revisionStatus{}, err
+	}
+	for _, s := range keyed {
+		return s, nil
+	}
+	return revisionStatus{}, errors.New("empty revision status")
+}
+
+func (s revisionStatus) issues() []Issue {
+	keys := make([]string, 0, len(s.Transition.Issue))
+	for k := range s.Transition.Issue {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Issue, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, s.Transition.Issue[k])
+	}
+	return out
+}
+
+// ApplyError is a revision that did not end applied.
+type ApplyError struct {
+	Address  string
+	Revision string
+	// State is the last state the revision reached; TimedOut when the wait ran out before it
+	// reached a final one.
+	State    string
+	TimedOut bool
+	Progress string
+	Issues   []Issue
+}
+
+func (e *ApplyError) Error() string {
+	var b strings.Builder
+	if e.TimedOut {
+		fmt.Fprintf(&b, "nvue %s: revision %s still %q when the apply timeout ran out", e.Address, e.Revision, e.State)
+	} else {
+		fmt.Fprintf(&b, "nvue %s: revision %s ended %q", e.Address, e.Revision, e.State)
+	}
+	if e.Progress != "" {
+		fmt.Fprintf(&b, " (%s)", e.Progress)
+	}
+	for _, i := range e.Issues {
+		fmt.Fprintf(&b, "; %s", i.Message)
+	}
+	return b.String()
+}
+
+// Transaction applies one change as one revision: create it, stage every change in one PATCH of
+// the root, apply it answering NVUE's "are you sure" prompt, and wait until it is applied. A
+// revision that fails is detached, so nothing of it stays staged on the switch; NVUE applies a
+// revision as a whole, so the switch holds all of the change or none. Only one runs per client.
+func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revision string, err error) {
+	c.applyMu.Lock()
+	defer c.applyMu.Unlock()
+	rev, err := c.createRevision(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := c.do(ctx, http.MethodPatch, "/", url.Values{"rev": {rev}}, patch, nil); err != nil {
+		c.detach(rev)
+		return rev, fmt.Errorf("stage the change in revision %s: %w", rev, err)
+	}
+	if err := c.apply(ctx, rev); err != nil {
+		var ae *ApplyError
+		if errors.As(err, &ae) && ae.TimedOut {
+			return rev, err // still applying: detaching it now could race the apply
+		}
+		c.detach(rev)
+		return rev, err
+	}
+	return rev, nil
+}
+
+func (c *Client) createRevision(ctx context.Context) (string, error) {
+	var out map[string]json.RawMessage
+	if err := c.do(ctx, http.MethodPost, "/revision", nil, map[string]any{}, &out); err != nil {
+		return "", fmt.Errorf("create a revision: %w", err)
+	}
+	if len(out) != 1 {
+		return "", fmt.Errorf("nvue %s: create a revision: want one revision id in the answer, got %d", c.cfg.Address, len(out))
+	}
+	for id := range out {
+		return id, nil
+	}
+	return "", nil
+}
+
+func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
+
+// apply asks for the revision to be applied and polls it until it is applied, fails or the
+// apply timeout runs out.
+func (c *Client) apply(ctx context.Context, rev string) error {
+	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": "ays_yes"}}
+	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); err != nil {
+		return fmt.Errorf("apply revision %s: %w", rev, err)
+	}
+	deadline := time.Now().Add(c.cfg.ApplyTimeout)
+	for {
+		var raw json.RawMessage
+		if err := c.do(ctx, http.MethodGet, revPath(rev), nil, nil, &raw); err != nil {
+			return fmt.Errorf("read revision %s: %w", rev, err)
+		}
+		st, err := decodeStatus(raw)
+		if err != nil {
+			return fmt.Errorf("nvue %s: revision %s: %w", c.cfg.Address, rev, err)
+		}
+		issues := st.issues()
+		switch {
+		case slices.Contains(successStates, st.State):
+			return nil
+		case slices.ContainsFunc(issues, func(i Issue) bool { return strings.Contains(i.Message, noConfigDiff) }):
+			return nil
+		case slices.Contains(failureStates, st.State):
+			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: issues}
+		case time.Now().After(deadline):
+			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, TimedOut: true, Progress: st.Transition.Progress, Issues: issues}
+		}
+		timer := time.NewTimer(c.cfg.PollInterval)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return fmt.Errorf("nvue %s: waiting for revision %s (last state %q): %w", c.cfg.Address, rev, st.State, ctx.Err())
+		case <-timer.C:
+		}
+	}
+}
+
+// detach deletes a revision that is not going to be applied (nv config detach), with its own
+// short deadline: it runs after the caller's context may have ended.
+func (c *Client) detach(rev string) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.cfg.RequestTimeout)
+	defer cancel()
+	_ = c.do(ctx, http.MethodDelete, revPath(rev), nil, nil, nil)
+}

@@ -1,0 +1,51 @@
+package nvuetwin
+
+import (
+	"strconv"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+)
+
+// seed is a Spectrum-4 switch's configuration with Cumulus' QoS defaults, as the applied
+// configuration of CL 5.5.1 shows them (NVIDIA's automation workshop, GET /nvue_v1/?rev=applied)
+// and the 5.14 "Quality of Service" page lists them: trust l2 with PCP n -> switch priority n,
+// switch priority n -> traffic class n, DWRR 12/13 % per traffic class, ECN on TC 0 at 150000 /
+// 1500000 bytes, one lossy pool holding every switch priority, RoCE off.
+func seed(release string, ports int) nvue.Tree {
+	pcp, sp, sched, pool := nvue.Tree{}, nvue.Tree{}, nvue.Tree{}, nvue.Tree{}
+	for i := range 8 {
+		n := strconv.Itoa(i)
+		pcp[n] = nvue.Tree{"switch-priority": float64(i)}
+		sp[n] = nvue.Tree{"traffic-class": float64(i)}
+		bw := 12.0
+		if i%2 == 1 {
+			bw = 13
+		}
+		sched[n] = nvue.Tree{"mode": "dwrr", "bw-percent": bw}
+		pool[n] = nvue.Tree{}
+	}
+	qos := nvue.Tree{
+		"mapping":              nvue.Tree{"default-global": nvue.Tree{"trust": "l2", "port-default-sp": 0.0, "pcp": pcp}},
+		"egress-queue-mapping": nvue.Tree{"default-global": nvue.Tree{"switch-priority": sp}},
+		"egress-scheduler":     nvue.Tree{"default-global": nvue.Tree{"traffic-class": sched}},
+		"congestion-control": nvue.Tree{"default-global": nvue.Tree{"traffic-class": nvue.Tree{
+			"0": nvue.Tree{"ecn": "enable", "red": "disable", "min-threshold": 150000.0, "max-threshold": 1500000.0, "probability": 100.0},
+		}}},
+		"pfc":          nvue.Tree{},
+		"pfc-watchdog": nvue.Tree{"polling-interval": 100.0, "robustness": 3.0},
+		"roce":         nvue.Tree{"enable": "off"},
+		"traffic-pool": nvue.Tree{"default-lossy": nvue.Tree{"memory-percent": 100.0, "switch-priority": pool}},
+	}
+	ifaces := nvue.Tree{
+		"lo":   nvue.Tree{"type": "loopback"},
+		"eth0": nvue.Tree{"type": "eth"},
+	}
+	for i := 1; i <= ports; i++ {
+		ifaces["swp"+strconv.Itoa(i)] = nvue.Tree{"type": "swp", "link": nvue.Tree{"speed": "400G", "mtu": 9216.0, "state": nvue.Tree{"up": nvue.Tree{}}}}
+	}
+	return nvue.Tree{
+		"qos":       qos,
+		"interface": ifaces,
+		"system":    nvue.Tree{"hostname": "cumulus", "version": nvue.Tree{"image": release + ".0.0031", "kernel": "6.1.0-cl-1-amd64"}},
+	}
+}

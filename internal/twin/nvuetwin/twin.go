@@ -1,0 +1,372 @@
+// Package nvuetwin is a twin of an NVIDIA Cumulus Linux switch's NVUE REST API, for tests and
+// users' CI: HTTPS with basic authentication on loopback, the configuration tree of a Spectrum-4
+// switch seeded with Cumulus 5.x defaults, and the revision state machine (a revision is a copy
+// of the applied configuration; PATCH and DELETE stage changes in it; an apply validates the
+// whole revision and either replaces the applied configuration with it or leaves it untouched).
+//
+// Modelled from the Cumulus Linux 5.9 to 5.14 user guides ("NVUE API", "Quality of Service",
+// "RDMA over Converged Ethernet - RoCE"; CumulusNetworks/docs) and real API output in NVIDIA's
+// automation workshop (CL 5.5.1). What the docs leave open the twin decides strictly: unknown
+// keys, out-of-range values and references to missing profiles or interfaces make the revision
+// invalid.
+package nvuetwin
+
+import (
+	"crypto/subtle"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+)
+
+// Options configure a twin.
+type Options struct {
+	// Release is the Cumulus Linux release, "5.9" to "5.14". Default DefaultRelease.
+	Release string
+	// Ports is how many front-panel ports exist, swp1..swpN. Default 32.
+	Ports int
+	// Username and Password are required with basic authentication on every request.
+	Username, Password string
+	// TLS serves HTTPS; required, as on the switch.
+	TLS *tls.Config
+}
+
+// DefaultRelease is the release a twin runs by default.
+const DefaultRelease = "5.12"
+
+var releases = []string{"5.9", "5.10", "5.11", "5.12", "5.13", "5.14"}
+
+// Twin is one switch. Its methods are safe for concurrent use.
+type Twin struct {
+	opts Options
+	// minor is the release's minor number (12 for 5.12).
+	minor int
+
+	mu      sync.Mutex
+	applied nvue.Tree
+	revs    map[string]*revision
+	nextRev int
+	applies int
+
+	srv  *http.Server
+	addr string
+}
+
+type revision struct {
+	state    string
+	config   nvue.Tree
+	issues   []issue
+	progress string
+}
+
+type issue struct {
+	Code     string         `json:"code"`
+	Data     map[string]any `json:"data"`
+	Message  string         `json:"message"`
+	Severity string         `json:"severity"`
+}
+
+// New returns a stopped twin.
+func New(opts Options) (*Twin, error) {
+	if opts.Release == "" {
+		opts.Release = DefaultRelease
+	}
+	if !slices.Contains(releases, opts.Release) {
+		return nil, fmt.Errorf("nvuetwin: release %q: use one of %s", opts.Release, strings.Join(releases, ", "))
+	}
+	if opts.Ports == 0 {
+		opts.Ports = 32
+	}
+	if opts.Ports < 1 || opts.Ports > 64 {
+		return nil, fmt.Errorf("nvuetwin: ports %d out of range 1..64", opts.Ports)
+	}
+	if opts.Username == "" || opts.Password == "" || opts.TLS == nil {
+		return nil, errors.New("nvuetwin: a username, a password and TLS are required, as on a switch")
+	}
+	minor, _ := strconv.Atoi(strings.TrimPrefix(opts.Release, "5."))
+	return &Twin{opts: opts, minor: minor, applied: seed(opts.Release, opts.Ports), revs: map[string]*revision{}, nextRev: 1}, nil
+}
+
+// Start serves on addr ("127.0.0.1:0" when empty) and returns the address bound.
+func (t *Twin) Start(addr string) (string, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	t.srv = &http.Server{Handler: http.HandlerFunc(t.serve), TLSConfig: t.opts.TLS.Clone()}
+	go func() { _ = t.srv.ServeTLS(l, "", "") }()
+	t.addr = l.Addr().String()
+	return t.addr, nil
+}
+
+// Stop closes the server.
+func (t *Twin) Stop() {
+	if t.srv != nil {
+		_ = t.srv.Close()
+	}
+}
+
+// Applied returns a copy of the applied configuration.
+func (t *Twin) Applied() nvue.Tree {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return nvue.Clone(t.applied)
+}
+
+// SetApplied changes the applied configuration out of band at path, as an operator's nv set
+// and nv config apply would: use it to create drift. A nil value unsets.
+func (t *Twin) SetApplied(path string, v any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	keys := nvue.Path(path)
+	if v == nil {
+		if parent := nvue.Object(t.applied, keys[:len(keys)-1]...); parent != nil {
+			delete(parent, keys[len(keys)-1])
+		}
+		return
+	}
+	nvue.Set(t.applied, v, keys...)
+}
+
+// Applies counts the revisions applied.
+func (t *Twin) Applies() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.applies
+}
+
+// Revisions returns the ids of the revisions that exist, applied ones included.
+func (t *Twin) Revisions() map[string]string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := map[string]string{}
+	for id, r := range t.revs {
+		out[id] = r.state
+	}
+	return out
+}
+
+func (t *Twin) serve(w http.ResponseWriter, r *http.Request) {
+	user, pass, ok := r.BasicAuth()
+	if !ok || subtle.ConstantTimeCompare([]byte(user), []byte(t.opts.Username)) != 1 || subtle.ConstantTimeCompare([]byte(pass), []byte(t.opts.Password)) != 1 {
+		writeError(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
+	path, ok := strings.CutPrefix(r.URL.Path, "/nvue_v1")
+	if !ok {
+		writeError(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	path = strings.Trim(path, "/")
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch {
+	case path == "revision" && r.Method == http.MethodPost:
+		t.createRevision(w)
+	case strings.HasPrefix(path, "revision/"):
+		t.revisionResource(w, r, strings.TrimPrefix(path, "revision/"))
+	case r.Method == http.MethodGet:
+		t.get(w, r, path)
+	case r.Method == http.MethodPatch || r.Method == http.MethodDelete:
+		t.stage(w, r, path)
+	default:
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers in the problem+json shape the API's framework (connexion) uses.
+func writeError(w http.ResponseWriter, status int, detail string) {
+	writeJSON(w, status, map[string]any{"status": status, "title": http.StatusText(status), "detail": detail, "type": "about:blank"})
+}
+
+func (t *Twin) status(r *revision) map[string]any {
+	issues := map[string]any{}
+	for i, is := range r.issues {
+		issues[strconv.Itoa(i)] = is
+	}
+	return map[string]any{"state": r.state, "transition": map[string]any{"issue": issues, "progress": r.progress}}
+}
+
+func (t *Twin) createRevision(w http.ResponseWriter) {
+	id := strconv.Itoa(t.nextRev)
+	t.nextRev++
+	r := &revision{state: "pending", config: nvue.Clone(t.applied)}
+	t.revs[id] = r
+	writeJSON(w, http.StatusOK, map[string]any{id: t.status(r)})
+}
+
+func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id string) {
+	rev, ok := t.revs[id]
+	if !ok {
+		writeError(w, http.StatusNotFound, "The requested item does not exist.")
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		writeJSON(w, http.StatusOK, t.status(rev))
+	case http.MethodDelete:
+		delete(t.revs, id)
+		t.deleted(w)
+	case http.MethodPatch:
+		var body struct {
+			State      string            `json:"state"`
+			AutoPrompt map[string]string `json:"auto-prompt"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.State != "apply" {
+			writeError(w, http.StatusBadRequest, "only {\"state\": \"apply\"} is modelled")
+			return
+		}
+		if rev.state != "pending" {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("revision %s is %s, not pending", id, rev.state))
+			return
+		}
+		t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+		writeJSON(w, http.StatusOK, map[string]any{"state": "apply", "transition": map[string]any{"issue": map[string]any{}, "progress": ""}})
+	default:
+		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
+	}
+}
+
+// deleted answers a DELETE: 204 from 5.10, 200 with {} before (NVUE API guide).
+func (t *Twin) deleted(w http.ResponseWriter) {
+	if t.minor >= 10 {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{})
+}
+
+// apply validates the revision and applies it whole, or not at all.
+func (t *Twin) apply(rev *revision, ays bool) {
+	if equalTrees(rev.config, t.applied) {
+		rev.state, rev.progress = "applied", ""
+		rev.issues = []issue{{Code: "no_config_diff", Message: "config apply executed with no config diff", Severity: "info", Data: map[string]any{}}}
+		return
+	}
+	if problems := validate(rev.config, t.minor); len(problems) > 0 {
+		rev.state, rev.progress, rev.issues = "invalid", "Invalid config", problems
+		return
+	}
+	// QoS changes restart switchd, which NVUE asks about; without the answer the apply aborts.
+	if !equalTrees(nvue.Object(rev.config, "qos"), nvue.Object(t.applied, "qos")) && !ays {
+		rev.state, rev.progress = "ays_fail", "Aborted apply after warnings"
+		rev.issues = []issue{{Code: "client_timeout", Message: "Timeout while waiting for client response", Severity: "error", Data: map[string]any{}}}
+		return
+	}
+	t.applied = nvue.Clone(rev.config)
+	t.applies++
+	rev.state, rev.progress, rev.issues = "applied", "", nil
+	if t.minor >= 9 { // auto-save is on by default from 5.9
+		rev.state = "applied_and_saved"
+	}
+}
+
+func equalTrees(a, b nvue.Tree) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// get reads the tree at path from the applied configuration or a revision.
+func (t *Twin) get(w http.ResponseWriter, r *http.Request, path string) {
+	tree := t.applied
+	switch rev := r.URL.Query().Get("rev"); rev {
+	case "", nvue.RevApplied, nvue.RevOperational, "startup":
+	default:
+		rv, ok := t.revs[rev]
+		if !ok {
+			writeError(w, http.StatusNotFound, "The requested item does not exist.")
+			return
+		}
+		tree = rv.config
+	}
+	if path == "" {
+		out := nvue.Clone(tree)
+		out["header"] = map[string]any{"model": "SN5600", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux " + t.opts.Release + ".0"}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	if path == "system/version" && t.minor < 10 { // nv show system version is new in 5.10
+		writeError(w, http.StatusNotFound, "The requested item does not exist.")
+		return
+	}
+	v, ok := nvue.Lookup(tree, nvue.Path(path)...)
+	if !ok {
+		writeError(w, http.StatusNotFound, "The requested item does not exist.")
+		return
+	}
+	writeJSON(w, http.StatusOK, v)
+}
+
+// stage applies a PATCH (merge) or DELETE to a pending revision.
+func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
+	rev, ok := t.revs[r.URL.Query().Get("rev")]
+	if !ok {
+		writeError(w, http.StatusBadRequest, "a change needs ?rev=<a pending revision>")
+		return
+	}
+	if rev.state != "pending" {
+		writeError(w, http.StatusBadRequest, "revision is "+rev.state+", not pending")
+		return
+	}
+	keys := []string{}
+	if path != "" {
+		keys = nvue.Path(path)
+	}
+	if r.Method == http.MethodDelete {
+		if len(keys) == 0 {
+			rev.config = nvue.Tree{}
+		} else if parent := nvue.Object(rev.config, keys[:len(keys)-1]...); parent != nil {
+			delete(parent, keys[len(keys)-1])
+		}
+		t.deleted(w)
+		return
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	patch, err := nvue.DecodeTree(raw)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "the body is not a JSON object: "+err.Error())
+		return
+	}
+	target := rev.config
+	for i, k := range keys {
+		next, ok := target[k].(map[string]any)
+		if !ok {
+			if i < len(keys)-1 || target[k] != nil {
+				writeError(w, http.StatusBadRequest, "cannot patch into "+path)
+				return
+			}
+			next = nvue.Tree{}
+			target[k] = next
+		}
+		target = next
+	}
+	nvue.Merge(target, patch)
+	if t.minor >= 10 {
+		writeJSON(w, http.StatusOK, patch) // 5.10 and later answer with the change
+		return
+	}
+	writeJSON(w, http.StatusOK, rev.config) // 5.9 answers with the whole configuration
+}
