@@ -27,7 +27,16 @@ type Policy struct {
 	CNP          Scheduler
 	// Watchdog is nil when the PFC watchdog is left alone.
 	Watchdog *Watchdog
+	// OS is the switch's operating system, OSSONiC (also when empty) or OSCumulus: it names
+	// the ports.
+	OS string
 }
+
+// Switch operating systems.
+const (
+	OSSONiC   = "sonic"
+	OSCumulus = "cumulus"
+)
 
 // ECN is the marking of the RDMA queue, thresholds in bytes.
 type ECN struct {
@@ -60,6 +69,8 @@ const DefaultName = "ROCE"
 
 var (
 	portNamePattern = regexp.MustCompile(`^Ethernet[0-9]{1,4}$`)
+	// cumulusPortPattern is a Cumulus switch port: swp<N>, or swp<N>s<M> on a breakout.
+	cumulusPortPattern = regexp.MustCompile(`^swp[0-9]{1,3}(s[0-9])?$`)
 	// objectNamePattern leaves room for the longest suffix the provider adds: "_LOSSLESS"
 	// (WRED_PROFILE) within the 32 characters sonic-yang-models allow for the map, scheduler
 	// and WRED profile names ([a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31}), sonic-wred-profile.yang and
@@ -114,7 +125,10 @@ func (p Policy) validateNames() fabric.Findings {
 	for i, port := range p.Ports {
 		at := fmt.Sprintf("ports[%d]", i)
 		switch {
-		case !portNamePattern.MatchString(port):
+		case p.OS == OSCumulus && !cumulusPortPattern.MatchString(port):
+			fs = append(fs, errorAt(at, "Invalid Port Name",
+				fmt.Sprintf("%s is %q; Cumulus names switch ports swp<N>, or swp<N>s<M> on a breakout (e.g. \"swp1\", \"swp1s0\").", at, port)))
+		case p.OS != OSCumulus && !portNamePattern.MatchString(port):
 			fs = append(fs, errorAt(at, "Invalid Port Name",
 				fmt.Sprintf("%s is %q; SONiC names front-panel ports Ethernet<N> (e.g. \"Ethernet0\", \"Ethernet8\").", at, port)))
 		case seen[port]:

@@ -1,0 +1,390 @@
+package switchcfg
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+)
+
+// NVUE is the backend for switches running NVIDIA Cumulus Linux: it reads the applied
+// configuration and applies each change as one NVUE revision. Cumulus 5.9 to 5.14 (5.15 renamed
+// the enable/disable values the backend writes).
+type NVUE struct {
+	client *nvue.Client
+}
+
+// NewNVUE returns a backend on client.
+func NewNVUE(client *nvue.Client) *NVUE { return &NVUE{client: client} }
+
+var _ Backend = (*NVUE)(nil)
+
+// nvueObservation is one refresh: the applied qos and interface trees and the release.
+type nvueObservation struct {
+	release string // "5.12"
+	qos     nvue.Tree
+	ifaces  nvue.Tree
+}
+
+// tree is the part of the configuration the backend reads, rooted as the API roots it.
+func (o nvueObservation) tree() nvue.Tree { return nvue.Tree{"qos": o.qos, "interface": o.ifaces} }
+
+var cumulusRelease = regexp.MustCompile(`\b5\.(\d+)`)
+
+// Observe reads the applied qos and interface subtrees and the release, one request each.
+func (b *NVUE) Observe(ctx context.Context) (Observation, error) {
+	o := nvueObservation{}
+	for _, part := range []struct {
+		path string
+		dst  *nvue.Tree
+	}{{"qos", &o.qos}, {"interface", &o.ifaces}} {
+		raw, err := b.client.Get(ctx, part.path, nvue.RevApplied)
+		if err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", part.path, b.client.Address(), err)
+		}
+		if *part.dst, err = nvue.DecodeTree(raw); err != nil {
+			return nil, fmt.Errorf("read %s of %s: %w", part.path, b.client.Address(), err)
+		}
+	}
+	rel, err := b.release(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o.release = rel
+	return o, nil
+}
+
+// release reads the Cumulus release: system/version image from 5.10, the root header before.
+func (b *NVUE) release(ctx context.Context) (string, error) {
+	raw, err := b.client.Get(ctx, "system/version", "")
+	var he *nvue.HTTPError
+	var version string
+	switch {
+	case err == nil:
+		var v struct {
+			Image string `json:"image"`
+		}
+		_ = json.Unmarshal(raw, &v)
+		version = v.Image
+	case errors.As(err, &he) && he.Status == http.StatusNotFound:
+		root, err := b.client.Get(ctx, "", nvue.RevApplied)
+		if err != nil {
+			return "", fmt.Errorf("read the release of %s: %w", b.client.Address(), err)
+		}
+		var v struct {
+			Header struct {
+				Version string `json:"version"`
+			} `json:"header"`
+		}
+		_ = json.Unmarshal(root, &v)
+		version = v.Header.Version
+	default:
+		return "", fmt.Errorf("read the release of %s: %w", b.client.Address(), err)
+	}
+	m := cumulusRelease.FindStringSubmatch(version)
+	if m == nil {
+		return "", fmt.Errorf("switch %s: cannot tell the Cumulus release from %q", b.client.Address(), version)
+	}
+	return "5." + m[1], nil
+}
+
+// Apply stages c in one revision and applies it.
+func (b *NVUE) Apply(ctx context.Context, changes Changes) (string, error) {
+	c, ok := changes.(*nvueChanges)
+	if !ok {
+		return "", fmt.Errorf("switch %s: changes of type %T were not planned by the NVUE backend", b.client.Address(), changes)
+	}
+	if c.Empty() {
+		return "", nil
+	}
+	_, err := b.client.Transaction(ctx, c.patch)
+	return "", err
+}
+
+func (o nvueObservation) Describe() string { return "Cumulus Linux " + o.release }
+
+func (o nvueObservation) minor() int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(o.release, "5."))
+	return n
+}
+
+// Check applies the rules that need the switch: a release whose NVUE the backend speaks, the
+// ports exist, Cumulus' own RoCE mode is off (it derives settings that would fight the
+// profiles), the cable length is one NVUE takes, and the ECN band for the fastest port.
+func (o nvueObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+	var fs fabric.Findings
+	if n := o.minor(); n < 9 || n > 14 {
+		return fabric.Headroom{}, fabric.Findings{errorAt("os", "Unsupported Cumulus Release",
+			fmt.Sprintf("The switch runs Cumulus Linux %s; the provider configures 5.9 to 5.14 (5.15 renamed the enable/disable values of NVUE's QoS settings). Use os = \"cumulus\" on 5.9 to 5.14.", o.release))}
+	}
+	for i, port := range p.Ports {
+		if nvue.Object(o.ifaces, port)["type"] != "swp" {
+			fs = append(fs, errorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
+				fmt.Sprintf("ports[%d] is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", i, port, o.release)))
+		}
+	}
+	if v, _ := nvue.Lookup(o.qos, "roce", "enable"); v == "on" {
+		fs = append(fs, errorAt("os", "Cumulus RoCE Mode Is On",
+			"The switch has qos roce enabled (nv set qos roce), whose derived settings would fight the profiles this resource writes. Turn it off on the switch (nv unset qos roce; nv config apply), then plan again."))
+	}
+	if p.CableLengthM < 1 {
+		fs = append(fs, errorAt("cable_length_m", "Cable Length Out of Range",
+			fmt.Sprintf("cable_length_m is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", p.CableLengthM)))
+	}
+	if p.Watchdog != nil {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "pfc_watchdog", Summary: "Watchdog Times Set by Cumulus",
+			Detail: fmt.Sprintf("On Cumulus the PFC watchdog is switched on per port; it detects a storm after robustness x polling-interval (%v x %v ms on this switch) and restores by itself, so pfc_watchdog's action and times are not written.",
+				nvueValue(o.qos, "pfc-watchdog", "robustness"), nvueValue(o.qos, "pfc-watchdog", "polling-interval"))})
+	}
+	if fs.HasErrors() {
+		return fabric.Headroom{}, fs
+	}
+	speed := o.fastest(p.Ports, speedOverride)
+	h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: speed, CableLengthM: float64(p.CableLengthM), MTU: 9216}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
+	if err != nil {
+		fs = append(fs, errorAt("ports", "Cannot Compute Headroom", err.Error()))
+	}
+	fs = append(fs, fabric.CheckECNForSpeed(p.ECN.MinBytes, speed)...)
+	return h, fs
+}
+
+func nvueValue(t nvue.Tree, keys ...string) any {
+	v, _ := nvue.Lookup(t, keys...)
+	return v
+}
+
+// fastest is the highest link speed of the ports in Gb/s ("400G"), speedOverride when set.
+func (o nvueObservation) fastest(ports []string, speedOverride int) int {
+	if speedOverride > 0 {
+		return speedOverride
+	}
+	best := 0
+	for _, port := range ports {
+		s, _ := nvue.Lookup(o.ifaces, port, "link", "speed")
+		n, _ := strconv.Atoi(strings.TrimSuffix(fmt.Sprint(s), "G"))
+		best = max(best, n)
+	}
+	return best
+}
+
+// Headroom is the Spectrum-4 worst-case estimate for the fastest port: Cumulus sizes the
+// headroom itself from the PFC cable-length.
+func (o nvueObservation) Headroom(p Policy, speedOverride int) fabric.Headroom {
+	h, _ := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: o.fastest(p.Ports, speedOverride), CableLengthM: float64(p.CableLengthM), MTU: 9216}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
+	return h
+}
+
+func (o nvueObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Changes, error) {
+	cur := o.tree()
+	c := newNVUEChanges()
+	next := nvueDesiredFor(p)
+	if prior != nil {
+		c.restoreDropped(cur, nvueDesiredFor(*prior), next, snap)
+	}
+	c.converge(cur, next)
+	return c, nil
+}
+
+// restoreDropped puts back what prior owned or shared and p does not: owned subtrees are
+// removed, shared settings restored from snap.
+func (c *nvueChanges) restoreDropped(cur nvue.Tree, prior, next nvueDesired, snap Snapshot) {
+	keep := map[string]bool{}
+	for _, r := range next.roots {
+		keep[strings.Join(r, "/")] = true
+	}
+	for _, r := range prior.roots {
+		if !keep[strings.Join(r, "/")] {
+			c.put(cur, nvueLeaf{path: r, absent: true})
+		}
+	}
+	nextShared := map[string]bool{}
+	for _, l := range next.shared {
+		nextShared[l.key()] = true
+	}
+	for _, l := range prior.shared {
+		if !nextShared[l.key()] {
+			c.put(cur, restored(l, snap))
+		}
+	}
+}
+
+// restored is the value of a shared leaf before the policy changed it: from snap, or Cumulus'
+// default when snap is nil (an import).
+func restored(l nvueLeaf, snap Snapshot) nvueLeaf {
+	if snap == nil {
+		v, ok := nvueDefault(l)
+		return nvueLeaf{path: l.path, value: v, absent: !ok}
+	}
+	raw, ok := snap[l.key()]
+	if !ok {
+		return nvueLeaf{path: l.path, absent: true}
+	}
+	var v any
+	_ = json.Unmarshal([]byte(raw), &v)
+	return nvueLeaf{path: l.path, value: v}
+}
+
+func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
+	out := Snapshot{}
+	for k, v := range snap {
+		out[k] = v
+	}
+	seen := map[string]bool{}
+	if prior != nil {
+		for _, l := range nvueDesiredFor(*prior).shared {
+			seen[l.key()] = true
+		}
+	}
+	cur := o.tree()
+	for _, l := range nvueDesiredFor(p).shared {
+		if seen[l.key()] {
+			continue
+		}
+		if v, ok := nvue.Lookup(cur, l.path...); ok {
+			raw, _ := json.Marshal(v)
+			out[l.key()] = string(raw)
+		}
+	}
+	return out
+}
+
+func (o nvueObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
+	cur := o.tree()
+	c := newNVUEChanges()
+	d := nvueDesiredFor(p)
+	// A port's qos object that holds only this policy's bindings goes as a whole, so the
+	// interface is left as it was before.
+	whole := map[string]bool{}
+	bound := []string{"mapping", "egress-scheduler", "pfc", "congestion-control"}
+	if p.Watchdog != nil {
+		bound = append(bound, "pfc-watchdog")
+	}
+	for _, port := range p.Ports {
+		only := true
+		for k := range nvue.Object(o.ifaces, port, "qos") {
+			only = only && slices.Contains(bound, k)
+		}
+		if only {
+			whole[port] = true
+			c.put(cur, nvueLeaf{path: []string{"interface", port, "qos"}, absent: true})
+		}
+	}
+	for _, r := range d.roots {
+		if r[0] == "interface" && whole[r[1]] {
+			continue
+		}
+		c.put(cur, nvueLeaf{path: r, absent: true})
+	}
+	for _, l := range d.shared {
+		c.put(cur, restored(l, snap))
+	}
+	return c, nil
+}
+
+// Decode reads the policy back from the profiles called name. What NVUE does not hold (the
+// pause threshold, the watchdog's times, the ECN bits) comes from prior.
+func (o nvueObservation) Decode(name string, ports []string, prior Policy) (Policy, error) {
+	p := prior
+	p.Name, p.Ports = name, ports
+	mapping := nvue.Object(o.qos, "mapping", name)
+	pfc := nvue.Object(o.qos, "pfc", name)
+	if mapping == nil || pfc == nil || len(ports) == 0 {
+		return p, ErrNotFound
+	}
+	prios := sortedNumericKeys(nvue.Object(pfc, "switch-priority"))
+	if len(prios) != 1 {
+		return p, fmt.Errorf("qos pfc %s: want one lossless switch priority, found %v", name, prios)
+	}
+	p.Class.Priority = prios[0]
+	p.Class.DSCP = nil
+	cnpDSCP := -1
+	for _, d := range sortedNumericKeys(nvue.Object(mapping, "dscp")) {
+		sp, _ := nvue.Lookup(mapping, "dscp", strconv.Itoa(d), "switch-priority")
+		switch f, _ := sp.(float64); {
+		case int(f) == p.Class.Priority:
+			p.Class.DSCP = append(p.Class.DSCP, d)
+		case int(f) == prior.Class.CNPPriority && cnpDSCP < 0:
+			cnpDSCP = d
+		}
+	}
+	if cnpDSCP >= 0 {
+		p.Class.CNPDSCP = cnpDSCP
+	}
+	if cl, ok := nvue.Lookup(pfc, "cable-length"); ok {
+		f, _ := cl.(float64)
+		p.CableLengthM = int(f)
+	}
+	cc := nvue.Object(o.qos, "congestion-control", name, "traffic-class", strconv.Itoa(p.Class.Priority))
+	p.ECN = ECN{MinBytes: int64(asFloat(cc["min-threshold"])), MaxBytes: int64(asFloat(cc["max-threshold"])), MarkProbabilityPercent: int(asFloat(cc["probability"]))}
+	sched := nvue.Object(o.qos, "egress-scheduler", name, "traffic-class")
+	p.RDMA = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.Priority)), prior.RDMA)
+	p.CNP = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.CNPPriority)), prior.CNP)
+	if state, _ := nvue.Lookup(o.ifaces, ports[0], "qos", "pfc-watchdog", "state"); state != "enable" {
+		p.Watchdog = nil
+	} else if p.Watchdog == nil {
+		p.Watchdog = &Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200}
+	}
+	return p, nil
+}
+
+func decodeNVUEScheduler(t nvue.Tree, prior Scheduler) Scheduler {
+	switch t["mode"] {
+	case "strict":
+		return Scheduler{Mode: SchedulerStrict, Weight: prior.Weight}
+	case "dwrr":
+		return Scheduler{Mode: SchedulerDWRR, Weight: int(asFloat(t["bw-percent"]))}
+	}
+	return prior
+}
+
+func asFloat(v any) float64 {
+	f, _ := v.(float64)
+	return f
+}
+
+func sortedNumericKeys(t nvue.Tree) []int {
+	var out []int
+	for k := range t {
+		if n, err := strconv.Atoi(k); err == nil {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CheckLossless reads, in the applied configuration, whether every port is bound to the
+// policy's PFC profile with the RDMA priority, and the priority sits in a lossless traffic
+// pool: without either, Cumulus drops RDMA instead of pausing it.
+func (o nvueObservation) CheckLossless(p Policy) []LosslessProblem {
+	prio := strconv.Itoa(p.Class.Priority)
+	var pool string
+	for name := range nvue.Object(o.qos, "traffic-pool") {
+		if _, ok := nvue.Lookup(o.qos, "traffic-pool", name, "switch-priority", prio); ok {
+			pool = name
+		}
+	}
+	var out []LosslessProblem
+	for _, port := range p.Ports {
+		profile, _ := nvue.Lookup(o.ifaces, port, "qos", "pfc", "profile")
+		name, _ := profile.(string)
+		_, has := nvue.Lookup(o.qos, "pfc", name, "switch-priority", prio)
+		switch {
+		case !has:
+			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+				"%s has no PFC profile with switch priority %s (bound: %q), so RDMA is dropped instead of paused.", port, prio, name)})
+		case !strings.HasSuffix(pool, "-lossless"):
+			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+				"switch priority %s is in traffic pool %q, not a lossless one, so %s drops RDMA instead of pausing it.", prio, pool, port)})
+		}
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+package switchcfg
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+)
+
+// nvueLeaf is one setting of NVUE's tree: a value (a string, a number, or member{} for a
+// collection member such as a switch priority in a PFC profile), or absent (remove).
+type nvueLeaf struct {
+	path   []string
+	value  any
+	absent bool
+}
+
+func (l nvueLeaf) key() string { return strings.Join(l.path, "/") }
+
+// nvueMember is the value of a collection member that carries nothing ("switch-priority": {"3": {}}).
+type nvueMember = map[string]any
+
+// nvueDesired is what a policy needs on a Cumulus switch: its own profiles, named after the
+// policy and bound to its ports (owned: removed on destroy, and any setting in them the policy
+// does not make is removed), plus settings of the switch's shared objects (egress queue mapping,
+// traffic pools) that are recorded first and restored on destroy.
+type nvueDesired struct {
+	owned  []nvueLeaf
+	roots  [][]string // owned subtrees, exactly as owned lists them
+	shared []nvueLeaf
+}
+
+// lossless traffic pool the policy's priority moves into; Cumulus' RoCE lossless mode splits
+// the memory 50/50 between the lossy and the RoCE pools (5.9 RoCE guide, nv show qos roce).
+const (
+	nvueLosslessPool   = "roce-lossless"
+	nvueLossyPool      = "default-lossy"
+	nvuePoolPercent    = 50.0
+	nvueDefaultProfile = "default-global"
+)
+
+func num(v int) float64 { return float64(v) }
+
+func nvueDesiredFor(p Policy) nvueDesired {
+	var d nvueDesired
+	own := func(v any, path ...string) { d.owned = append(d.owned, nvueLeaf{path: path, value: v}) }
+	root := func(path ...string) { d.roots = append(d.roots, path) }
+	share := func(v any, absent bool, path ...string) {
+		d.shared = append(d.shared, nvueLeaf{path: path, value: v, absent: absent})
+	}
+	prio, cnp := strconv.Itoa(p.Class.Priority), strconv.Itoa(p.Class.CNPPriority)
+
+	// DSCP trust: every code point mapped, the RDMA ones to the RDMA priority, the CNP one to
+	// the CNP priority, the rest to 0, as the SONiC backend's map does.
+	root("qos", "mapping", p.Name)
+	own("l3", "qos", "mapping", p.Name, "trust")
+	for dscp := range 64 {
+		sp := 0
+		switch {
+		case slices.Contains(p.Class.DSCP, dscp):
+			sp = p.Class.Priority
+		case dscp == p.Class.CNPDSCP:
+			sp = p.Class.CNPPriority
+		}
+		own(num(sp), "qos", "mapping", p.Name, "dscp", strconv.Itoa(dscp), "switch-priority")
+	}
+	// Switch priority n to traffic class n for both classes: egress-queue-mapping exists only
+	// as default-global (5.14 QoS guide), so it is shared.
+	for _, sp := range []string{prio, cnp} {
+		n, _ := strconv.Atoi(sp)
+		share(num(n), false, "qos", "egress-queue-mapping", nvueDefaultProfile, "switch-priority", sp, "traffic-class")
+	}
+
+	root("qos", "egress-scheduler", p.Name)
+	left := 100
+	for _, s := range []struct {
+		tc  string
+		sch Scheduler
+	}{{prio, p.RDMA}, {cnp, p.CNP}} {
+		if s.sch.Mode == SchedulerStrict {
+			own("strict", "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "mode")
+			continue
+		}
+		own("dwrr", "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "mode")
+		own(num(s.sch.Weight), "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "bw-percent")
+		left -= s.sch.Weight
+	}
+	if left >= 1 && prio != "0" && cnp != "0" { // everything else rides traffic class 0
+		own("dwrr", "qos", "egress-scheduler", p.Name, "traffic-class", "0", "mode")
+		own(num(left), "qos", "egress-scheduler", p.Name, "traffic-class", "0", "bw-percent")
+	}
+
+	root("qos", "pfc", p.Name)
+	own(nvueMember{}, "qos", "pfc", p.Name, "switch-priority", prio)
+	own(num(p.CableLengthM), "qos", "pfc", p.Name, "cable-length")
+	own("enable", "qos", "pfc", p.Name, "tx")
+	own("enable", "qos", "pfc", p.Name, "rx")
+
+	root("qos", "congestion-control", p.Name)
+	cc := []string{"qos", "congestion-control", p.Name, "traffic-class", prio}
+	own("enable", append(slices.Clone(cc), "ecn")...)
+	own("disable", append(slices.Clone(cc), "red")...)
+	own(float64(p.ECN.MinBytes), append(slices.Clone(cc), "min-threshold")...)
+	own(float64(p.ECN.MaxBytes), append(slices.Clone(cc), "max-threshold")...)
+	own(num(p.ECN.MarkProbabilityPercent), append(slices.Clone(cc), "probability")...)
+
+	// The RDMA priority leaves the lossy pool for the RoCE lossless pool.
+	root("qos", "traffic-pool", nvueLosslessPool)
+	own(nvuePoolPercent, "qos", "traffic-pool", nvueLosslessPool, "memory-percent")
+	own(nvueMember{}, "qos", "traffic-pool", nvueLosslessPool, "switch-priority", prio)
+	share(nvuePoolPercent, false, "qos", "traffic-pool", nvueLossyPool, "memory-percent")
+	share(nil, true, "qos", "traffic-pool", nvueLossyPool, "switch-priority", prio)
+
+	for _, port := range p.Ports {
+		for _, f := range []string{"mapping", "egress-scheduler", "pfc", "congestion-control"} {
+			root("interface", port, "qos", f)
+			own(p.Name, "interface", port, "qos", f, "profile")
+		}
+		if p.Watchdog != nil {
+			root("interface", port, "qos", "pfc-watchdog")
+			own("enable", "interface", port, "qos", "pfc-watchdog", "state")
+		}
+	}
+	return d
+}
+
+// nvueDefaults are Cumulus' own values of the shared settings, restored after an import (no
+// snapshot): switch priority n -> traffic class n, one lossy pool with all the memory and
+// every switch priority (the seed of a fresh switch, CL 5.5.1 applied configuration).
+func nvueDefault(l nvueLeaf) (any, bool) {
+	k := l.path
+	switch {
+	case len(k) == 6 && k[1] == "egress-queue-mapping":
+		n, _ := strconv.Atoi(k[4])
+		return num(n), true
+	case len(k) == 4 && k[1] == "traffic-pool" && k[3] == "memory-percent":
+		return 100.0, true
+	case len(k) == 5 && k[1] == "traffic-pool" && k[3] == "switch-priority":
+		return nvueMember{}, true
+	}
+	return nil, false
+}
+
+// leaves lists every leaf under t with its path (a value, or an empty object for a member).
+func leaves(t nvue.Tree, prefix []string, out map[string]nvueLeaf) {
+	for k, v := range t {
+		path := append(slices.Clone(prefix), k)
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			leaves(m, path, out)
+			continue
+		}
+		out[strings.Join(path, "/")] = nvueLeaf{path: path, value: v}
+	}
+}
+
+func sameValue(a, b any) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// nvueChanges is one planned revision: the merge patch to stage and its readable lines.
+type nvueChanges struct {
+	patch nvue.Tree
+	lines []string
+}
+
+func (c *nvueChanges) Lines() []string {
+	if c == nil {
+		return []string{}
+	}
+	return slices.Clone(c.lines)
+}
+func (c *nvueChanges) Len() int    { return len(c.lines) }
+func (c *nvueChanges) Empty() bool { return c == nil || len(c.lines) == 0 }
+
+func newNVUEChanges() *nvueChanges { return &nvueChanges{patch: nvue.Tree{}, lines: []string{}} }
+
+// put stages l unless cur already holds it.
+func (c *nvueChanges) put(cur nvue.Tree, l nvueLeaf) {
+	have, exists := nvue.Lookup(cur, l.path...)
+	switch {
+	case l.absent && !exists:
+		return
+	case l.absent:
+		nvue.Set(c.patch, nil, l.path...)
+		c.lines = append(c.lines, "unset "+l.key())
+	case exists && sameValue(have, l.value):
+		return
+	default:
+		nvue.Set(c.patch, l.value, l.path...)
+		line := "set " + l.key()
+		if _, member := l.value.(nvueMember); !member {
+			line += " = " + fmt.Sprint(l.value)
+		}
+		c.lines = append(c.lines, line)
+	}
+}
+
+// converge stages d: its leaves, and the removal of anything else inside its owned subtrees.
+func (c *nvueChanges) converge(cur nvue.Tree, d nvueDesired) {
+	want := map[string]bool{}
+	for _, l := range d.owned {
+		want[l.key()] = true
+		c.put(cur, l)
+	}
+	for _, l := range d.shared {
+		c.put(cur, l)
+	}
+	for _, root := range d.roots {
+		sub := nvue.Object(cur, root...)
+		found := map[string]nvueLeaf{}
+		leaves(sub, root, found)
+		keys := make([]string, 0, len(found))
+		for k := range found {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !want[k] {
+				c.put(cur, nvueLeaf{path: found[k].path, absent: true})
+			}
+		}
+	}
+}

@@ -1,0 +1,156 @@
+package switchcfg
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+func startNVUETwin(t *testing.T, release string) (*nvuetwin.Twin, *NVUE) {
+	t.Helper()
+	pki, err := switchtwin.NewPKI("nvue-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := pki.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := nvuetwin.New(nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: "Passw0rd!", TLS: pki.ServerTLS(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := tw.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := nvue.Dial(nvue.Config{Address: addr, Username: "cumulus", Password: "Passw0rd!", CAFile: files.CA, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, NewNVUE(c)
+}
+
+func cumulusPolicy() Policy {
+	p := testPolicy()
+	p.OS, p.Ports = OSCumulus, []string{"swp1", "swp2"}
+	return p
+}
+
+func nvueObserve(t *testing.T, b *NVUE) Observation {
+	t.Helper()
+	o, err := b.Observe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
+}
+
+func TestNVUEApplyConvergesDecodesAndRestores(t *testing.T) {
+	for _, rel := range []string{"5.9", "5.12", "5.14"} {
+		t.Run(rel, func(t *testing.T) {
+			tw, b := startNVUETwin(t, rel)
+			before := tw.Applied()
+			p := cumulusPolicy()
+			if fs := p.Validate(fabric.DefaultRatioWindow()); fs.HasErrors() {
+				t.Fatal(fs)
+			}
+			o := nvueObserve(t, b)
+			if got := o.Describe(); got != "Cumulus Linux "+rel {
+				t.Errorf("Describe = %q", got)
+			}
+			if _, fs := o.Check(p, 0); fs.HasErrors() {
+				t.Fatal(fs)
+			}
+			snap := o.Snapshot(nil, p, nil)
+			c, err := o.PlanUpdate(nil, p, snap)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.Apply(context.Background(), c); err != nil {
+				t.Fatalf("apply: %v\nlines:\n%s", err, strings.Join(c.Lines(), "\n"))
+			}
+			if tw.Applies() != 1 {
+				t.Errorf("%d revisions applied, want 1", tw.Applies())
+			}
+			o = nvueObserve(t, b)
+			again, _ := o.PlanUpdate(nil, p, snap)
+			if !again.Empty() {
+				t.Errorf("second plan not empty:\n%s", strings.Join(again.Lines(), "\n"))
+			}
+			got, err := o.Decode(p.Name, p.Ports, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, p) {
+				t.Errorf("decode (-want +got):\n%s", cmp.Diff(p, got))
+			}
+			if problems := o.CheckLossless(p); problems != nil {
+				t.Errorf("lossless: %+v", problems)
+			}
+			rm, _ := o.Removal(p, snap)
+			if _, err := b.Apply(context.Background(), rm); err != nil {
+				t.Fatal(err)
+			}
+			after := tw.Applied()
+			wantJSON, _ := json.Marshal(before)
+			gotJSON, _ := json.Marshal(after)
+			if string(wantJSON) != string(gotJSON) {
+				t.Errorf("removal left the switch different:\n%s", cmp.Diff(before, after))
+			}
+		})
+	}
+}
+
+func TestNVUEDriftIsPlannedBack(t *testing.T) {
+	tw, b := startNVUETwin(t, "5.12")
+	p := cumulusPolicy()
+	o := nvueObserve(t, b)
+	c, _ := o.PlanUpdate(nil, p, o.Snapshot(nil, p, nil))
+	if _, err := b.Apply(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	tw.SetApplied("qos/congestion-control/ROCE/traffic-class/3/min-threshold", 150000.0)
+	tw.SetApplied("interface/swp2/qos/pfc", nil)
+	o = nvueObserve(t, b)
+	if lossless := o.CheckLossless(p); len(lossless) != 1 || lossless[0].Port != "swp2" || !lossless[0].Fatal {
+		t.Errorf("lossless after unbinding swp2: %+v", lossless)
+	}
+	got, _ := o.Decode(p.Name, p.Ports, p)
+	if got.ECN.MinBytes != 150000 {
+		t.Errorf("decoded ECN min %d", got.ECN.MinBytes)
+	}
+	fix, _ := o.PlanUpdate(nil, p, nil)
+	want := []string{
+		"set qos/congestion-control/ROCE/traffic-class/3/min-threshold = 102400",
+		"set interface/swp2/qos/pfc/profile = ROCE",
+	}
+	if diff := cmp.Diff(want, fix.Lines()); diff != "" {
+		t.Errorf("drift repair (-want +got):\n%s", diff)
+	}
+}
+
+func TestNVUECheckRefuses(t *testing.T) {
+	tw, b := startNVUETwin(t, "5.12")
+	tw.SetApplied("qos/roce/enable", "on")
+	p := cumulusPolicy()
+	p.Ports = []string{"swp1", "swp99"}
+	_, fs := nvueObserve(t, b).Check(p, 0)
+	text := findingText(fs)
+	for _, want := range []string{`ports[1] is "swp99"`, "qos roce enabled"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("findings lack %q:\n%s", want, text)
+		}
+	}
+}
