@@ -39,6 +39,14 @@ const (
 	envGNMISetTimeout = "ROCE_GNMI_SET_TIMEOUT"
 	envGNMIRetries    = "ROCE_GNMI_RETRIES"
 
+	envNVUEUsername     = "ROCE_NVUE_USERNAME"
+	envNVUEPassword     = "ROCE_NVUE_PASSWORD"
+	envNVUECAFile       = "ROCE_NVUE_CA_FILE"
+	envNVUEServerName   = "ROCE_NVUE_SERVER_NAME"
+	envNVUEInsecure     = "ROCE_NVUE_INSECURE"
+	envNVUEPort         = "ROCE_NVUE_PORT"
+	envNVUEApplyTimeout = "ROCE_NVUE_APPLY_TIMEOUT"
+
 	// envAgentSocket is OpenSSH's own variable, read to decide whether an agent is there.
 	envAgentSocket = "SSH_AUTH_SOCK"
 )

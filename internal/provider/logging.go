@@ -93,23 +93,33 @@ func (r loggingRunner) WriteFile(ctx context.Context, path string, data []byte, 
 	return err
 }
 
-// loggingBackend logs each read and write of a switch: one gNMI Get per Observe, one Set per
-// Apply, with the operation count, duration and outcome.
+// loggingBackend logs each read and write of a switch: one gNMI Get per Observe and one Set
+// per Apply on SONiC, the subtree GETs and one revision on Cumulus (NVUE), with the operation
+// count, duration and outcome.
 type loggingBackend struct {
 	switchcfg.Backend
 	address string
+	api     switchAPI
 }
+
+// switchAPI names a backend's reads and writes in the log.
+type switchAPI struct{ read, write, readRPC, writeRPC string }
+
+var (
+	apiGNMI = switchAPI{read: "gnmi read of CONFIG_DB", write: "gnmi write of CONFIG_DB", readRPC: "Get", writeRPC: "Set"}
+	apiNVUE = switchAPI{read: "nvue read of the applied configuration", write: "nvue revision applied", readRPC: "GET", writeRPC: "revision"}
+)
 
 func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, error) {
 	began := time.Now()
 	obs, err := b.Backend.Observe(ctx)
-	fields := map[string]any{"switch": b.address, "rpc": "Get", "duration_ms": time.Since(began).Milliseconds()}
+	fields := map[string]any{"switch": b.address, "rpc": b.api.readRPC, "duration_ms": time.Since(began).Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	} else {
 		fields["runs"] = obs.Describe()
 	}
-	tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of CONFIG_DB", fields)
+	tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, b.api.read, fields)
 	return obs, err
 }
 
@@ -117,7 +127,7 @@ func (b loggingBackend) Apply(ctx context.Context, c switchcfg.Changes) (string,
 	began := time.Now()
 	warning, err := b.Backend.Apply(ctx, c)
 	ops := c.Len()
-	fields := map[string]any{"switch": b.address, "rpc": "Set", "operations": ops, "duration_ms": time.Since(began).Milliseconds()}
+	fields := map[string]any{"switch": b.address, "rpc": b.api.writeRPC, "operations": ops, "duration_ms": time.Since(began).Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	}
@@ -125,9 +135,9 @@ func (b loggingBackend) Apply(ctx context.Context, c switchcfg.Changes) (string,
 		fields["warning"] = warning
 	}
 	ctx = gnmiLog(ctx)
-	tflog.SubsystemDebug(ctx, logGNMI, "gnmi write of CONFIG_DB", fields)
+	tflog.SubsystemDebug(ctx, logGNMI, b.api.write, fields)
 	if ops > 0 {
-		tflog.SubsystemTrace(ctx, logGNMI, "gnmi operations", map[string]any{"switch": b.address, "lines": c.Lines()})
+		tflog.SubsystemTrace(ctx, logGNMI, "switch operations", map[string]any{"switch": b.address, "lines": c.Lines()})
 	}
 	return warning, err
 }

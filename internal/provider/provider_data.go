@@ -11,6 +11,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
@@ -21,6 +22,7 @@ import (
 type providerData struct {
 	settings settings
 	switches *gnmi.Pool
+	cumulus  *nvue.Pool
 
 	hostsOnce sync.Once
 	hosts     *ssh.Pool
@@ -33,12 +35,16 @@ type providerData struct {
 func newProviderData(s settings) *providerData {
 	facts := host.NewFactCache(host.DefaultFactCacheAge)
 	facts.Expect(expectedHostFacts())
-	return &providerData{settings: s, switches: gnmi.NewPool(), facts: facts}
+	return &providerData{settings: s, switches: gnmi.NewPool(), cumulus: nvue.NewPool(), facts: facts}
 }
 
-// switchBackend returns the SONiC backend for a switch, on the pooled connection to it, with
-// the provider's gNMI settings overridden by the resource's own where it sets them.
-func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, release string) (switchcfg.Backend, error) {
+// switchBackend returns the backend for a switch of the operating system os, on the pooled
+// connection to it: SONiC with the provider's gNMI settings overridden by the resource's own
+// where it sets them, or Cumulus with the provider's NVUE settings.
+func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, release string) (switchcfg.Backend, error) {
+	if os == switchcfg.OSCumulus {
+		return d.cumulusBackend(address)
+	}
 	cfg, err := d.gnmiConfig(address, o)
 	if err != nil {
 		return nil, err
@@ -53,7 +59,24 @@ func (d *providerData) switchBackend(address string, o *gnmiOverrideModel, relea
 	if err != nil {
 		return nil, err
 	}
-	return loggingBackend{Backend: switchcfg.NewSONiC(client, rel), address: cfg.Address}, nil
+	return loggingBackend{Backend: switchcfg.NewSONiC(client, rel), address: cfg.Address, api: apiGNMI}, nil
+}
+
+func (d *providerData) cumulusBackend(address string) (switchcfg.Backend, error) {
+	s := d.settings.NVUE
+	if s.Username == "" {
+		return nil, fmt.Errorf("the provider's nvue block sets no username and password (or %s and %s): Cumulus switches need them", envNVUEUsername, envNVUEPassword)
+	}
+	addr, err := withDefaultPort(address, s.Port)
+	if err != nil {
+		return nil, err
+	}
+	client, err := d.cumulus.Client(nvue.Config{Address: addr, Username: s.Username, Password: s.Password, CAFile: s.CAFile,
+		ServerName: s.ServerName, Insecure: s.Insecure, ApplyTimeout: s.ApplyTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return loggingBackend{Backend: switchcfg.NewNVUE(client), address: addr, api: apiNVUE}, nil
 }
 
 func (d *providerData) gnmiConfig(address string, o *gnmiOverrideModel) (gnmi.Config, error) {

@@ -271,13 +271,14 @@ func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 func (r *switchQoSResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	address, name, ports, err := parseSwitchQoSID(req.ID)
+	os, address, name, ports, err := parseSwitchQoSID(req.ID)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("address"), types.StringValue(address))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("os"), types.StringValue(os))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), types.StringValue(name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("ports"), stringList(ports))...)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
@@ -348,7 +349,7 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 	if !m.checkConnection(r.data.settings.GNMI, diags) {
 		return nil, nil, false
 	}
-	backend, err := r.data.switchBackend(m.Address.ValueString(), m.GNMI, m.SONiCRelease.ValueString())
+	backend, err := r.data.switchBackend(m.Address.ValueString(), m.os(), m.GNMI, m.SONiCRelease.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("address"), "Invalid Switch Connection Settings",
 			fmt.Sprintf("Connecting to %s: %v", m.Address.ValueString(), err))

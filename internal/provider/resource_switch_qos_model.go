@@ -23,6 +23,7 @@ type switchQoSModel struct {
 	CableLengthM      types.Int64        `tfsdk:"cable_length_m"`
 	PortSpeedGbps     types.Int64        `tfsdk:"port_speed_gbps"`
 	SONiCRelease      types.String       `tfsdk:"sonic_release"`
+	OS                types.String       `tfsdk:"os"`
 	RDMA              *rdmaClassModel    `tfsdk:"rdma"`
 	CNP               *cnpClassModel     `tfsdk:"cnp"`
 	ECN               *ecnModel          `tfsdk:"ecn"`
@@ -110,6 +111,14 @@ func (m *switchQoSModel) known() bool {
 	return !anyUnknown(vals...)
 }
 
+// os is the switch's operating system, SONiC unless the resource says cumulus.
+func (m *switchQoSModel) os() string {
+	if m.OS.ValueString() == switchcfg.OSCumulus {
+		return switchcfg.OSCumulus
+	}
+	return switchcfg.OSSONiC
+}
+
 // policy converts the model into the domain policy; unset parts take the schema defaults, so
 // a state read back after import (where pfc is unknown) still converts.
 func (m *switchQoSModel) policy() switchcfg.Policy {
@@ -119,6 +128,7 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		Class:        fabric.DefaultTrafficClass(),
 		RDMA:         switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: 50},
 		CNP:          switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict},
+		OS:           m.os(),
 	}
 	if m.Name.IsNull() || m.Name.IsUnknown() {
 		p.Name = switchcfg.DefaultName // name = "" stays empty, and Validate refuses it
@@ -249,8 +259,18 @@ func switchQoSID(address, name string, ports []string) string {
 	return address + "/" + name + "/" + strings.Join(ports, ",")
 }
 
-// parseSwitchQoSID reads an import ID: address/name/ports or address/ports (default name).
-func parseSwitchQoSID(id string) (address, name string, ports []string, err error) {
+// parseSwitchQoSID reads an import ID: address/name/ports or address/ports (default name),
+// with "cumulus/" in front for a Cumulus switch.
+func parseSwitchQoSID(id string) (os, address, name string, ports []string, err error) {
+	os = switchcfg.OSSONiC
+	if rest, ok := strings.CutPrefix(id, switchcfg.OSCumulus+"/"); ok {
+		os, id = switchcfg.OSCumulus, rest
+	}
+	address, name, ports, err = parseQoSTarget(id)
+	return os, address, name, ports, err
+}
+
+func parseQoSTarget(id string) (address, name string, ports []string, err error) {
 	parts := strings.Split(id, "/")
 	switch len(parts) {
 	case 2:
@@ -258,7 +278,7 @@ func parseSwitchQoSID(id string) (address, name string, ports []string, err erro
 	case 3:
 		address, name, ports = parts[0], parts[1], strings.Split(parts[2], ",")
 	default:
-		return "", "", nil, fmt.Errorf("import ID %q: want <address>/<name>/<port>,<port>... or <address>/<port>,<port>..., e.g. 10.0.0.1:50051/ROCE/Ethernet0,Ethernet8", id)
+		return "", "", nil, fmt.Errorf("import ID %q: want <address>/<name>/<port>,<port>... or <address>/<port>,<port>..., e.g. 10.0.0.1:50051/ROCE/Ethernet0,Ethernet8 (cumulus/10.0.0.2:8765/ROCE/swp1,swp2 for a Cumulus switch)", id)
 	}
 	if address == "" || name == "" || slices.Contains(ports, "") {
 		return "", "", nil, fmt.Errorf("import ID %q has an empty address, name or port: want <address>/<name>/<port>,<port>", id)

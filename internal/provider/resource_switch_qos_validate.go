@@ -12,6 +12,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
 // switchQoSRenames maps the fabric package's names of the ratio window onto this resource's
@@ -28,6 +29,18 @@ func (m *switchQoSModel) validate() fabric.Findings {
 	fs := m.policy().Validate(m.ratioWindow())
 	if v := m.PortSpeedGbps; !v.IsNull() && !v.IsUnknown() {
 		fs = append(fs, fabric.CheckSpeed("port_speed_gbps", v.ValueInt64())...)
+	}
+	if v := m.OS.ValueString(); isSet(m.OS) && v != switchcfg.OSSONiC && v != switchcfg.OSCumulus {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "os", Summary: "Unknown Switch Operating System",
+			Detail: fmt.Sprintf("os is %q; use \"sonic\" (gNMI) or \"cumulus\" (NVUE).", v)})
+	}
+	if m.os() == switchcfg.OSCumulus {
+		for attr, set := range map[string]bool{"sonic_release": isSet(m.SONiCRelease), "gnmi": m.GNMI != nil} {
+			if set {
+				fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: attr, Summary: "SONiC Setting on a Cumulus Switch",
+					Detail: fmt.Sprintf("%s is set, but os is \"cumulus\": it applies to SONiC switches only. Remove it; Cumulus switches use the provider's nvue block.", attr)})
+			}
+		}
 	}
 	if v := m.SONiCRelease; !v.IsNull() && !v.IsUnknown() {
 		if _, err := sonic.ParseRelease(v.ValueString()); err != nil {

@@ -11,6 +11,17 @@ import (
 type providerModel struct {
 	SSH  *sshModel  `tfsdk:"ssh"`
 	GNMI *gnmiModel `tfsdk:"gnmi"`
+	NVUE *nvueModel `tfsdk:"nvue"`
+}
+
+type nvueModel struct {
+	Username     types.String `tfsdk:"username"`
+	Password     types.String `tfsdk:"password"`
+	CAFile       types.String `tfsdk:"ca_file"`
+	ServerName   types.String `tfsdk:"server_name"`
+	Insecure     types.Bool   `tfsdk:"insecure"`
+	Port         types.Int64  `tfsdk:"port"`
+	ApplyTimeout types.String `tfsdk:"apply_timeout"`
 }
 
 type sshModel struct {
@@ -81,6 +92,7 @@ func providerSchema() schema.Schema {
 		Attributes: map[string]schema.Attribute{
 			"ssh":  sshSchema(),
 			"gnmi": gnmiSchema(),
+			"nvue": nvueSchema(),
 		},
 	}
 }
@@ -148,6 +160,30 @@ func sshSchema() schema.SingleNestedAttribute {
 						MarkdownDescription: describe("sudo password, when sudo asks for one.", envSSHBecomePassword, "")},
 				},
 			},
+		},
+	}
+}
+
+func nvueSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		Optional: true,
+		MarkdownDescription: "NVUE REST API settings for Cumulus Linux switches (`roce_switch_qos` with `os = \"cumulus\"`): HTTPS with basic " +
+			"authentication, the certificate verified unless `insecure` is set.",
+		Attributes: map[string]schema.Attribute{
+			"username": schema.StringAttribute{Optional: true,
+				MarkdownDescription: describe("User on the switches (group `nvapply` may change the configuration).", envNVUEUsername, "")},
+			"password": schema.StringAttribute{Optional: true, Sensitive: true,
+				MarkdownDescription: describe("Password of `username`. From Cumulus 5.6 the default `cumulus` password must have been changed, or the API answers 403.", envNVUEPassword, "")},
+			"ca_file": schema.StringAttribute{Optional: true,
+				MarkdownDescription: describe("PEM bundle of the CAs that sign the switches' certificates (Cumulus makes a self-signed one at first boot: import your own with `nv action import system security certificate`).", envNVUECAFile, "the system roots")},
+			"server_name": schema.StringAttribute{Optional: true,
+				MarkdownDescription: describe("Name expected in the switch certificate, when it differs from the address.", envNVUEServerName, "the address host")},
+			"insecure": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: describe("Skip certificate verification. Every plan warns while it is set.", envNVUEInsecure, "`false`")},
+			"port": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: describe("Port used when a resource's `address` has none.", envNVUEPort, "`8765`")},
+			"apply_timeout": schema.StringAttribute{Optional: true,
+				MarkdownDescription: describe("Time allowed for a revision to be applied (QoS changes restart switchd).", envNVUEApplyTimeout, "`5m`")},
 		},
 	}
 }

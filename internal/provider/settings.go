@@ -6,6 +6,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
 
 // settings is the provider configuration after environment fallbacks and defaults, in plain
@@ -13,6 +15,17 @@ import (
 type settings struct {
 	SSH  sshSettings
 	GNMI gnmiSettings
+	NVUE nvueSettings
+}
+
+type nvueSettings struct {
+	Username     string
+	Password     string
+	CAFile       string
+	ServerName   string
+	Insecure     bool
+	Port         int
+	ApplyTimeout time.Duration
 }
 
 type sshSettings struct {
@@ -81,6 +94,7 @@ func resolveSettings(m providerModel, getenv func(string) string) (settings, dia
 	s := settings{
 		SSH:  resolveSSH(r, m.SSH),
 		GNMI: resolveGNMI(r, m.GNMI),
+		NVUE: resolveNVUE(r, m.NVUE),
 	}
 	checkSSH(r, s.SSH)
 	if sshInUse(m.SSH, getenv) {
@@ -150,6 +164,31 @@ func resolveBecome(r *resolver, m *becomeModel, loginUser string) becomeSettings
 		User:     r.str(m.User, envSSHBecomeUser, "root"),
 		Password: r.str(m.Password, envSSHBecomePassword, ""),
 	}
+}
+
+func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
+	if m == nil {
+		m = &nvueModel{}
+	}
+	root := path.Root("nvue")
+	s := nvueSettings{
+		Username:     r.str(m.Username, envNVUEUsername, ""),
+		Password:     r.str(m.Password, envNVUEPassword, ""),
+		CAFile:       r.str(m.CAFile, envNVUECAFile, ""),
+		ServerName:   r.str(m.ServerName, envNVUEServerName, ""),
+		Insecure:     r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
+		Port:         r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
+		ApplyTimeout: r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
+	}
+	if (s.Username == "") != (s.Password == "") {
+		r.attrError(root, "Incomplete NVUE Login",
+			"NVUE basic authentication needs both nvue.username and nvue.password (or "+envNVUEUsername+" and "+envNVUEPassword+").")
+	}
+	if s.Insecure && s.CAFile != "" {
+		r.attrError(root.AtName("insecure"), "Conflicting NVUE TLS Settings",
+			"nvue.insecure = true skips certificate verification, yet nvue.ca_file is set. Remove insecure to verify the certificate with ca_file.")
+	}
+	return s
 }
 
 func resolveGNMI(r *resolver, m *gnmiModel) gnmiSettings {

@@ -65,11 +65,11 @@ func (v *validator) enum(loc string, x any, allowed ...string) {
 	}
 }
 
-// member checks a collection key that must be an integer in [lo, hi].
-func (v *validator) member(loc, key string, lo, hi int) bool {
+// member checks a collection key that must be an integer in [0, hi].
+func (v *validator) member(loc, key string, hi int) bool {
 	n, err := strconv.Atoi(key)
-	if err != nil || strconv.Itoa(n) != key || n < lo || n > hi {
-		v.fail(loc, "%q is not in %d-%d", key, lo, hi)
+	if err != nil || strconv.Itoa(n) != key || n < 0 || n > hi {
+		v.fail(loc, "%q is not in 0-%d", key, hi)
 		return false
 	}
 	return true
@@ -126,7 +126,7 @@ func (v *validator) qos(q nvue.Tree) {
 		}{{"dscp", 63}, {"pcp", 7}} {
 			for k, e := range nvue.Object(m, set.key) {
 				l := loc + "." + set.key + "." + k
-				if v.member(l, k, 0, set.max) {
+				if v.member(l, k, set.max) {
 					em := v.object(l, e)
 					v.keys(l, em, "switch-priority")
 					v.integer(l+".switch-priority", em["switch-priority"], 0, 7)
@@ -144,7 +144,7 @@ func (v *validator) qos(q nvue.Tree) {
 		v.keys(loc, m, "switch-priority")
 		for k, e := range nvue.Object(m, "switch-priority") {
 			l := loc + ".switch-priority." + k
-			if v.member(l, k, 0, 7) {
+			if v.member(l, k, 7) {
 				em := v.object(l, e)
 				v.keys(l, em, "traffic-class")
 				v.integer(l+".traffic-class", em["traffic-class"], 0, 7)
@@ -158,7 +158,7 @@ func (v *validator) qos(q nvue.Tree) {
 		total := 0.0
 		for k, e := range nvue.Object(m, "traffic-class") {
 			l := loc + ".traffic-class." + k
-			if !v.member(l, k, 0, 7) {
+			if !v.member(l, k, 7) {
 				continue
 			}
 			em := v.object(l, e)
@@ -181,7 +181,7 @@ func (v *validator) qos(q nvue.Tree) {
 		m := v.object(loc, p)
 		v.keys(loc, m, "switch-priority", "cable-length", "tx", "rx", "port-buffer", "xoff-threshold", "xon-threshold")
 		for k := range nvue.Object(m, "switch-priority") {
-			v.member(loc+".switch-priority."+k, k, 0, 7)
+			v.member(loc+".switch-priority."+k, k, 7)
 		}
 		if x, ok := m["cable-length"]; ok {
 			v.integer(loc+".cable-length", x, 1, 100000)
@@ -203,7 +203,7 @@ func (v *validator) qos(q nvue.Tree) {
 		v.keys(loc, m, "traffic-class")
 		for k, e := range nvue.Object(m, "traffic-class") {
 			l := loc + ".traffic-class." + k
-			if !v.member(l, k, 0, 7) {
+			if !v.member(l, k, 7) {
 				continue
 			}
 			em := v.object(l, e)
@@ -255,7 +255,7 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 			total += f
 		}
 		for _, k := range sortedKeys(nvue.Object(m, "switch-priority")) {
-			if !v.member(loc+".switch-priority."+k, k, 0, 7) {
+			if !v.member(loc+".switch-priority."+k, k, 7) {
 				continue
 			}
 			if other, taken := owner[k]; taken {

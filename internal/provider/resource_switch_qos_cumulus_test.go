@@ -1,0 +1,202 @@
+package provider
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	tfconfig "github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// cumulusFixture is an NVUE switch twin with TLS and basic authentication and the provider
+// block that reaches it.
+type cumulusFixture struct {
+	twin     *nvuetwin.Twin
+	addr     string
+	caFile   string
+	provider string
+}
+
+func newCumulusFixture(t *testing.T, release string) *cumulusFixture {
+	t.Helper()
+	pki, err := switchtwin.NewPKI("roce-provider-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := pki.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw, err := nvuetwin.New(nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: twinPassword, TLS: pki.ServerTLS(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := tw.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	return &cumulusFixture{twin: tw, addr: addr, caFile: files.CA,
+		provider: fmt.Sprintf("provider \"roce\" {\n  nvue = {\n    username = \"cumulus\"\n    password = %q\n    ca_file  = %q\n  }\n}\n", twinPassword, files.CA)}
+}
+
+const cumulusConfig = `
+resource "roce_switch_qos" "leaf1" {
+  address        = %q
+  os             = "cumulus"
+  ports          = ["swp1", "swp2"]
+  cable_length_m = 5
+  ecn = { min_threshold_bytes = %d, max_threshold_bytes = 153600 }
+  pfc = { pause_threshold_bytes = %d }
+}
+`
+
+func treeJSON(t nvue.Tree) string {
+	raw, _ := json.Marshal(t)
+	return string(raw)
+}
+
+// TestSwitchQoSCumulusLifecycle: the same resource on a Cumulus switch over NVUE, through the
+// real CLI: one revision per apply, the plan's lines, drift put back, destroy restoring the
+// switch as it was.
+func TestSwitchQoSCumulusLifecycle(t *testing.T) {
+	for _, release := range []string{"5.9", "5.14"} {
+		t.Run(release, func(t *testing.T) {
+			f := newCumulusFixture(t, release)
+			before := f.twin.Applied()
+			const addr = "roce_switch_qos.leaf1"
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				CheckDestroy: func(*terraform.State) error {
+					if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Applied())); diff != "" {
+						return fmt.Errorf("destroy left the switch different (-before +after):\n%s", diff)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{
+					{
+						Config: f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListPartial(map[int]knownvalue.Check{
+								0: knownvalue.StringExact("set qos/mapping/ROCE/trust = l3"),
+							})),
+						}},
+						Check: func(*terraform.State) error {
+							a := f.twin.Applied()
+							if got := f.twin.Applies(); got != 1 {
+								return fmt.Errorf("create applied %d revisions, want 1", got)
+							}
+							for _, port := range []string{"swp1", "swp2"} {
+								if p, _ := nvue.Lookup(a, "interface", port, "qos", "pfc", "profile"); p != "ROCE" {
+									return fmt.Errorf("%s pfc profile = %v", port, p)
+								}
+							}
+							if v, _ := nvue.Lookup(a, "qos", "congestion-control", "ROCE", "traffic-class", "3", "min-threshold"); v != 102400.0 {
+								return fmt.Errorf("ECN min = %v", v)
+							}
+							if _, ok := nvue.Lookup(a, "qos", "traffic-pool", "roce-lossless", "switch-priority", "3"); !ok {
+								return fmt.Errorf("priority 3 is not in the lossless pool: %v", nvue.Object(a, "qos", "traffic-pool"))
+							}
+							return nil
+						},
+					},
+					{
+						Config: f.provider + fmt.Sprintf(cumulusConfig, f.addr, 100000, 250000),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListExact([]knownvalue.Check{
+								knownvalue.StringExact("set qos/congestion-control/ROCE/traffic-class/3/min-threshold = 100000"),
+							})),
+						}},
+					},
+					{
+						// Out of band: an operator unbinds swp2's PFC profile. The refresh sees it and puts it back.
+						PreConfig: func() { f.twin.SetApplied("interface/swp2/qos/pfc", nil) },
+						Config:    f.provider + fmt.Sprintf(cumulusConfig, f.addr, 100000, 250000),
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+							plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+							plancheck.ExpectKnownValue(addr, tfjsonpath.New("planned_operations"), knownvalue.ListExact([]knownvalue.Check{
+								knownvalue.StringExact("set interface/swp2/qos/pfc/profile = ROCE"),
+							})),
+						}},
+					},
+					{
+						ResourceName:            addr,
+						ImportState:             true,
+						ImportStateIdFunc:       func(*terraform.State) (string, error) { return "cumulus/" + f.addr + "/ROCE/swp1,swp2", nil },
+						ImportStateVerify:       true,
+						ImportStateVerifyIgnore: []string{"pfc", "planned_operations"},
+					},
+				},
+			})
+		})
+	}
+}
+
+func TestSwitchQoSCumulusRefusals(t *testing.T) {
+	f := newCumulusFixture(t, "5.12")
+	for _, tc := range []struct{ body, want string }{
+		{`address = %q
+  os = "cumulus"
+  ports = ["Ethernet0"]`, `(?s)ports\[0\] is "Ethernet0"; Cumulus names switch ports swp<N>`},
+		{`address = %q
+  os = "cumulus"
+  ports = ["swp99"]`, `(?s)ports\[0\] is "swp99", which the switch \(Cumulus Linux 5\.12\) has no switch`},
+		{`address = %q
+  os = "cumulus"
+  sonic_release = "202411"
+  ports = ["swp1"]`, `(?s)sonic_release is set, but os is "cumulus"`},
+		{`address = %q
+  os = "junos"
+  ports = ["swp1"]`, `(?s)os is "junos"; use "sonic"`},
+	} {
+		resource.UnitTest(t, resource.TestCase{
+			ProtoV6ProviderFactories: testProviderFactories,
+			Steps: []resource.TestStep{{
+				Config:      f.provider + fmt.Sprintf("resource \"roce_switch_qos\" \"x\" {\n  "+tc.body+"\n  ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }\n  pfc = { pause_threshold_bytes = 256000 }\n}\n", f.addr),
+				ExpectError: regexp.MustCompile(tc.want),
+			}},
+		})
+	}
+	if n := f.twin.Applies(); n != 0 {
+		t.Errorf("refused plans applied %d revisions", n)
+	}
+}
+
+// TestSwitchQoSCumulusExampleApplies applies the resource page's Cumulus example, its provider
+// block included, against a twin of the switch it describes.
+func TestSwitchQoSCumulusExampleApplies(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "roce_switch_qos", "cumulus.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newCumulusFixture(t, "5.14")
+	config := strings.NewReplacer("10.0.0.12:8765", f.addr, `"nvapi"`, `"cumulus"`, "/etc/roce/cumulus-ca.pem", f.caFile).Replace(string(src))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:          config,
+			ConfigVariables: tfconfig.Variables{"nvue_password": tfconfig.StringVariable(twinPassword)},
+			Check: func(*terraform.State) error {
+				if p, _ := nvue.Lookup(f.twin.Applied(), "interface", "swp2", "qos", "congestion-control", "profile"); p != "ROCE" {
+					return fmt.Errorf("swp2 congestion-control profile = %v", p)
+				}
+				return nil
+			},
+		}},
+	})
+}
