@@ -129,3 +129,46 @@ func TestConcurrentTransactionsAreSerialized(t *testing.T) {
 		t.Errorf("%d applies, pfc profiles %v", tw.Applies(), nvue.Object(tw.Applied(), "qos", "pfc"))
 	}
 }
+
+func TestTransactionFaults(t *testing.T) {
+	ctx := context.Background()
+	patch := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5}}}}
+	t.Run("apply fails", func(t *testing.T) {
+		tw, c := startTwin(t, "5.12")
+		tw.FailNextApply()
+		_, err := c.Transaction(ctx, patch)
+		var ae *nvue.ApplyError
+		if !errors.As(err, &ae) || ae.State != "apply_fail" || !strings.Contains(err.Error(), "switchd failed") {
+			t.Fatalf("err = %v", err)
+		}
+		if _, ok := nvue.Lookup(tw.Applied(), "qos", "pfc", "ROCE"); ok || tw.Applies() != 0 {
+			t.Error("a failed apply changed the switch")
+		}
+	})
+	t.Run("apply hangs", func(t *testing.T) {
+		tw, c := startTwin(t, "5.12")
+		short, err := nvue.Dial(nvue.Config{Address: c.Address(), Username: "cumulus", Password: "Passw0rd!", Insecure: true, ApplyTimeout: 200 * time.Millisecond, PollInterval: 10 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tw.HangNextApply()
+		_, err = short.Transaction(ctx, patch)
+		var ae *nvue.ApplyError
+		if !errors.As(err, &ae) || !ae.TimedOut || ae.State != "apply" || !strings.Contains(err.Error(), `still "apply" when the apply timeout ran out`) {
+			t.Fatalf("err = %v", err)
+		}
+		if tw.Applies() != 0 {
+			t.Error("a hung apply applied")
+		}
+	})
+	t.Run("connection dropped after the apply", func(t *testing.T) {
+		tw, c := startTwin(t, "5.12")
+		tw.DropAfterNextApply()
+		if _, err := c.Transaction(ctx, patch); err != nil {
+			t.Fatalf("the revision was applied, but: %v", err)
+		}
+		if tw.Applies() != 1 {
+			t.Errorf("%d applies", tw.Applies())
+		}
+	})
+}

@@ -145,8 +145,13 @@ func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
 // apply timeout runs out.
 func (c *Client) apply(ctx context.Context, rev string) error {
 	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": "ays_yes"}}
-	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); err != nil {
+	var he *HTTPError
+	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) || ctx.Err() != nil {
 		return fmt.Errorf("apply revision %s: %w", rev, err)
+	} else if err != nil {
+		// The connection was lost after the request left: the switch may be applying it, so
+		// its state decides (the polling below reads it on a new connection).
+		c.http.CloseIdleConnections()
 	}
 	deadline := time.Now().Add(c.cfg.ApplyTimeout)
 	for {

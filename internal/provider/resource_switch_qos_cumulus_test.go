@@ -200,3 +200,35 @@ func TestSwitchQoSCumulusExampleApplies(t *testing.T) {
 		}},
 	})
 }
+
+// TestSwitchQoSCumulusFailedApply: a revision the switch fails to apply leaves rev=applied as it
+// was, the error names the state the revision reached, and the next apply goes through.
+func TestSwitchQoSCumulusFailedApply(t *testing.T) {
+	f := newCumulusFixture(t, "5.12")
+	before := treeJSON(f.twin.Applied())
+	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   f.twin.FailNextApply,
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)revision 1 ended "apply_fail" \(Apply failed\); switchd failed`),
+			},
+			{
+				PreConfig: func() {
+					if got := treeJSON(f.twin.Applied()); got != before {
+						t.Errorf("the failed revision changed the applied configuration")
+					}
+				},
+				Config: config,
+				Check: func(*terraform.State) error {
+					if n := f.twin.Applies(); n != 1 {
+						return fmt.Errorf("%d revisions applied, want 1", n)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -56,6 +56,9 @@ type Twin struct {
 	revs    map[string]*revision
 	nextRev int
 	applies int
+	// fault is what the next apply does instead of succeeding: faultFail, faultHang or
+	// faultDrop; "" applies normally.
+	fault string
 
 	srv  *http.Server
 	addr string
@@ -138,6 +141,30 @@ func (t *Twin) SetApplied(path string, v any) {
 		return
 	}
 	nvue.Set(t.applied, v, keys...)
+}
+
+// Faults the next apply can be given.
+const (
+	faultFail = "fail"
+	faultHang = "hang"
+	faultDrop = "drop"
+)
+
+// FailNextApply makes the next apply end in apply_fail with an issue, applying nothing, as
+// when switchd refuses the new configuration.
+func (t *Twin) FailNextApply() { t.setFault(faultFail) }
+
+// HangNextApply leaves the next revision in state apply for good, applying nothing.
+func (t *Twin) HangNextApply() { t.setFault(faultHang) }
+
+// DropAfterNextApply applies the next revision and then drops the connection before answering,
+// as a switch does when the apply restarts the management interface.
+func (t *Twin) DropAfterNextApply() { t.setFault(faultDrop) }
+
+func (t *Twin) setFault(f string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.fault = f
 }
 
 // Applies counts the revisions applied.
@@ -238,7 +265,25 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 			writeError(w, http.StatusBadRequest, fmt.Sprintf("revision %s is %s, not pending", id, rev.state))
 			return
 		}
-		t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+		fault := t.fault
+		t.fault = ""
+		switch fault {
+		case faultFail:
+			rev.state, rev.progress = "apply_fail", "Apply failed"
+			rev.issues = []issue{{Code: "apply_fail", Message: "switchd failed to apply the QoS configuration", Severity: "error", Data: map[string]any{}}}
+		case faultHang:
+			rev.state = "apply"
+		default:
+			t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+		}
+		if fault == faultDrop {
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
+			}
+		}
 		writeJSON(w, http.StatusOK, map[string]any{"state": "apply", "transition": map[string]any{"issue": map[string]any{}, "progress": ""}})
 	default:
 		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
