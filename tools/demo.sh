@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The provider at work through the real Terraform CLI on a local build, against twins of the
-# hardware: start 2 SONiC leaf twins and 4 ConnectX-7 GPU host twins (8 NICs each; two Debian 12,
+# hardware: start a SONiC and a Cumulus leaf twin and 4 ConnectX-7 GPU host twins (8 NICs each; two Debian 12,
 # two Rocky Linux 9.6, the package family left to the provider to find), apply
 # examples/demo (which calls examples/modules/rail-optimized-pod), print what was configured
 # where, prove a second plan is empty, show bad thresholds refused at plan time, and stop the
@@ -66,8 +66,8 @@ rm -rf "$work"/examples/*/.terraform* "$work"/examples/*/terraform.tfstate* "$wo
 demo="$work/examples/demo"
 tf() { "$terraform" -chdir="$demo" "$@" -no-color; }
 
-step "roce-twin up: 2 SONiC leaf twins (16 RoCE downlinks each), 4 ConnectX-7 GPU host twins (Debian 12 and Rocky 9.6 in turn)"
-if ! "$roce_twin" up --state-dir "$fabric" --switches 2 --ports 16 --hosts 4 --profile cx7,rocky9 \
+step "roce-twin up: a SONiC leaf twin (gNMI) and a Cumulus leaf twin (NVUE), 16 RoCE downlinks each, 4 ConnectX-7 GPU host twins (Debian 12 and Rocky 9.6 in turn)"
+if ! "$roce_twin" up --state-dir "$fabric" --switches 2 --switch-os sonic,cumulus --ports 16 --hosts 4 --profile cx7,rocky9 \
 	--tfvars "$demo/terraform.tfvars.json" >"$work/up.txt" 2>&1; then
 	cat "$work/up.txt"
 	tail -n 40 "$fabric/roce-twin.log" 2>/dev/null || true

@@ -1,5 +1,5 @@
-# A rail-optimised pod on twins of the hardware: `make demo` starts 2 SONiC leaf twins and 4
-# ConnectX-7 host twins (Debian 12 and Rocky Linux 9.6 in turn, each pinned from its family's
+# A rail-optimised pod on twins of the hardware: `make demo` starts a SONiC leaf twin (gNMI), a
+# Cumulus leaf twin (NVUE) and 4 ConnectX-7 host twins (Debian 12 and Rocky Linux 9.6 in turn, each pinned from its family's
 # repository) with `roce-twin up --tfvars`, which writes the variables below, and
 # applies this configuration through a local build of the provider. Point the same variables at
 # your own inventory to use it on real switches and hosts.
@@ -15,6 +15,7 @@ terraform {
 provider "roce" {
   ssh  = var.ssh
   gnmi = var.gnmi
+  nvue = var.nvue
 }
 
 module "pod" {

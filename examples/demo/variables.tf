@@ -1,10 +1,11 @@
 # roce-twin up --tfvars FILE writes every variable here (terraform.tfvars.json).
 
 variable "switches" {
-  description = "Leaf switches: name, gNMI address, RoCE ports and, optionally, cable length and SONiC release."
+  description = "Leaf switches: name, address (gNMI on SONiC, NVUE on Cumulus), RoCE ports and, optionally, the operating system (sonic or cumulus), cable length and SONiC release."
   type = list(object({
     name           = string
     address        = string
+    os             = optional(string, "sonic")
     ports          = list(string)
     cable_length_m = optional(number, 5)
     sonic_release  = optional(string)
@@ -20,13 +21,25 @@ variable "hosts" {
 }
 
 variable "gnmi" {
-  description = "The provider's gNMI credentials, shared by every switch."
+  description = "The provider's gNMI credentials, shared by every SONiC switch (null without one)."
   type = object({
     username = string
     password = string
     ca_file  = string
   })
   sensitive = true
+  default   = null
+}
+
+variable "nvue" {
+  description = "The provider's NVUE credentials, shared by every Cumulus switch (null without one)."
+  type = object({
+    username = string
+    password = string
+    ca_file  = string
+  })
+  sensitive = true
+  default   = null
 }
 
 variable "ssh" {

@@ -6,19 +6,22 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 // TestRailOptimizedPodModule applies examples/demo, and through it the module
 // examples/modules/rail-optimized-pod, with the real Terraform CLI against a fabric of its own:
-// one SONiC switch twin and two ConnectX-7 host twins, described in a terraform.tfvars.json
+// one SONiC switch twin, one Cumulus (NVUE) switch twin and two host twins, described in a terraform.tfvars.json
 // with the variables roce-twin up --tfvars writes. It requires that the first apply converges
 // (second plan empty), that the pre-flight passes on every host once the host resources ran
 // (peermem is only loaded by roce_host_bootstrap), and that the switch, the NICs and NCCL
 // carry the same class; then it destroys.
 func TestRailOptimizedPodModule(t *testing.T) {
 	sw := newSwitchFixture(t, switchtwin.Options{Ports: 8})
+	cumulus := newCumulusFixture(t, "5.12")
+	cumulusBefore := treeJSON(cumulus.twin.Applied())
 	hosts := []string{"pod-gpu1", "pod-gpu2"}
 	// One Debian and one Rocky host: the module finds each one's family and repository.
 	fleet := podFleet(t, hosttwin.HostSpec{Name: hosts[0], Profile: "cx7"}, hosttwin.HostSpec{Name: hosts[1], Profile: "rocky9"})
@@ -29,8 +32,12 @@ func TestRailOptimizedPodModule(t *testing.T) {
 		"switches": []map[string]any{{
 			"name": "leaf1", "address": sw.addr, "sonic_release": "202411",
 			"ports": []string{"Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12"},
+		}, {
+			// The same policy on a Cumulus leaf, through NVUE.
+			"name": "leaf2", "address": cumulus.addr, "os": "cumulus", "ports": []string{"swp1", "swp2"},
 		}},
 		"gnmi": map[string]any{"username": twinUser, "password": twinPassword, "ca_file": sw.caFile},
+		"nvue": map[string]any{"username": "cumulus", "password": twinPassword, "ca_file": cumulus.caFile},
 		"ssh":  map[string]any{"user": "root", "private_key_file": fleet.UserKeyFile(), "known_hosts_file": fleet.KnownHostsFile()},
 		"ofed": map[string]any{"flavor": "doca", "version": "25.10-1.7.1", "repo_url": "file:/srv/twin-apt/doca/25.10-1.7.1", "trusted": true,
 			"repo_urls": map[string]string{"debian": "file:/srv/twin-apt/doca/25.10-1.7.1", "rhel": "file:///srv/twin-dnf/doca/25.10-1.7.1"}},
@@ -55,6 +62,16 @@ func TestRailOptimizedPodModule(t *testing.T) {
 		t.Fatalf("second plan is not empty (exit %d):\n%s", code, out)
 	}
 	checkPod(t, cli, sw, fleet, hosts)
+	// The Cumulus leaf got the same class: DSCP 26 to switch priority 3, lossless, on its ports.
+	applied := cumulus.twin.Applied()
+	for _, want := range []struct {
+		path string
+		v    any
+	}{{"qos/mapping/ROCE/dscp/26/switch-priority", 3.0}, {"interface/swp2/qos/pfc/profile", "ROCE"}, {"qos/congestion-control/ROCE/traffic-class/3/min-threshold", 102400.0}} {
+		if got, _ := nvue.Lookup(applied, nvue.Path(want.path)...); got != want.v {
+			t.Errorf("Cumulus leaf %s = %v, want %v", want.path, got, want.v)
+		}
+	}
 	if got := onTwin(t, fleet, hosts[0], "apt-mark showhold; cat /etc/apt/sources.list.d/roce-ofed.list"); !strings.Contains(got, "doca-ofed\n") ||
 		!strings.Contains(got, "file:/srv/twin-apt/doca/25.10-1.7.1") {
 		t.Errorf("Debian host: want doca-ofed held from the apt repository:\n%s", got)
@@ -69,6 +86,9 @@ func TestRailOptimizedPodModule(t *testing.T) {
 	}
 	if got := sw.entry("PORT_QOS_MAP", "Ethernet0"); got["dscp_to_tc_map"] == "ROCE" {
 		t.Errorf("PORT_QOS_MAP|Ethernet0 still points at the ROCE map after destroy: %v", got)
+	}
+	if treeJSON(cumulus.twin.Applied()) != cumulusBefore {
+		t.Error("destroy left the Cumulus leaf different from before")
 	}
 }
 

@@ -29,11 +29,11 @@ func startSwitches(c config, dir string) (*fabric, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	twins, eps, err := twinvars.StartSwitches(dir, "roce-bench", c.switches, twinvars.SwitchSpec{Ports: c.ports})
+	switches, err := twinvars.StartSwitches(dir, "roce-bench", c.switches, twinvars.SwitchSpec{Ports: c.ports})
 	if err != nil {
 		return nil, err
 	}
-	return &fabric{switches: twins, ep: twinvars.Endpoints{Switches: eps}}, nil
+	return &fabric{switches: switches.SONiC, ep: twinvars.Endpoints{Switches: switches.Endpoints}}, nil
 }
 
 // startHosts starts n host twins, each in its own network namespace behind rtt.
@@ -61,7 +61,7 @@ func (f *fabric) useHosts(ctx context.Context, fleet *hosttwin.Fleet) error {
 
 // tfvars writes the fabric as the variables of examples/demo.
 func (f *fabric) tfvars(path string) error {
-	v, err := twinvars.New(f.ep, f.switches)
+	v, err := twinvars.New(f.ep)
 	if err != nil {
 		return err
 	}

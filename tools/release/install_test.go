@@ -236,16 +236,13 @@ func TestInstallFromReleaseArchive(t *testing.T) {
 	}
 
 	stateDir := t.TempDir()
-	twins, switches, err := twinvars.StartSwitches(stateDir, "roce-install-test", 1, twinvars.SwitchSpec{Ports: 4})
+	switches, err := twinvars.StartSwitches(stateDir, "roce-install-test", 1, twinvars.SwitchSpec{Ports: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, tw := range twins {
-			tw.Stop()
-		}
-	})
-	vars, err := twinvars.New(twinvars.Endpoints{Switches: switches}, twins)
+	t.Cleanup(switches.Stop)
+	twins := switches.SONiC
+	vars, err := twinvars.New(twinvars.Endpoints{Switches: switches.Endpoints})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,7 @@ func up(o options) error {
 	defer log.Close()
 	args := []string{"serve", "--state-dir", o.stateDir, "--switches", strconv.Itoa(o.switches),
 		"--release", o.release, "--hwsku", o.hwsku, "--ports", strconv.Itoa(o.ports), "--buffer-model", o.bufferModel,
+		"--switch-os", o.switchOS, "--cumulus-release", o.cumulusRelease,
 		"--hosts", strconv.Itoa(o.hosts), "--profile", o.profile}
 	if o.tfvars != "" {
 		abs, err := filepath.Abs(o.tfvars)

@@ -5,6 +5,7 @@
 //
 //	roce-twin up     --state-dir DIR [--switches N] [--release 202411] [--hwsku SKU] [--ports N]
 //	                                 [--buffer-model traditional|dynamic]
+//	                                 [--switch-os sonic[,cumulus...]] [--cumulus-release 5.12]
 //	                                 [--hosts M] [--profile cx7[,rocky9...]] [--tfvars FILE]
 //	roce-twin reboot --state-dir DIR NAME
 //	roce-twin down   --state-dir DIR
@@ -20,10 +21,14 @@
 // directory, or pass it with -var-file) with these Terraform variables, the ones examples/demo
 // declares and passes on to examples/modules/rail-optimized-pod and to the provider block:
 //
-//	switches  list of {name, address, ports, sonic_release, hwsku}: ports are the twin's
-//	          front-panel ports in order (Ethernet0, Ethernet4, ...; --ports of them)
+//	switches  list of {name, address, os, ports, sonic_release, hwsku}: os is sonic or cumulus,
+//	          ports are the twin's front-panel ports in order (Ethernet0, Ethernet4, ... or
+//	          swp1, swp2, ...; --ports of them), sonic_release is null on Cumulus
+//	nvue      {username, password, ca_file}: the provider's nvue block (null without Cumulus
+//	          switches)
 //	hosts     list of {name, address, profile}: address is "127.0.0.1:<port>"
-//	gnmi      {username, password, ca_file}: the provider's gnmi block (null without switches)
+//	gnmi      {username, password, ca_file}: the provider's gnmi block (null without SONiC
+//	          switches)
 //	ssh       {user, private_key_file, known_hosts_file}: the provider's ssh block (null
 //	          without hosts)
 //	ofed      {flavor, version, repo_url, repo_urls, trusted}: the OFED stack the host twins
@@ -61,6 +66,8 @@ func run(args []string) error {
 	fs.IntVar(&o.switches, "switches", 1, "number of SONiC switch twins")
 	fs.StringVar(&o.release, "release", "202411", "SONiC release the switch twins run (selects the GCU allowlist)")
 	fs.StringVar(&o.hwsku, "hwsku", "Mellanox-SN5600-O128", "switch HWSKU: ACS-SN5600 (64 x 800G) or Mellanox-SN5600-O128 (128 x 400G)")
+	fs.StringVar(&o.switchOS, "switch-os", "sonic", "operating system of the switch twins, or a comma-separated list the switches take in turn: sonic (gNMI) or cumulus (NVUE REST API)")
+	fs.StringVar(&o.cumulusRelease, "cumulus-release", "5.12", "Cumulus Linux release of the cumulus switch twins (5.9 to 5.14)")
 	fs.StringVar(&o.bufferModel, "buffer-model", "traditional", "SONiC buffer model of the switch twins: traditional (buffermgrd, lookup table) or dynamic (buffermgrdyn, computed headroom in APPL_DB)")
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
@@ -93,8 +100,10 @@ type options struct {
 	switches    int
 	release     string
 	hwsku       string
-	ports       int
-	bufferModel string
+	ports          int
+	bufferModel    string
+	switchOS       string
+	cumulusRelease string
 	hosts       int
 	profile     string
 	tfvars      string

@@ -23,17 +23,14 @@ func serve(o options) error {
 	if err := os.WriteFile(filepath.Join(o.stateDir, pidFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		return err
 	}
-	twins, switches, err := twinvars.StartSwitches(o.stateDir, "roce-twin", o.switches,
-		twinvars.SwitchSpec{Release: o.release, HWSKU: o.hwsku, Ports: o.ports, BufferModel: o.bufferModel})
+	switches, err := twinvars.StartSwitches(o.stateDir, "roce-twin", o.switches,
+		twinvars.SwitchSpec{OS: strings.Split(o.switchOS, ","), Release: o.release, HWSKU: o.hwsku, Ports: o.ports,
+			BufferModel: o.bufferModel, CumulusRelease: o.cumulusRelease})
 	if err != nil {
 		return err
 	}
-	defer func() {
-		for _, tw := range twins {
-			tw.Stop()
-		}
-	}()
-	ep := twinvars.Endpoints{Switches: switches}
+	defer switches.Stop()
+	ep := twinvars.Endpoints{Switches: switches.Endpoints}
 	stop := make(chan os.Signal, 1)
 	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT)
 	if o.hosts > 0 {
@@ -52,7 +49,7 @@ func serve(o options) error {
 		ep.SSH = &twinvars.FleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
 	}
 	if o.tfvars != "" {
-		v, err := twinvars.New(ep, twins)
+		v, err := twinvars.New(ep)
 		if err != nil {
 			return err
 		}

@@ -44,7 +44,7 @@ func TestUpWritesTFVars(t *testing.T) {
 	wantPorts := []string{"Ethernet0", "Ethernet4", "Ethernet8", "Ethernet12"}
 	for i, sw := range v.Switches {
 		e := ep.Switches[i]
-		if sw.Name != e.Name || sw.Address != e.Address || sw.SONiCRelease != "202411" || !reflect.DeepEqual(sw.Ports, wantPorts) {
+		if sw.Name != e.Name || sw.Address != e.Address || sw.SONiCRelease == nil || *sw.SONiCRelease != "202411" || sw.OS != "sonic" || !reflect.DeepEqual(sw.Ports, wantPorts) {
 			t.Errorf("tfvars switch %d = %+v, want %s at %s with ports %v", i, sw, e.Name, e.Address, wantPorts)
 		}
 		// One provider gnmi block must reach every switch.

@@ -27,12 +27,14 @@ resource "roce_switch_qos" "leaf" {
   for_each = local.switches
 
   address         = each.value.address
+  os              = each.value.os
   ports           = each.value.ports
   cable_length_m  = each.value.cable_length_m
   port_speed_gbps = each.value.port_speed_gbps
   sonic_release   = each.value.sonic_release
-  # Per-switch credentials; attributes left null fall back to the provider's gnmi settings.
-  gnmi = {
+  # Per-switch credentials; attributes left null fall back to the provider's gnmi settings
+  # (Cumulus switches use the provider's nvue block).
+  gnmi = each.value.os == "cumulus" ? null : {
     username    = try(each.value.gnmi.username, null)
     password    = try(each.value.gnmi.password, null)
     ca_file     = try(each.value.gnmi.ca_file, null)

@@ -1,8 +1,9 @@
 variable "switches" {
-  description = "Leaf switches of the pod: a name, the gNMI address (`host:port`), the ports that carry RoCE (the GPU downlinks), their cable length and, optionally, the port speed, the SONiC release and per-switch gNMI credentials that override the provider's."
+  description = "Leaf switches of the pod: a name, the address (`host:port`: gNMI on SONiC, NVUE on Cumulus), the operating system (`sonic`, the default, or `cumulus`), the ports that carry RoCE (the GPU downlinks), their cable length and, optionally, the port speed, the SONiC release and per-switch gNMI credentials that override the provider's."
   type = list(object({
     name            = string
     address         = string
+    os              = optional(string, "sonic")
     ports           = list(string)
     cable_length_m  = optional(number, 5)
     port_speed_gbps = optional(number)

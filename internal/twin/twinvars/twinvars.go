@@ -40,6 +40,10 @@ type SwitchEndpoint struct {
 	CAFile   string `json:"ca_file"`
 	Release  string `json:"release"`
 	HWSKU    string `json:"hwsku"`
+	// OS is sonic (gNMI) or cumulus (NVUE).
+	OS string `json:"os"`
+	// Ports are the front-panel ports in order (Ethernet0, Ethernet4, ... or swp1, swp2, ...).
+	Ports []string `json:"ports"`
 }
 
 // TFVars is the terraform.tfvars.json that roce-twin up --tfvars writes: the variables of
@@ -51,6 +55,8 @@ type TFVars struct {
 	Hosts    []Host   `json:"hosts"`
 	// GNMI is the provider's gnmi block: every switch twin of a fabric shares one login.
 	GNMI *GNMI `json:"gnmi"`
+	// NVUE is the provider's nvue block, for the Cumulus twins (null without them).
+	NVUE *NVUE `json:"nvue"`
 	// SSH is the provider's ssh block: one key and known_hosts file reach every host twin.
 	SSH *FleetSSH `json:"ssh"`
 	// OFED is the stack the host twins run and the twin repository that carries it, as
@@ -60,11 +66,13 @@ type TFVars struct {
 
 // Switch is one switch as examples/demo takes it.
 type Switch struct {
-	Name         string   `json:"name"`
-	Address      string   `json:"address"`
-	Ports        []string `json:"ports"`
-	SONiCRelease string   `json:"sonic_release"`
-	HWSKU        string   `json:"hwsku"`
+	Name    string   `json:"name"`
+	Address string   `json:"address"`
+	OS      string   `json:"os"`
+	Ports   []string `json:"ports"`
+	// SONiCRelease is null on a Cumulus switch.
+	SONiCRelease *string `json:"sonic_release"`
+	HWSKU        string  `json:"hwsku"`
 }
 
 // Host is one host as examples/demo takes it.
@@ -72,6 +80,13 @@ type Host struct {
 	Name    string `json:"name"`
 	Address string `json:"address"`
 	Profile string `json:"profile"`
+}
+
+// NVUE is the provider's nvue block.
+type NVUE struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	CAFile   string `json:"ca_file"`
 }
 
 // GNMI is the provider's gnmi block.
@@ -92,16 +107,19 @@ type OFED struct {
 	Trusted  bool              `json:"trusted"`
 }
 
-// New builds the variables of a running fabric from its endpoints and the switch twins
-// (for their ports); the OFED stack is the hosts' profiles', which must agree on it.
-func New(ep Endpoints, twins []*switchtwin.Twin) (TFVars, error) {
+// New builds the variables of a running fabric from its endpoints; the OFED stack is the
+// hosts' profiles', which must agree on it.
+func New(ep Endpoints) (TFVars, error) {
 	v := TFVars{Switches: []Switch{}, Hosts: []Host{}, SSH: ep.SSH}
-	for i, sw := range ep.Switches {
-		v.Switches = append(v.Switches, Switch{
-			Name: sw.Name, Address: sw.Address, Ports: FrontPanelPorts(twins[i]),
-			SONiCRelease: sw.Release, HWSKU: sw.HWSKU,
-		})
-		v.GNMI = &GNMI{Username: sw.Username, Password: sw.Password, CAFile: sw.CAFile}
+	for _, sw := range ep.Switches {
+		s := Switch{Name: sw.Name, Address: sw.Address, OS: sw.OS, Ports: sw.Ports, HWSKU: sw.HWSKU}
+		if sw.OS == OSCumulus {
+			v.NVUE = &NVUE{Username: sw.Username, Password: sw.Password, CAFile: sw.CAFile}
+		} else {
+			s.OS, s.SONiCRelease = OSSONiC, &sw.Release
+			v.GNMI = &GNMI{Username: sw.Username, Password: sw.Password, CAFile: sw.CAFile}
+		}
+		v.Switches = append(v.Switches, s)
 	}
 	for _, h := range ep.Hosts {
 		v.Hosts = append(v.Hosts, Host{Name: h.Name, Address: h.Address, Profile: h.Profile})

@@ -34,7 +34,7 @@ func TestTwinOFED(t *testing.T) {
 // refused.
 func TestNewMixedFleet(t *testing.T) {
 	ep := Endpoints{Hosts: []hosttwin.Host{{Name: "gpu1", Profile: "cx7"}, {Name: "gpu2", Profile: "rocky9"}}}
-	v, err := New(ep, nil)
+	v, err := New(ep)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,34 @@ func TestNewMixedFleet(t *testing.T) {
 		t.Errorf("OFED = %+v", v.OFED)
 	}
 	ep.Hosts[1].Profile = "mlnx"
-	if _, err := New(ep, nil); err == nil || !strings.Contains(err.Error(), "share one OFED stack") {
+	if _, err := New(ep); err == nil || !strings.Contains(err.Error(), "share one OFED stack") {
 		t.Errorf("hosts on doca and mlnx: %v", err)
+	}
+}
+
+// A fabric of SONiC and Cumulus leaves: each switch says its OS and ports, the SONiC ones get
+// the gnmi block and a release, the Cumulus ones the nvue block and no SONiC release.
+func TestMixedSwitches(t *testing.T) {
+	s, err := StartSwitches(t.TempDir(), "twinvars-test", 2, SwitchSpec{OS: []string{OSSONiC, OSCumulus}, Ports: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	if len(s.SONiC) != 1 || len(s.Cumulus) != 1 {
+		t.Fatalf("%d SONiC and %d Cumulus twins", len(s.SONiC), len(s.Cumulus))
+	}
+	v, err := New(Endpoints{Switches: s.Endpoints})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sonic, cumulus := v.Switches[0], v.Switches[1]
+	if sonic.OS != OSSONiC || sonic.SONiCRelease == nil || !reflect.DeepEqual(sonic.Ports, []string{"Ethernet0", "Ethernet4"}) {
+		t.Errorf("SONiC leaf %+v", sonic)
+	}
+	if cumulus.OS != OSCumulus || cumulus.SONiCRelease != nil || !reflect.DeepEqual(cumulus.Ports, []string{"swp1", "swp2"}) {
+		t.Errorf("Cumulus leaf %+v", cumulus)
+	}
+	if v.GNMI == nil || v.NVUE == nil || v.NVUE.Username != "cumulus" || v.NVUE.Password != v.GNMI.Password {
+		t.Errorf("gnmi %+v, nvue %+v", v.GNMI, v.NVUE)
 	}
 }
