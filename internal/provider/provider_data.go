@@ -41,9 +41,9 @@ func newProviderData(s settings) *providerData {
 // switchBackend returns the backend for a switch of the operating system os, on the pooled
 // connection to it: SONiC with the provider's gNMI settings overridden by the resource's own
 // where it sets them, or Cumulus with the provider's NVUE settings.
-func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, release string) (switchcfg.Backend, error) {
+func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, n *nvueOverrideModel, release string) (switchcfg.Backend, error) {
 	if os == switchcfg.OSCumulus {
-		return d.cumulusBackend(address)
+		return d.cumulusBackend(address, n)
 	}
 	cfg, err := d.gnmiConfig(address, o)
 	if err != nil {
@@ -62,10 +62,19 @@ func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, r
 	return loggingBackend{Backend: switchcfg.NewSONiC(client, rel), address: cfg.Address, api: apiGNMI}, nil
 }
 
-func (d *providerData) cumulusBackend(address string) (switchcfg.Backend, error) {
+func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (switchcfg.Backend, error) {
 	s := d.settings.NVUE
-	if s.Username == "" {
-		return nil, fmt.Errorf("the provider's nvue block sets no username and password (or %s and %s): Cumulus switches need them", envNVUEUsername, envNVUEPassword)
+	if o != nil {
+		override(&s.Username, o.Username.ValueString())
+		override(&s.Password, o.Password.ValueString())
+		override(&s.CAFile, o.CAFile.ValueString())
+		override(&s.ServerName, o.ServerName.ValueString())
+		if isSet(o.Insecure) {
+			s.Insecure = o.Insecure.ValueBool()
+		}
+	}
+	if s.Username == "" || s.Password == "" {
+		return nil, fmt.Errorf("no NVUE username and password for this switch: set them in the provider's nvue block (or %s and %s), or in the resource's nvue block", envNVUEUsername, envNVUEPassword)
 	}
 	addr, err := withDefaultPort(address, s.Port)
 	if err != nil {

@@ -349,7 +349,7 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 	if !m.checkConnection(r.data.settings.GNMI, diags) {
 		return nil, nil, false
 	}
-	backend, err := r.data.switchBackend(m.Address.ValueString(), m.os(), m.GNMI, m.SONiCRelease.ValueString())
+	backend, err := r.data.switchBackend(m.Address.ValueString(), m.os(), m.GNMI, m.NVUE, m.SONiCRelease.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("address"), "Invalid Switch Connection Settings",
 			fmt.Sprintf("Connecting to %s: %v", m.Address.ValueString(), err))

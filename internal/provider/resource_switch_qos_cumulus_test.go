@@ -97,8 +97,8 @@ func TestSwitchQoSCumulusLifecycle(t *testing.T) {
 						}},
 						Check: func(*terraform.State) error {
 							a := f.twin.Applied()
-							if got := f.twin.Applies(); got != 1 {
-								return fmt.Errorf("create applied %d revisions, want 1", got)
+							if revs, patches := f.twin.Requests(); f.twin.Applies() != 1 || revs != 1 || patches != 1 {
+								return fmt.Errorf("create made %d revisions with %d PATCHes and applied %d; want one of each", revs, patches, f.twin.Applies())
 							}
 							for _, port := range []string{"swp1", "swp2"} {
 								if p, _ := nvue.Lookup(a, "interface", port, "qos", "pfc", "profile"); p != "ROCE" {
@@ -230,5 +230,54 @@ func TestSwitchQoSCumulusFailedApply(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// TestSwitchQoSCumulusResourceLogin: a Cumulus switch's own nvue block stands in for the
+// provider's; without either the error says where to put the login.
+func TestSwitchQoSCumulusResourceLogin(t *testing.T) {
+	f := newCumulusFixture(t, "5.12")
+	body := func(login string) string {
+		return fmt.Sprintf(`
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  os      = "cumulus"
+  ports   = ["swp1"]
+  ecn     = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc     = { pause_threshold_bytes = 256000 }
+  %s
+}
+`, f.addr, login)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: body(""), ExpectError: regexp.MustCompile(`(?s)no NVUE username and password for this switch`)},
+			{
+				Config: body(fmt.Sprintf(`nvue = { username = "cumulus", password = %q, ca_file = %q }`, twinPassword, f.caFile)),
+				Check: func(*terraform.State) error {
+					if f.twin.Applies() != 1 {
+						return fmt.Errorf("%d revisions applied, want 1", f.twin.Applies())
+					}
+					return nil
+				},
+			},
+		},
+	})
+	sonic := newSwitchFixture(t, switchtwin.Options{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: sonic.config(`
+resource "roce_switch_qos" "leaf1" {
+  address = %q
+  ports   = ["Ethernet0"]
+  ecn     = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc     = { pause_threshold_bytes = 256000 }
+  nvue    = { username = "cumulus" }
+}
+`, sonic.addr),
+			ExpectError: regexp.MustCompile(`(?s)nvue is set, but os is "sonic"`),
+		}},
 	})
 }

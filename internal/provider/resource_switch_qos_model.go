@@ -32,6 +32,7 @@ type switchQoSModel struct {
 	CNPScheduler      *schedulerModel    `tfsdk:"cnp_scheduler"`
 	PFCWatchdog       *watchdogModel     `tfsdk:"pfc_watchdog"`
 	GNMI              *gnmiOverrideModel `tfsdk:"gnmi"`
+	NVUE              *nvueOverrideModel `tfsdk:"nvue"`
 	Headroom          types.Object       `tfsdk:"headroom"`
 	PlannedOperations types.List         `tfsdk:"planned_operations"`
 	InSync            types.Bool         `tfsdk:"in_sync"`
@@ -77,6 +78,15 @@ type gnmiOverrideModel struct {
 	CAFile     types.String `tfsdk:"ca_file"`
 	CertFile   types.String `tfsdk:"cert_file"`
 	KeyFile    types.String `tfsdk:"key_file"`
+	ServerName types.String `tfsdk:"server_name"`
+	Insecure   types.Bool   `tfsdk:"insecure"`
+}
+
+// nvueOverrideModel is a Cumulus switch's own NVUE login, over the provider's nvue block.
+type nvueOverrideModel struct {
+	Username   types.String `tfsdk:"username"`
+	Password   types.String `tfsdk:"password"`
+	CAFile     types.String `tfsdk:"ca_file"`
 	ServerName types.String `tfsdk:"server_name"`
 	Insecure   types.Bool   `tfsdk:"insecure"`
 }

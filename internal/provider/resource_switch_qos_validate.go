@@ -34,6 +34,10 @@ func (m *switchQoSModel) validate() fabric.Findings {
 		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "os", Summary: "Unknown Switch Operating System",
 			Detail: fmt.Sprintf("os is %q; use \"sonic\" (gNMI) or \"cumulus\" (NVUE).", v)})
 	}
+	if m.os() != switchcfg.OSCumulus && m.NVUE != nil {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "nvue", Summary: "Cumulus Setting on a SONiC Switch",
+			Detail: "nvue is set, but os is \"sonic\": it applies to Cumulus switches only. Remove it, or set os = \"cumulus\"."})
+	}
 	if m.os() == switchcfg.OSCumulus {
 		for attr, set := range map[string]bool{"sonic_release": isSet(m.SONiCRelease), "gnmi": m.GNMI != nil} {
 			if set {

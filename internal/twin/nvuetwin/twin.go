@@ -56,6 +56,8 @@ type Twin struct {
 	revs    map[string]*revision
 	nextRev int
 	applies int
+	// revisions and patches count the revisions created and the PATCHes that staged changes.
+	revisions, patches int
 	// fault is what the next apply does instead of succeeding: faultFail, faultHang or
 	// faultDrop; "" applies normally.
 	fault string
@@ -174,6 +176,13 @@ func (t *Twin) Applies() int {
 	return t.applies
 }
 
+// Requests returns how many revisions were created and how many PATCHes staged changes.
+func (t *Twin) Requests() (revisions, patches int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.revisions, t.patches
+}
+
 // Revisions returns the ids of the revisions that exist, applied ones included.
 func (t *Twin) Revisions() map[string]string {
 	t.mu.Lock()
@@ -235,6 +244,7 @@ func (t *Twin) status(r *revision) map[string]any {
 func (t *Twin) createRevision(w http.ResponseWriter) {
 	id := strconv.Itoa(t.nextRev)
 	t.nextRev++
+	t.revisions++
 	r := &revision{state: "pending", config: nvue.Clone(t.applied)}
 	t.revs[id] = r
 	writeJSON(w, http.StatusOK, map[string]any{id: t.status(r)})
@@ -385,6 +395,7 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		t.deleted(w)
 		return
 	}
+	t.patches++
 	raw, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
