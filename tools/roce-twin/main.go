@@ -96,15 +96,15 @@ func run(args []string) error {
 }
 
 type options struct {
-	stateDir    string
-	switches    int
-	release     string
-	hwsku       string
+	stateDir       string
+	switches       int
+	release        string
+	hwsku          string
 	ports          int
 	bufferModel    string
 	switchOS       string
 	cumulusRelease string
-	hosts       int
-	profile     string
-	tfvars      string
+	hosts          int
+	profile        string
+	tfvars         string
 }
