@@ -88,7 +88,7 @@ func TestStartFailureCleansUp(t *testing.T) {
 	}
 	l, err := listenLoopback(ports[0])
 	if err != nil {
-		t.Skipf("cannot hold port %d: %v", ports[0], err)
+		t.Fatalf("cannot hold port %d: %v", ports[0], err)
 	}
 	defer l.Close()
 	dir := t.TempDir()
