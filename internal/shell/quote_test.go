@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -208,4 +209,22 @@ func FuzzQuote(f *testing.F) {
 			t.Fatalf("Quote(%q) = %q does not round-trip (-want +got):\n%s", s, q, diff)
 		}
 	})
+}
+
+func TestChmodMode(t *testing.T) {
+	tests := []struct {
+		mode os.FileMode
+		want string
+	}{
+		{0o644, "0644"},
+		{0o600, "0600"},
+		{0o755 | os.ModeSetuid, "4755"},
+		{0o2775&0o777 | os.ModeSetgid, "2775"},
+		{0o777 | os.ModeSticky, "1777"},
+	}
+	for _, tt := range tests {
+		if got := ChmodMode(tt.mode); got != tt.want {
+			t.Errorf("ChmodMode(%v) = %q, want %q", tt.mode, got, tt.want)
+		}
+	}
 }

@@ -161,24 +161,6 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-func TestOctalMode(t *testing.T) {
-	tests := []struct {
-		mode os.FileMode
-		want string
-	}{
-		{0o644, "0644"},
-		{0o600, "0600"},
-		{0o755 | os.ModeSetuid, "4755"},
-		{0o2775&0o777 | os.ModeSetgid, "2775"},
-		{0o777 | os.ModeSticky, "1777"},
-	}
-	for _, tt := range tests {
-		if got := octalMode(tt.mode); got != tt.want {
-			t.Errorf("octalMode(%v) = %q, want %q", tt.mode, got, tt.want)
-		}
-	}
-}
-
 func TestPIDWriter(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -3,14 +3,11 @@ package ssh
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"strings"
 	"time"
 
@@ -46,7 +43,10 @@ func (c *Client) WriteFile(ctx context.Context, path string, data []byte, mode o
 	if err := checkPath(path); err != nil {
 		return fmt.Errorf("write %s on %s: %w", path, hs.ep.addr, err)
 	}
-	tmp := tempName(path)
+	tmp, err := shell.TempName(path)
+	if err != nil {
+		return fmt.Errorf("write %s on %s: %w", path, hs.ep.addr, err)
+	}
 	if sudo || c.pool.cfg.Become.Enabled {
 		err = c.writeSudo(ctx, hs, path, tmp, data, mode, owner)
 	} else {
@@ -127,15 +127,8 @@ func writeTemp(f *sftp.File, data []byte, mode os.FileMode) error {
 // cut short (cat sees EOF when the session ends), so a partial file is never
 // renamed into place. The EXIT trap removes the temporary file on failure.
 func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp string, data []byte, mode os.FileMode, owner string) error {
-	t, p := shell.Quote(tmp), shell.Quote(target)
-	var b strings.Builder
-	fmt.Fprintf(&b, "set -C; umask 077; trap %s EXIT; ", shell.Quote("rm -f -- "+t))
-	fmt.Fprintf(&b, "cat > %s && n=$(wc -c < %s) && [ $n -eq %d ] && chmod %s %s", t, t, len(data), octalMode(mode), t)
-	if owner != "" {
-		fmt.Fprintf(&b, " && chown -- %s %s", shell.Quote(owner), t)
-	}
-	fmt.Fprintf(&b, " && mv -f -- %s %s", t, p)
-	line, stdin, err := c.sudo(ctx, hs, b.String(), bytes.NewReader(data))
+	script := shell.AtomicWrite{Path: target, Temp: tmp, Size: len(data), Mode: mode, Owner: owner}.Script()
+	line, stdin, err := c.sudo(ctx, hs, script, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}
@@ -259,30 +252,4 @@ func checkPath(p string) error {
 		return fmt.Errorf("path %w", shell.ErrNUL)
 	}
 	return nil
-}
-
-// tempName returns a fresh temporary name next to p.
-func tempName(p string) string {
-	var r [8]byte
-	_, _ = rand.Read(r[:])
-	base := path.Base(p)
-	if len(base) > 200 {
-		base = base[:200]
-	}
-	return path.Join(path.Dir(p), "."+base+".tmp-"+hex.EncodeToString(r[:]))
-}
-
-// octalMode renders mode for chmod(1), setuid, setgid and sticky included.
-func octalMode(mode os.FileMode) string {
-	m := uint32(mode.Perm())
-	if mode&os.ModeSetuid != 0 {
-		m |= 0o4000
-	}
-	if mode&os.ModeSetgid != 0 {
-		m |= 0o2000
-	}
-	if mode&os.ModeSticky != 0 {
-		m |= 0o1000
-	}
-	return fmt.Sprintf("%04o", m)
 }
