@@ -89,7 +89,7 @@ func TestDebugLogNamesEverySwitchRPC(t *testing.T) {
 	}
 	for _, want := range []string{
 		"roce.gnmi: gnmi read of CONFIG_DB: ", "roce.gnmi: gnmi write of CONFIG_DB: ", "rpc=Get", "rpc=Set",
-		"switch=" + f.addr, "operations=", "duration_ms=", "hwsku=Mellanox-SN5600-O128",
+		"switch=" + f.addr, "operations=", "duration_ms=", `runs="SONiC 202411, Mellanox-SN5600-O128, traditional buffer model"`,
 	} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("the log lacks %q", want)

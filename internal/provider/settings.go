@@ -188,6 +188,10 @@ func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
 		r.attrError(root.AtName("insecure"), "Conflicting NVUE TLS Settings",
 			"nvue.insecure = true skips certificate verification, yet nvue.ca_file is set. Remove insecure to verify the certificate with ca_file.")
 	}
+	if s.Insecure {
+		r.diags.AddAttributeWarning(root.AtName("insecure"), "NVUE Certificates Are Not Verified",
+			"nvue.insecure is true: any server on the switch's address gets the NVUE password. Give the switches' CA in nvue.ca_file outside test rigs.")
+	}
 	return s
 }
 

@@ -25,6 +25,7 @@ func TestResolveSettingsDefaults(t *testing.T) {
 			Become: becomeSettings{Enabled: false, User: "root"},
 		},
 		GNMI: gnmiSettings{SetTimeout: 10 * time.Minute, Retries: 3},
+		NVUE: nvueSettings{Port: 8765, ApplyTimeout: 5 * time.Minute},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -49,6 +50,11 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 		envGNMIPort:             "50051",
 		envGNMISetTimeout:       "2m",
 		envGNMIRetries:          "0",
+		envNVUEUsername:         "nvapi",
+		envNVUEPassword:         "nvpw",
+		envNVUECAFile:           "/pki/cumulus-ca.pem",
+		envNVUEPort:             "8443",
+		envNVUEApplyTimeout:     "90s",
 	})
 	got, diags := resolveSettings(providerModel{}, env)
 	if diags.HasError() {
@@ -65,6 +71,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 			Username: "admin", Password: "pw", CAFile: "/pki/ca.pem", Port: 50051,
 			SetTimeout: 2 * time.Minute, Retries: 0,
 		},
+		NVUE: nvueSettings{Username: "nvapi", Password: "nvpw", CAFile: "/pki/cumulus-ca.pem", Port: 8443, ApplyTimeout: 90 * time.Second},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("environment (-want +got):\n%s", diff)
@@ -93,6 +100,16 @@ func TestResolveSettingsErrors(t *testing.T) {
 		env   map[string]string
 		want  []string // substrings of the error details, in order
 	}{
+		{
+			name: "half an NVUE login",
+			env:  map[string]string{envNVUEUsername: "nvapi"},
+			want: []string{"NVUE basic authentication needs both nvue.username and nvue.password"},
+		},
+		{
+			name:  "NVUE insecure with a CA",
+			model: providerModel{NVUE: &nvueModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}},
+			want:  []string{"nvue.insecure = true skips certificate verification, yet nvue.ca_file is set"},
+		},
 		{
 			name: "bad boolean from environment",
 			env:  map[string]string{envGNMIInsecure: "yes please"},
@@ -226,6 +243,7 @@ func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 	m := providerModel{
 		SSH:  &sshModel{InsecureIgnoreHostKey: types.BoolValue(true), MaxSessions: types.Int64Value(20)},
 		GNMI: &gnmiModel{Insecure: types.BoolValue(true)},
+		NVUE: &nvueModel{Insecure: types.BoolValue(true)},
 	}
 	_, diags := resolveSettings(m, envOf(map[string]string{envAgentSocket: "/run/agent.sock"}))
 	if diags.HasError() {
@@ -235,7 +253,7 @@ func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 	for _, w := range diags.Warnings() {
 		summaries = append(summaries, w.Summary())
 	}
-	want := []string{"SSH Host Keys Are Not Verified", "SSH Sessions Above sshd's Default", "gNMI Without TLS"}
+	want := []string{"NVUE Certificates Are Not Verified", "SSH Host Keys Are Not Verified", "SSH Sessions Above sshd's Default", "gNMI Without TLS"}
 	if diff := cmp.Diff(want, summaries); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
