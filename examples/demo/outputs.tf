@@ -27,11 +27,11 @@ output "preflight_ok" {
 output "summary" {
   description = "A readable account of what the apply configured on each switch and host."
   value = join("\n", concat(
-    ["Switches (SONiC CONFIG_DB over gNMI); RoCE data travels with ToS ${module.pod.traffic_class}:"],
+    ["Switches (SONiC: CONFIG_DB over gNMI; Cumulus: NVUE revisions); RoCE data travels with ToS ${module.pod.traffic_class}:"],
     flatten([for name, s in module.pod.switches : [
-      "  ${name} ${s.address}: ${s.port_count} lossless ports ${s.ports[0]}..${s.ports[length(s.ports) - 1]}, cable ${s.cable_length_m} m, in sync: ${s.in_sync}",
+      "  ${name} ${s.address} (${s.os == "cumulus" ? "Cumulus" : "SONiC"}): ${s.port_count} lossless ports ${s.ports[0]}..${s.ports[length(s.ports) - 1]}, cable ${s.cable_length_m} m, in sync: ${s.in_sync}",
       "      DSCP ${join(",", s.rdma.dscp)} -> TC ${s.rdma.priority} (PFC, ECN), CNP DSCP ${s.cnp.dscp} -> TC ${s.cnp.priority}",
-      "      headroom ${s.headroom.size_bytes} B per port (xoff ${s.headroom.xoff_bytes} B, xon ${s.headroom.xon_bytes} B), ${s.port_count * s.headroom.size_bytes} B per switch",
+      "      headroom ${s.headroom.size_bytes} B per port (xoff ${s.headroom.xoff_bytes} B, xon ${s.headroom.xon_bytes} B), ${s.port_count * s.headroom.size_bytes} B per switch${s.os == "cumulus" ? " (estimate: Cumulus sizes it from the PFC cable length)" : ""}",
     ]]),
     ["Hosts (SSH):"],
     flatten([for name, h in module.pod.hosts : [

@@ -63,6 +63,11 @@ func TestRailOptimizedPodModule(t *testing.T) {
 	}
 	checkPod(t, cli, sw, fleet, hosts)
 	// The Cumulus leaf got the same class: DSCP 26 to switch priority 3, lossless, on its ports.
+	var summary string
+	decodeOutput(t, cli.outputs(), "summary", &summary)
+	if want := "leaf2 " + cumulus.addr + " (Cumulus): 2 lossless ports swp1..swp2"; !strings.Contains(summary, want) {
+		t.Errorf("summary lacks %q:\n%s", want, summary)
+	}
 	applied := cumulus.twin.Applied()
 	for _, want := range []struct {
 		path string
@@ -164,7 +169,7 @@ func checkPod(t *testing.T, cli *terraformCLI, sw *switchFixture, fleet *hosttwi
 	}
 	var summaryText string
 	decodeOutput(t, outputs, "summary", &summaryText)
-	for _, want := range []string{"leaf1 " + sw.addr + ": 4 lossless ports Ethernet0..Ethernet12", "NCCL_IB_TC=106", "Preflight: 2 of 2 hosts ok"} {
+	for _, want := range []string{"leaf1 " + sw.addr + " (SONiC): 4 lossless ports Ethernet0..Ethernet12", "NCCL_IB_TC=106", "Preflight: 2 of 2 hosts ok"} {
 		if !strings.Contains(summaryText, want) {
 			t.Errorf("summary lacks %q:\n%s", want, summaryText)
 		}

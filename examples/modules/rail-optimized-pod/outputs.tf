@@ -17,9 +17,10 @@ output "threshold_warnings" {
 }
 
 output "switches" {
-  description = "Per switch: its address, the RoCE ports, the cable length, the lossless headroom SONiC reserves per port, and whether it held this configuration at the last refresh."
+  description = "Per switch: its address and operating system, the RoCE ports, the cable length, the lossless headroom per port (what SONiC reserves; on Cumulus the Spectrum-4 estimate, as Cumulus sizes it itself), and whether it held this configuration at the last refresh."
   value = { for name, s in roce_switch_qos.leaf : name => {
     address        = s.address
+    os             = s.os
     ports          = s.ports
     port_count     = length(s.ports)
     cable_length_m = s.cable_length_m
