@@ -46,14 +46,17 @@ func (b batch) summary() string {
 	return strings.Join(s, "; ")
 }
 
-// script joins every command of the batch with &&.
-func (b batch) script() (string, error) {
+// command joins every command of the batch with &&.
+func (b batch) command() shell.Script {
 	var all []shell.Runnable
 	for _, c := range b.cmds {
 		all = append(all, c.Run...)
 	}
-	return shell.And(all...).Render()
+	return shell.And(all...)
 }
+
+// script is the batch's command line.
+func (b batch) script() (string, error) { return b.command().Render() }
 
 // apply runs the batch on r; sudo says whether the engine escalates steps
 // that need root.
@@ -65,11 +68,11 @@ func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {
 		}
 		return r.WriteFile(ctx, w.Path, w.Content, w.Mode, w.Owner, sudo && w.Sudo)
 	}
-	script, err := b.script()
-	if err != nil {
+	cmd := b.command()
+	if _, err := cmd.Render(); err != nil {
 		return err
 	}
-	_, err = r.Run(ctx, script, ssh.RunOptions{Sudo: sudo && b.cmds[0].Sudo})
+	_, err := r.Run(ctx, cmd, ssh.RunOptions{Sudo: sudo && b.cmds[0].Sudo})
 	if err == nil {
 		return nil
 	}

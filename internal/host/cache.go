@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // FactCache lets the engines of one process share what they gathered on a host. Terraform
@@ -74,7 +75,7 @@ type forgettingRunner struct {
 	cache *FactCache
 }
 
-func (r forgettingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (r forgettingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	r.cache.forget(r.Address())
 	defer r.cache.forget(r.Address())
 	return r.Runner.Run(ctx, cmd, opts)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // tallyRunner counts what reaches the local "host" and can pose as any address.
@@ -25,7 +26,7 @@ func newTally(addr string) tallyRunner {
 
 func (r tallyRunner) Address() string { return r.addr }
 
-func (r tallyRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (r tallyRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	r.runs.Add(1)
 	if r.holdGathering != nil {
 		<-r.holdGathering
@@ -119,7 +120,7 @@ func TestFactCacheForgetsAHostOnWriteAndWithAge(t *testing.T) {
 	if got := r.runs.Load(); got != 2 {
 		t.Errorf("after a file write: %d gathers, want 2", got)
 	}
-	if _, err := e.Runner.Run(ctx, "true", ssh.RunOptions{}); err != nil {
+	if _, err := e.Runner.Run(ctx, shell.New("true"), ssh.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	read()

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // Engine plans and applies tasks on one host.
@@ -163,7 +164,7 @@ func (c *countingRunner) count() {
 	c.n++
 }
 
-func (c *countingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (c *countingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	c.count()
 	return c.Runner.Run(ctx, cmd, opts)
 }

@@ -324,9 +324,9 @@ type sudoRecorder struct {
 	calls []string
 }
 
-func (s *sudoRecorder) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (s *sudoRecorder) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	what := "run"
-	if strings.Contains(cmd, "mark_") {
+	if strings.Contains(cmd.String(), "mark_") {
 		what = "gather"
 	}
 	s.calls = append(s.calls, what+" sudo="+strconv.FormatBool(opts.Sudo))

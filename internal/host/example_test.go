@@ -18,7 +18,7 @@ func ExampleEngine() {
 		log.Fatal(err)
 	}
 	defer pool.Close()
-	eng := host.Engine{Runner: pool.Client("gpu-node-0.example.net")}
+	eng := host.Engine{Runner: host.SSH(pool.Client("gpu-node-0.example.net"))}
 	work := []host.Task{
 		tasks.ModuleLoaded{Module: "nvidia_peermem", Persist: true},
 		tasks.File{Path: "/etc/nccl.conf", Content: "NCCL_IB_HCA==mlx5_0\n", Mode: 0o644},
@@ -41,7 +41,7 @@ func ExampleGather() {
 		log.Fatal(err)
 	}
 	defer pool.Close()
-	f, err := host.Gather(context.Background(), pool.Client("gpu-node-0.example.net"), host.AllFacts())
+	f, err := host.Gather(context.Background(), host.SSH(pool.Client("gpu-node-0.example.net")), host.AllFacts())
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func faultHost(t *testing.T, name string) (*hosttwin.Fleet, host.Engine, string)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { pool.Close() })
-	return f, host.Engine{Runner: pool.Client(h.Address)}, h.Address
+	return f, host.Engine{Runner: host.SSH(pool.Client(h.Address))}, h.Address
 }
 
 // faultTasks write a big file, load nvidia-peermem (held), then write a second file.

@@ -26,8 +26,8 @@ func gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, erro
 	if err != nil {
 		return Facts{}, &GatherError{Host: host, Err: err}
 	}
-	script, err := renderGather(steps)
-	if err != nil {
+	script := gatherCommand(steps)
+	if _, err := script.Render(); err != nil {
 		return Facts{}, &GatherError{Host: host, Err: fmt.Errorf("render gather script: %w", err)}
 	}
 	nonce, err := newNonce()

@@ -66,12 +66,12 @@ func TestGatherRDMAStateLocal(t *testing.T) {
 // unprivilegedRunner runs the commands of localRunner as nobody.
 type unprivilegedRunner struct{ localRunner }
 
-func (u unprivilegedRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
-	wrapped, err := shell.New("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", cmd).Render()
+func (u unprivilegedRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
+	line, err := cmd.Render()
 	if err != nil {
 		return ssh.Result{}, err
 	}
-	return u.localRunner.Run(ctx, wrapped, opts)
+	return u.localRunner.Run(ctx, shell.New("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/bin/sh", "-c", line), opts)
 }
 
 // Without root the debugfs cc_params are absent with the reason.

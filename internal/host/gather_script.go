@@ -33,8 +33,11 @@ const gatherPrologue = `LC_ALL=C; export LC_ALL; PATH=$PATH:/usr/local/sbin:/usr
 // not bring a valid nonce.
 const nonceExit = 97
 
-// renderGather returns the gather script of steps.
-func renderGather(steps []step) (string, error) {
+// renderGather returns the gather script of steps as a line.
+func renderGather(steps []step) (string, error) { return gatherCommand(steps).Render() }
+
+// gatherCommand is the gather script of steps.
+func gatherCommand(steps []step) shell.Script {
 	parts := []shell.Runnable{shell.Raw(gatherPrologue)}
 	for i, s := range steps {
 		mark := shell.Raw("mark_ " + strconv.Itoa(i) + " $?")
@@ -49,7 +52,7 @@ func renderGather(steps []step) (string, error) {
 			parts = append(parts, shell.Raw(s.inline(i)), mark)
 		}
 	}
-	return shell.Seq(parts...).Render()
+	return shell.Seq(parts...)
 }
 
 // newNonce returns 128 random bits in hex.

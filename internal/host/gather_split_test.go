@@ -23,11 +23,15 @@ type localRunner struct{}
 
 func (localRunner) Address() string { return "local" }
 
-func (localRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
-	c := exec.CommandContext(ctx, "/bin/sh", "-c", cmd)
+func (localRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
+	line, err := cmd.Render()
+	if err != nil {
+		return ssh.Result{}, err
+	}
+	c := exec.CommandContext(ctx, "/bin/sh", "-c", line)
 	var stdout, stderr bytes.Buffer
 	c.Stdin, c.Stdout, c.Stderr = opts.Stdin, &stdout, &stderr
-	err := c.Run()
+	err = c.Run()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && opts.AllowFailure {
 		return ssh.Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitStatus: ee.ExitCode()}, nil
@@ -81,7 +85,7 @@ func TestGatherScriptSplitsHostileOutput(t *testing.T) {
 	if strings.Contains(script, nonce) {
 		t.Fatal("the nonce is on the command line")
 	}
-	res, err := localRunner{}.Run(context.Background(), script, ssh.RunOptions{Stdin: strings.NewReader(nonce + "\n"), AllowFailure: true})
+	res, err := localRunner{}.Run(context.Background(), shell.Raw(script), ssh.RunOptions{Stdin: strings.NewReader(nonce + "\n"), AllowFailure: true})
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
@@ -121,7 +125,7 @@ func TestGatherScriptRefusesBadNonce(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, stdin := range []string{"", "\n", "not-hex; echo owned\n", strings.ToUpper(fakeNonce) + "\n"} {
-		res, err := localRunner{}.Run(context.Background(), script, ssh.RunOptions{Stdin: strings.NewReader(stdin), AllowFailure: true})
+		res, err := localRunner{}.Run(context.Background(), shell.Raw(script), ssh.RunOptions{Stdin: strings.NewReader(stdin), AllowFailure: true})
 		if err != nil {
 			t.Fatal(err)
 		}

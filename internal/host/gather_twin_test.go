@@ -14,6 +14,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // gatherSummary is what the profile tests compare, field by field.
@@ -228,7 +229,7 @@ type countingRunner struct {
 	runs, writes int
 }
 
-func (c *countingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (c *countingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	c.runs++
 	return c.Runner.Run(ctx, cmd, opts)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 )
@@ -59,7 +60,7 @@ func TestMain(m *testing.M) {
 // twin returns the fleet, started on first use, and a client of the named
 // host that checks its host key against the host's known_hosts. It fails
 // the test (never skips) when twins cannot start.
-func twin(t *testing.T, name string) (*hosttwin.Fleet, *ssh.Client) {
+func twin(t *testing.T, name string) (*hosttwin.Fleet, host.Runner) {
 	t.Helper()
 	fleetOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -83,7 +84,7 @@ func twin(t *testing.T, name string) (*hosttwin.Fleet, *ssh.Client) {
 			t.Errorf("close pool: %v", err)
 		}
 	})
-	return fleet, pool.Client(h.Address)
+	return fleet, host.SSH(pool.Client(h.Address))
 }
 
 // twinRun runs script inside host name (outside SSH) and fails the test on

@@ -23,11 +23,7 @@ func writeWithDirs(ctx context.Context, r Runner, w WriteFile, sudo bool) error 
 	if err != nil {
 		return err
 	}
-	script, err := w.dirsScript(tmp)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", w.Path, err)
-	}
-	_, err = r.Run(ctx, script, ssh.RunOptions{Stdin: bytes.NewReader(w.Content), Sudo: sudo})
+	_, err = r.Run(ctx, w.dirsScript(tmp), ssh.RunOptions{Stdin: bytes.NewReader(w.Content), Sudo: sudo})
 	if err == nil {
 		return nil
 	}
@@ -36,9 +32,7 @@ func writeWithDirs(ctx context.Context, r Runner, w WriteFile, sudo bool) error 
 	var ce *ssh.ConnectError
 	if !errors.As(err, &ce) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), writeCleanupTimeout)
-		if rm, rerr := shell.New("rm", "-f", "--", tmp).Render(); rerr == nil {
-			_, _ = r.Run(cctx, rm, ssh.RunOptions{Sudo: sudo})
-		}
+		_, _ = r.Run(cctx, shell.New("rm", "-f", "--", tmp), ssh.RunOptions{Sudo: sudo})
 		cancel()
 	}
 	return fmt.Errorf("write %s: %w", w.Path, err)
@@ -46,7 +40,6 @@ func writeWithDirs(ctx context.Context, r Runner, w WriteFile, sudo bool) error 
 
 // dirsScript is the command of writeWithDirs, run in its own sh: shell.AtomicWrite with the
 // missing directories of w.Path created first and given the file's owner.
-func (w WriteFile) dirsScript(tmp string) (string, error) {
-	script := shell.AtomicWrite{Path: w.Path, Temp: tmp, Size: len(w.Content), Mode: w.Mode, Owner: w.Owner, MakeDirs: true}.Script()
-	return shell.Sh(shell.Raw(script)).Render()
+func (w WriteFile) dirsScript(tmp string) shell.Command {
+	return shell.Sh(shell.AtomicWrite{Path: w.Path, Temp: tmp, Size: len(w.Content), Mode: w.Mode, Owner: w.Owner, MakeDirs: true}.Script())
 }

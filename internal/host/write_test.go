@@ -38,7 +38,7 @@ func TestPlanTasksMarksWritesWithMissingDirectories(t *testing.T) {
 
 func TestDirsScript(t *testing.T) {
 	w := WriteFile{Path: "/etc/it's new/x.conf", Content: []byte("abc"), Mode: 0o640 | os.ModeSetgid, Owner: "nccl:nccl"}
-	got, err := w.dirsScript("/etc/it's new/.x.conf.tmp-1")
+	got, err := w.dirsScript("/etc/it's new/.x.conf.tmp-1").Render()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestDirsScript(t *testing.T) {
 		t.Errorf("script does not run in its own sh: %s", got)
 	}
 	w.Owner = ""
-	if got, _ := w.dirsScript("/etc/x.tmp"); strings.Contains(got, "chown") {
+	if got, _ := w.dirsScript("/etc/x.tmp").Render(); strings.Contains(got, "chown") {
 		t.Errorf("chown without an owner: %s", got)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
@@ -61,11 +62,11 @@ func (sshEvents) Reused(ctx context.Context, host string) {
 // is never logged), its exit status and duration, and at TRACE the output sizes.
 type loggingRunner struct{ host.Runner }
 
-func (r loggingRunner) Run(ctx context.Context, cmd string, opts ssh.RunOptions) (ssh.Result, error) {
+func (r loggingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
 	began := time.Now()
 	res, err := r.Runner.Run(ctx, cmd, opts)
 	ctx = sshLog(ctx)
-	fields := map[string]any{"host": r.Address(), "command": redact(cmd), "sudo": opts.Sudo,
+	fields := map[string]any{"host": r.Address(), "command": redact(cmd.String()), "sudo": opts.Sudo,
 		"duration_ms": time.Since(began).Milliseconds(), "exit_status": res.ExitStatus}
 	var ce *ssh.CommandError
 	switch {

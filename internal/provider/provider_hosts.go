@@ -59,7 +59,7 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 		return host.Engine{}, address, err
 	}
 	// Logging inside the cache's runner, which the cache unwraps to read without forgetting.
-	return host.Engine{Runner: d.facts.Runner(loggingRunner{client}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
+	return host.Engine{Runner: d.facts.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
 }
 
 func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }

@@ -281,10 +281,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	cmd, err := shell.And(undo...).Render()
-	if err == nil {
-		_, err = engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo))
-	}
+	_, err = engine.Runner.Run(ctx, shell.And(undo...), runOptions(engine.Sudo))
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Delete Host Bootstrap", address, err)
 		return

@@ -288,12 +288,7 @@ func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileMo
 		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	cmd, err := shell.New("rm", append([]string{"-f", "--"}, paths...)...).Render()
-	if err != nil {
-		diags.AddError("Unable to Delete NCCL Profile", err.Error())
-		return
-	}
-	if _, err := engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo)); err != nil {
+	if _, err := engine.Runner.Run(ctx, shell.New("rm", append([]string{"-f", "--"}, paths...)...), runOptions(engine.Sudo)); err != nil {
 		diags.AddError("Unable to Delete NCCL Profile", fmt.Sprintf("Removing %s on %s: %v", strings.Join(paths, ", "), address, err))
 	}
 }

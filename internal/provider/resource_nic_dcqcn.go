@@ -198,10 +198,7 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 		shell.New("systemctl", "daemon-reload"),
 		shell.Or(shell.New("udevadm", "control", "--reload"), shell.New("true")),
 	)
-	cmd, err := script.Render()
-	if err == nil {
-		_, err = engine.Runner.Run(ctx, cmd, runOptions(engine.Sudo))
-	}
+	_, err = engine.Runner.Run(ctx, script, runOptions(engine.Sudo))
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Delete NIC DCQCN", address, err)
 	}

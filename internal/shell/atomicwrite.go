@@ -22,7 +22,7 @@ type AtomicWrite struct {
 	MakeDirs bool
 }
 
-// Script renders the write as one shell script (run it with Sh):
+// Script is the write as one shell list (run it with Sh):
 //
 //	[for d in /a /a/b; do if [ ! -d "$d" ]; then mkdir -m 755 -- "$d" [&& chown -- OWNER "$d"] || exit; fi; done;]
 //	set -C; umask 077; trap 'rm -f -- TMP' EXIT;
@@ -32,7 +32,7 @@ type AtomicWrite struct {
 // chmod, the size check refuses a stream cut short (cat sees EOF when the session ends), so a
 // partial file is never renamed into place, and the EXIT trap removes the temporary file on
 // failure. Only missing directories are created; existing ones are left alone.
-func (w AtomicWrite) Script() string {
+func (w AtomicWrite) Script() Script {
 	var b strings.Builder
 	if w.MakeDirs {
 		var dirs []string
@@ -54,7 +54,7 @@ func (w AtomicWrite) Script() string {
 		fmt.Fprintf(&b, " && chown -- %s %s", Quote(w.Owner), t)
 	}
 	fmt.Fprintf(&b, " && mv -f -- %s %s", t, Quote(w.Path))
-	return b.String()
+	return Raw(b.String()) // every interpolated word is quoted above
 }
 
 // TempName is a fresh temporary name next to p: ".<name>.tmp-<random>".

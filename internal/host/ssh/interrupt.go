@@ -2,13 +2,14 @@ package ssh
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"strconv"
 	"sync"
 	"time"
 
 	xssh "golang.org/x/crypto/ssh"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // pidPrefix makes every command print the PID of the login shell first on
@@ -45,12 +46,18 @@ func killGroup(c *conn, pid int) {
 	defer s.Close()
 	t := time.AfterFunc(killTimeout, func() { _ = s.Close() })
 	defer t.Stop()
-	g := "-" + strconv.Itoa(pid)
-	script := fmt.Sprintf("kill -s TERM -- %[1]s 2>/dev/null || exit 0; i=0; "+
-		"while [ $i -lt 10 ] && kill -s 0 -- %[1]s 2>/dev/null; do sleep 0.1 || break; i=$((i+1)); done; "+
-		"kill -s KILL -- %[1]s 2>/dev/null; exit 0", g)
+	// The process group is the script's argument, so the script stays a constant.
+	script, err := shell.New("sh", "-c", killGroupScript, "sh", "-"+strconv.Itoa(pid)).Render()
+	if err != nil {
+		return
+	}
 	_ = s.Run(script)
 }
+
+// killGroupScript asks the process group "$1" to end, waits up to a second, then kills it.
+const killGroupScript = `kill -s TERM -- "$1" 2>/dev/null || exit 0; i=0; ` +
+	`while [ $i -lt 10 ] && kill -s 0 -- "$1" 2>/dev/null; do sleep 0.1 || break; i=$((i+1)); done; ` +
+	`kill -s KILL -- "$1" 2>/dev/null; exit 0`
 
 // pidWriter passes a command's standard output through, less its first line
 // when that is the PID printed by pidPrefix, which it keeps.

@@ -127,7 +127,10 @@ func writeTemp(f *sftp.File, data []byte, mode os.FileMode) error {
 // cut short (cat sees EOF when the session ends), so a partial file is never
 // renamed into place. The EXIT trap removes the temporary file on failure.
 func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp string, data []byte, mode os.FileMode, owner string) error {
-	script := shell.AtomicWrite{Path: target, Temp: tmp, Size: len(data), Mode: mode, Owner: owner}.Script()
+	script, err := shell.AtomicWrite{Path: target, Temp: tmp, Size: len(data), Mode: mode, Owner: owner}.Script().Render()
+	if err != nil {
+		return err
+	}
 	line, stdin, err := c.sudo(ctx, hs, script, bytes.NewReader(data))
 	if err != nil {
 		return err
@@ -149,7 +152,10 @@ func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp strin
 func (c *Client) removeTemp(ctx context.Context, hs *hostState, tmp string, sudo bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	line := "rm -f -- " + shell.Quote(tmp)
+	line, err := shell.New("rm", "-f", "--", tmp).Render()
+	if err != nil {
+		return
+	}
 	var stdin io.Reader
 	if sudo {
 		var err error

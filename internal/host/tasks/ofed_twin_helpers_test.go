@@ -52,7 +52,7 @@ func ofedEngine(t *testing.T, f *hosttwin.Fleet, name string) host.Engine {
 			t.Errorf("close pool: %v", err)
 		}
 	})
-	return host.Engine{Runner: pool.Client(h.Address)}
+	return host.Engine{Runner: host.SSH(pool.Client(h.Address))}
 }
 
 // onTwin runs script inside host name, outside SSH, and fails the test on

@@ -14,7 +14,7 @@ import (
 
 // roceTwins starts host twins for one test, stopped when it ends, and
 // returns a client per host. It fails (never skips) when twins cannot start.
-func roceTwins(t *testing.T, specs ...hosttwin.HostSpec) (*hosttwin.Fleet, map[string]*ssh.Client) {
+func roceTwins(t *testing.T, specs ...hosttwin.HostSpec) (*hosttwin.Fleet, map[string]host.Runner) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -29,7 +29,7 @@ func roceTwins(t *testing.T, specs ...hosttwin.HostSpec) (*hosttwin.Fleet, map[s
 			t.Errorf("stop host twins: %v", err)
 		}
 	})
-	clients := map[string]*ssh.Client{}
+	clients := map[string]host.Runner{}
 	for _, h := range fleet.Hosts() {
 		pool, err := ssh.NewPool(ssh.Config{User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile})
 		if err != nil {
@@ -40,7 +40,7 @@ func roceTwins(t *testing.T, specs ...hosttwin.HostSpec) (*hosttwin.Fleet, map[s
 				t.Errorf("close pool: %v", err)
 			}
 		})
-		clients[h.Name] = pool.Client(h.Address)
+		clients[h.Name] = host.SSH(pool.Client(h.Address))
 	}
 	return fleet, clients
 }
@@ -57,7 +57,7 @@ func roceTwinRun(t *testing.T, f *hosttwin.Fleet, name, script string) string {
 
 // roceTwinPlan plans tasks and returns the summaries of the changes. A
 // plan is one round trip, however many tasks and netdevs.
-func roceTwinPlan(t *testing.T, c *ssh.Client, tasks []host.Task) []string {
+func roceTwinPlan(t *testing.T, c host.Runner, tasks []host.Task) []string {
 	t.Helper()
 	rep, err := host.Engine{Runner: c}.Plan(context.Background(), tasks)
 	if err != nil {
