@@ -33,25 +33,13 @@ type cumulusFixture struct {
 
 func newCumulusFixture(t *testing.T, release string) *cumulusFixture {
 	t.Helper()
-	pki, err := switchtwin.NewPKI("roce-provider-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := pki.WriteFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw, err := nvuetwin.New(nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: twinPassword, TLS: pki.ServerTLS(false)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := tw.Start("")
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: twinPassword})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(tw.Stop)
-	return &cumulusFixture{twin: tw, addr: addr, caFile: files.CA,
-		provider: fmt.Sprintf("provider \"roce\" {\n  nvue = {\n    username = \"cumulus\"\n    password = %q\n    ca_file  = %q\n  }\n}\n", twinPassword, files.CA)}
+	return &cumulusFixture{twin: tw, addr: tw.Addr(), caFile: ca,
+		provider: fmt.Sprintf("provider \"roce\" {\n  nvue = {\n    username = \"cumulus\"\n    password = %q\n    ca_file  = %q\n  }\n}\n", twinPassword, ca)}
 }
 
 const cumulusConfig = `

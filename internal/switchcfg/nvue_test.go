@@ -13,29 +13,16 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
-	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 func startNVUETwin(t *testing.T, release string) (*nvuetwin.Twin, *NVUE) {
 	t.Helper()
-	pki, err := switchtwin.NewPKI("nvue-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := pki.WriteFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tw, err := nvuetwin.New(nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: "Passw0rd!", TLS: pki.ServerTLS(false)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := tw.Start("")
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: "Passw0rd!"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(tw.Stop)
-	c, err := nvue.Dial(nvue.Config{Address: addr, Username: "cumulus", Password: "Passw0rd!", CAFile: files.CA, PollInterval: 10 * time.Millisecond})
+	c, err := nvue.Dial(nvue.Config{Address: tw.Addr(), Username: "cumulus", Password: "Passw0rd!", CAFile: ca, PollInterval: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,8 +35,8 @@ var allowed = map[string][]string{
 	"internal/twin/hostprofile": {"internal/shell"},
 	"internal/twin/hosttwin":    {"internal/twin/hostprofile"},
 	"internal/twin/switchtwin":  {"internal/fabric", "internal/sonic"},
-	"internal/twin/nvuetwin":    {"internal/nvue"},
-	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
+	"internal/twin/nvuetwin":    {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
+	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},
 	"tools/layers":              {},

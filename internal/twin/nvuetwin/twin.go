@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 // Options configure a twin.
@@ -426,3 +427,28 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 	}
 	writeJSON(w, http.StatusOK, rev.config) // 5.9 answers with the whole configuration
 }
+
+// StartWithCA starts a twin on loopback serving a certificate from a fresh CA, whose PEM it
+// writes to dir, as a switch with an imported certificate. It returns the running twin and the
+// CA file a client verifies it with; opts.TLS is set here.
+func StartWithCA(dir string, opts Options) (tw *Twin, caFile string, err error) {
+	pki, err := switchtwin.NewPKI("nvuetwin")
+	if err != nil {
+		return nil, "", err
+	}
+	files, err := pki.WriteFiles(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	opts.TLS = pki.ServerTLS(false)
+	if tw, err = New(opts); err != nil {
+		return nil, "", err
+	}
+	if _, err = tw.Start(""); err != nil {
+		return nil, "", err
+	}
+	return tw, files.CA, nil
+}
+
+// Addr returns the address the twin listens on.
+func (t *Twin) Addr() string { return t.addr }
