@@ -47,9 +47,9 @@ func gatherCommand(steps []step) shell.Script {
 			// nonce (sudo's password stream, for one).
 			parts = append(parts, s.cmd.With(shell.FromFile(0, "/dev/null")), mark)
 		case s.loop:
-			parts = append(parts, shell.Raw(s.inline(i)))
+			parts = append(parts, s.inline(i))
 		default:
-			parts = append(parts, shell.Raw(s.inline(i)), mark)
+			parts = append(parts, s.inline(i), mark)
 		}
 	}
 	return shell.Seq(parts...)

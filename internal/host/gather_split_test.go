@@ -60,10 +60,10 @@ func hostileSteps() []step {
 		sh("empty", `true`),
 		sh("binary", `printf '\000\377\r\n\n'`),
 		sh("exits", `exit 0`),
-		{label: "loop", loop: true, inline: func(i int) string {
-			return `for k_ in eth0 eth1; do printf 'x%s' "$k_"; mark_ ` + strconv.Itoa(i) + ` $? "$k_"; done`
+		{label: "loop", loop: true, inline: func(i int) shell.Script {
+			return shell.Raw(`for k_ in eth0 eth1; do printf 'x%s' "$k_"; mark_ ` + strconv.Itoa(i) + ` $? "$k_"; done`)
 		}},
-		{label: "inline", inline: func(int) string { return `echo inline; echo warn >&2` }},
+		{label: "inline", inline: func(int) shell.Script { return shell.Raw(`echo inline; echo warn >&2`) }},
 		sh("stdin", `cat`),
 		// The nonce is in no variable or environment a fact can see (nor in
 		// the script: see the test).

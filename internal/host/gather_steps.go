@@ -34,7 +34,7 @@ type step struct {
 	// inline, when set, returns a trusted constant run in the gather shell
 	// itself (it may use the mlx5_ and mark_ functions); it is given the
 	// step's index.
-	inline func(index int) string
+	inline func(index int) shell.Script
 	// loop reports an inline step that marks one section per netdev (or PCI
 	// function) itself, keyed by its name; others get one section, marked
 	// after them. A loop that cannot run at all (its tool is missing) marks
@@ -187,7 +187,7 @@ func (e *unknownFactError) Error() string { return "unknown fact " + e.f.String(
 func netdevStep() step {
 	return step{
 		label:  FactNetdevs.String(),
-		inline: func(int) string { return netdevLoop },
+		inline: func(int) shell.Script { return shell.Raw(netdevLoop) },
 		parse: func(f *Facts, _, out string) error {
 			v, err := ParseNetdevs(out)
 			f.Netdevs = v
@@ -203,10 +203,10 @@ func qosStep() step {
 	return step{
 		label: FactQoS.String(),
 		loop:  true,
-		inline: func(index int) string {
-			return `for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
+		inline: func(index int) shell.Script {
+			return shell.Raw(`for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
 				`if [ -e "$d_/device/physfn" ]; then continue; fi; ` +
-				`mlnx_qos -i "${d_##*/}" </dev/null; mark_ ` + strconv.Itoa(index) + ` $? "${d_##*/}"; done`
+				`mlnx_qos -i "${d_##*/}" </dev/null; mark_ ` + strconv.Itoa(index) + ` $? "${d_##*/}"; done`)
 		},
 		parse: func(f *Facts, key, out string) error {
 			v, err := facts.ParseMlnxQoS(out)
@@ -266,16 +266,16 @@ func nvConfigStep() step {
 		label: FactNVConfig.String(),
 		loop:  true,
 		key:   facts.ValidPCIAddr,
-		inline: func(index int) string {
+		inline: func(index int) shell.Script {
 			i := strconv.Itoa(index)
-			return `if command -v mlxconfig >/dev/null 2>&1; then s_=' '; ` +
+			return shell.Raw(`if command -v mlxconfig >/dev/null 2>&1; then s_=' '; ` +
 				`for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
 				`if [ -e "$d_/device/physfn" ] || [ -d "$d_/ecn" ]; then continue; fi; ` +
 				`b_=$(cd -P "$d_/device" 2>/dev/null && pwd) || continue; b_=${b_##*/}; ` +
 				`case $b_ in *[!0-9a-f:.]*|'') continue;; esac; ` +
 				`case $s_ in *" $b_ "*) continue;; esac; s_="$s_$b_ "; ` +
 				`mlxconfig -d "$b_" -e q </dev/null; mark_ ` + i + ` $? "$b_"; done; ` +
-				`else echo 'mlxconfig: command not found' >&2; mark_ ` + i + ` 127; fi`
+				`else echo 'mlxconfig: command not found' >&2; mark_ ` + i + ` 127; fi`)
 		},
 		parse: func(f *Facts, key, out string) error {
 			v, err := facts.ParseMlxconfigQuery(out)

@@ -180,3 +180,37 @@ func group(text string) string {
 	}
 	return "{ " + t + "; }"
 }
+
+// Let assigns value, quoted, to the shell variable name ("r_='/sys/class/net'"), so that a
+// constant fragment after it can use "$name" instead of having the value spliced into its text.
+func Let(name, value string) Script {
+	sc := Script{text: name + "=" + Quote(value), p: precSimple}
+	switch {
+	case !ValidName(name):
+		sc.err = fmt.Errorf("let: %q is not a shell variable name", name)
+	case strings.IndexByte(value, 0) >= 0:
+		sc.err = fmt.Errorf("let %s: %w", name, ErrNUL)
+	}
+	return sc
+}
+
+// ForIn loops name over words, each quoted, running body, a trusted constant fragment (see
+// [Raw]): "for name in 'w1' 'w2'; do body; done".
+func ForIn(name string, words []string, body string) Script {
+	quoted := make([]string, len(words))
+	var err error
+	for i, w := range words {
+		if strings.IndexByte(w, 0) >= 0 {
+			err = fmt.Errorf("for %s: %w", name, ErrNUL)
+		}
+		quoted[i] = Quote(w)
+	}
+	if !ValidName(name) {
+		err = fmt.Errorf("for: %q is not a shell variable name", name)
+	}
+	sc := Raw("for " + name + " in " + strings.Join(quoted, " ") + "; do " + body + "; done")
+	if err != nil {
+		sc.err = err
+	}
+	return sc
+}

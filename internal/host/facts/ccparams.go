@@ -36,24 +36,23 @@ func CCParamsFact(bdfs ...string) (Fact[map[string]CCParams], error) {
 	return Fact[map[string]CCParams]{Name: "cc_params", Command: s, Parse: ParseCCParams}, nil
 }
 
+// ccParamsLoop prints every cc_params file of the PCI function in $b, whose directory is $c.
+const ccParamsLoop = `for f in "$c"/*; do [ -f "$f" ] || continue; ` +
+	`{ read -r v <"$f"; } 2>/dev/null || continue; ` +
+	`printf '%s %s %s\n' "$b" "${f##*/}" "$v"; ` +
+	`done`
+
 func ccParamsScript(root string, bdfs []string) (shell.Script, error) {
-	loop := `for c in ` + shell.Quote(root) + `/*/cc_params; do b=${c%/cc_params}; b=${b##*/}; `
-	if len(bdfs) > 0 {
-		words := make([]string, len(bdfs))
-		for k, b := range bdfs {
-			if !validBDF(b) {
-				return shell.Script{}, fmt.Errorf("cc_params: invalid PCI address %q", b)
-			}
-			words[k] = shell.Quote(b)
-		}
-		loop = `for b in ` + strings.Join(words, " ") + `; do c=` + shell.Quote(root) + `/$b/cc_params; `
+	let := shell.Let("r_", root)
+	if len(bdfs) == 0 {
+		return shell.Seq(let, shell.Raw(`for c in "$r_"/*/cc_params; do b=${c%/cc_params}; b=${b##*/}; `+ccParamsLoop+`; done`)), nil
 	}
-	// The body is a trusted constant; PCI addresses are checked above.
-	return shell.Raw(loop +
-		`for f in "$c"/*; do [ -f "$f" ] || continue; ` +
-		`{ read -r v <"$f"; } 2>/dev/null || continue; ` +
-		`printf '%s %s %s\n' "$b" "${f##*/}" "$v"; ` +
-		`done; done`), nil
+	for _, b := range bdfs {
+		if !validBDF(b) {
+			return shell.Script{}, fmt.Errorf("cc_params: invalid PCI address %q", b)
+		}
+	}
+	return shell.Seq(let, shell.ForIn("b", bdfs, `c=$r_/$b/cc_params; `+ccParamsLoop)), nil
 }
 
 // ParseCCParams reads the output of [CCParamsScript] into a map keyed by PCI

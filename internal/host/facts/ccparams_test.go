@@ -86,7 +86,7 @@ func TestCCParamsScriptRejectsBadAddresses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(s.String(), "/sys/kernel/debug/mlx5/*/cc_params") {
+	if !strings.Contains(s.String(), `r_=/sys/kernel/debug/mlx5; for c in "$r_"/*/cc_params`) {
 		t.Errorf("script does not read debugfs:\n%s", s)
 	}
 }

@@ -48,25 +48,24 @@ func ECNTreeFact(ifaces ...string) (Fact[map[string]ECNState], error) {
 	return Fact[map[string]ECNState]{Name: "ecn", Command: s, Parse: ParseECNTree}, nil
 }
 
+// ecnLoop prints every DCQCN knob of the interface in $i, whose ecn directory is $e.
+const ecnLoop = `for s in rp np; do d=$e/roce_$s; ` +
+	`for f in "$d"/* "$d"/enable/*; do [ -f "$f" ] || continue; ` +
+	`{ read -r v <"$f"; } 2>/dev/null || continue; ` +
+	`printf '%s %s %s %s\n' "$i" "$s" "${f#"$d"/}" "$v"; ` +
+	`done; done`
+
 func ecnTreeScript(root string, ifaces []string) (shell.Script, error) {
-	loop := `for e in ` + shell.Quote(root) + `/*/ecn; do i=${e%/ecn}; i=${i##*/}; `
-	if len(ifaces) > 0 {
-		words := make([]string, len(ifaces))
-		for k, ifc := range ifaces {
-			if !ValidIfaceName(ifc) {
-				return shell.Script{}, fmt.Errorf("ecn tree: invalid interface name %q", ifc)
-			}
-			words[k] = shell.Quote(ifc)
-		}
-		loop = `for i in ` + strings.Join(words, " ") + `; do e=` + shell.Quote(root) + `/$i/ecn; `
+	let := shell.Let("r_", root)
+	if len(ifaces) == 0 {
+		return shell.Seq(let, shell.Raw(`for e in "$r_"/*/ecn; do i=${e%/ecn}; i=${i##*/}; `+ecnLoop+`; done`)), nil
 	}
-	// The body is a trusted constant; interface names are quoted above.
-	return shell.Raw(loop +
-		`for s in rp np; do d=$e/roce_$s; ` +
-		`for f in "$d"/* "$d"/enable/*; do [ -f "$f" ] || continue; ` +
-		`{ read -r v <"$f"; } 2>/dev/null || continue; ` +
-		`printf '%s %s %s %s\n' "$i" "$s" "${f#"$d"/}" "$v"; ` +
-		`done; done; done`), nil
+	for _, ifc := range ifaces {
+		if !ValidIfaceName(ifc) {
+			return shell.Script{}, fmt.Errorf("ecn tree: invalid interface name %q", ifc)
+		}
+	}
+	return shell.Seq(let, shell.ForIn("i", ifaces, `e=$r_/$i/ecn; `+ecnLoop)), nil
 }
 
 // ParseECNTree reads the output of [ECNTreeScript] into a map keyed by

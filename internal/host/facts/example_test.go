@@ -76,5 +76,5 @@ func ExampleECNTreeScript() {
 	}
 	fmt.Println(s)
 	// Output:
-	// for i in ens1f0np0; do e=/sys/class/net/$i/ecn; for s in rp np; do d=$e/roce_$s; for f in "$d"/* "$d"/enable/*; do [ -f "$f" ] || continue; { read -r v <"$f"; } 2>/dev/null || continue; printf '%s %s %s %s\n' "$i" "$s" "${f#"$d"/}" "$v"; done; done; done
+	// r_=/sys/class/net; for i in ens1f0np0; do e=$r_/$i/ecn; for s in rp np; do d=$e/roce_$s; for f in "$d"/* "$d"/enable/*; do [ -f "$f" ] || continue; { read -r v <"$f"; } 2>/dev/null || continue; printf '%s %s %s %s\n' "$i" "$s" "${f#"$d"/}" "$v"; done; done; done
 }

@@ -68,15 +68,14 @@ func GIDTableScript() shell.Script { return gidTableScript(gidRoot) }
 var GIDTableFact = Fact[[]GIDEntry]{Name: "gid_table", Command: GIDTableScript(), Parse: ParseGIDTable}
 
 func gidTableScript(root string) shell.Script {
-	// The loop is a trusted constant; only the root is interpolated, quoted.
-	return shell.Raw(`for g in ` + shell.Quote(root) + `/*/ports/*/gids/*; do ` +
-		`{ read -r gid <"$g"; } 2>/dev/null || continue; ` +
-		`case $gid in ''|0000:0000:0000:0000:0000:0000:0000:0000) continue;; esac; ` +
-		`n=${g##*/}; p=${g%/gids/*}; port=${p##*/}; d=${p%/ports/*}; dev=${d##*/}; ` +
-		`{ read -r typ <"$p/gid_attrs/types/$n"; } 2>/dev/null || continue; ` +
-		`{ read -r nd <"$p/gid_attrs/ndevs/$n"; } 2>/dev/null || nd=; ` +
-		`printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$dev" "$port" "$n" "$gid" "$typ" "$nd"; ` +
-		`done`)
+	return shell.Seq(shell.Let("r_", root), shell.Raw(`for g in "$r_"/*/ports/*/gids/*; do `+
+		`{ read -r gid <"$g"; } 2>/dev/null || continue; `+
+		`case $gid in ''|0000:0000:0000:0000:0000:0000:0000:0000) continue;; esac; `+
+		`n=${g##*/}; p=${g%/gids/*}; port=${p##*/}; d=${p%/ports/*}; dev=${d##*/}; `+
+		`{ read -r typ <"$p/gid_attrs/types/$n"; } 2>/dev/null || continue; `+
+		`{ read -r nd <"$p/gid_attrs/ndevs/$n"; } 2>/dev/null || nd=; `+
+		`printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$dev" "$port" "$n" "$gid" "$typ" "$nd"; `+
+		`done`))
 }
 
 // ParseGIDTable reads the output of [GIDTableScript] and returns the entries

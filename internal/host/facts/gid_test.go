@@ -197,7 +197,7 @@ func TestGIDTableScriptEmptyHost(t *testing.T) {
 
 func TestGIDTableScriptText(t *testing.T) {
 	s := GIDTableScript().String()
-	for _, want := range []string{"/sys/class/infiniband/*/ports/*/gids/*", "gid_attrs/types/", "gid_attrs/ndevs/"} {
+	for _, want := range []string{`r_=/sys/class/infiniband; for g in "$r_"/*/ports/*/gids/*`, "gid_attrs/types/", "gid_attrs/ndevs/"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("script lacks %q:\n%s", want, s)
 		}
