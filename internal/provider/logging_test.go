@@ -108,3 +108,31 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestDebugLogNamesEveryCumulusRevision: per Cumulus switch, each read of the applied
+// configuration and each revision, with duration and outcome, and never the NVUE password.
+func TestDebugLogNamesEveryCumulusRevision(t *testing.T) {
+	f := newCumulusFixture(t, "5.12")
+	logPath := filepath.Join(t.TempDir(), "terraform.log")
+	t.Setenv("TF_LOG", "DEBUG")
+	t.Setenv("TF_LOG_PATH", logPath)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps:                    []resource.TestStep{{Config: f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)}},
+	})
+	raw, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"roce.gnmi: nvue read of the applied configuration: ", "roce.gnmi: nvue revision applied: ", "rpc=GET", "rpc=revision",
+		"switch=" + f.addr, `runs="Cumulus Linux 5.12"`, "duration_ms=",
+	} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the log lacks %q", want)
+		}
+	}
+	if strings.Contains(string(raw), twinPassword) {
+		t.Error("the log holds the NVUE password")
+	}
+}

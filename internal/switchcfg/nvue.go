@@ -3,9 +3,7 @@ package switchcfg
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -39,61 +37,24 @@ func (o nvueObservation) tree() nvue.Tree { return nvue.Tree{"qos": o.qos, "inte
 
 var cumulusRelease = regexp.MustCompile(`\b5\.(\d+)`)
 
-// Observe reads the applied qos and interface subtrees and the release, one request each.
+// Observe reads the applied configuration in one GET of the root, whose header carries the
+// release on every 5.x ("header": {"version": "Cumulus Linux 5.12.0"}, NVUE API guide and
+// the 5.5.1 workshop output); nv show system version exists only from 5.10.
 func (b *NVUE) Observe(ctx context.Context) (Observation, error) {
-	o := nvueObservation{}
-	for _, part := range []struct {
-		path string
-		dst  *nvue.Tree
-	}{{"qos", &o.qos}, {"interface", &o.ifaces}} {
-		raw, err := b.client.Get(ctx, part.path, nvue.RevApplied)
-		if err != nil {
-			return nil, fmt.Errorf("read %s of %s: %w", part.path, b.client.Address(), err)
-		}
-		if *part.dst, err = nvue.DecodeTree(raw); err != nil {
-			return nil, fmt.Errorf("read %s of %s: %w", part.path, b.client.Address(), err)
-		}
-	}
-	rel, err := b.release(ctx)
+	raw, err := b.client.Get(ctx, "", nvue.RevApplied)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("read the applied configuration of %s: %w", b.client.Address(), err)
 	}
-	o.release = rel
-	return o, nil
-}
-
-// release reads the Cumulus release: system/version image from 5.10, the root header before.
-func (b *NVUE) release(ctx context.Context) (string, error) {
-	raw, err := b.client.Get(ctx, "system/version", "")
-	var he *nvue.HTTPError
-	var version string
-	switch {
-	case err == nil:
-		var v struct {
-			Image string `json:"image"`
-		}
-		_ = json.Unmarshal(raw, &v)
-		version = v.Image
-	case errors.As(err, &he) && he.Status == http.StatusNotFound:
-		root, err := b.client.Get(ctx, "", nvue.RevApplied)
-		if err != nil {
-			return "", fmt.Errorf("read the release of %s: %w", b.client.Address(), err)
-		}
-		var v struct {
-			Header struct {
-				Version string `json:"version"`
-			} `json:"header"`
-		}
-		_ = json.Unmarshal(root, &v)
-		version = v.Header.Version
-	default:
-		return "", fmt.Errorf("read the release of %s: %w", b.client.Address(), err)
+	tree, err := nvue.DecodeTree(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read the applied configuration of %s: %w", b.client.Address(), err)
 	}
-	m := cumulusRelease.FindStringSubmatch(version)
+	version, _ := nvue.Lookup(tree, "header", "version")
+	m := cumulusRelease.FindStringSubmatch(fmt.Sprint(version))
 	if m == nil {
-		return "", fmt.Errorf("switch %s: cannot tell the Cumulus release from %q", b.client.Address(), version)
+		return nil, fmt.Errorf("switch %s: cannot tell the Cumulus release from the header version %v", b.client.Address(), version)
 	}
-	return "5." + m[1], nil
+	return nvueObservation{release: "5." + m[1], qos: nvue.Object(tree, "qos"), ifaces: nvue.Object(tree, "interface")}, nil
 }
 
 // Apply stages c in one revision and applies it.

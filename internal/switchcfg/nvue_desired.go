@@ -162,6 +162,14 @@ func sameValue(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
+// nvueText renders a leaf value for a plan line: numbers in full (1500000, not 1.5e+06).
+func nvueText(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
 // nvueChanges is one planned revision: the merge patch to stage and its readable lines.
 type nvueChanges struct {
 	patch nvue.Tree
@@ -194,7 +202,7 @@ func (c *nvueChanges) put(cur nvue.Tree, l nvueLeaf) {
 		nvue.Set(c.patch, l.value, l.path...)
 		line := "set " + l.key()
 		if _, member := l.value.(nvueMember); !member {
-			line += " = " + fmt.Sprint(l.value)
+			line += " = " + nvueText(l.value)
 		}
 		c.lines = append(c.lines, line)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -139,5 +140,18 @@ func TestNVUECheckRefuses(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("findings lack %q:\n%s", want, text)
 		}
+	}
+}
+
+func TestNVUELinesShowNumbersInFull(t *testing.T) {
+	_, b := startNVUETwin(t, "5.12")
+	p := cumulusPolicy()
+	p.ECN.MaxBytes = 2000000
+	c, err := nvueObserve(t, b).PlanUpdate(nil, p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "set qos/congestion-control/ROCE/traffic-class/3/max-threshold = 2000000"; !slices.Contains(c.Lines(), want) {
+		t.Errorf("lines lack %q:\n%s", want, strings.Join(c.Lines(), "\n"))
 	}
 }

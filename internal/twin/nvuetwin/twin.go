@@ -407,18 +407,21 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		writeError(w, http.StatusBadRequest, "the body is not a JSON object: "+err.Error())
 		return
 	}
+	// A PATCH below the root creates the objects on the way, as nv set does; it cannot go
+	// through a value.
 	target := rev.config
-	for i, k := range keys {
-		next, ok := target[k].(map[string]any)
-		if !ok {
-			if i < len(keys)-1 || target[k] != nil {
-				writeError(w, http.StatusBadRequest, "cannot patch into "+path)
-				return
-			}
-			next = nvue.Tree{}
-			target[k] = next
+	for _, k := range keys {
+		switch next := target[k].(type) {
+		case map[string]any:
+			target = next
+		case nil:
+			created := nvue.Tree{}
+			target[k] = created
+			target = created
+		default:
+			writeError(w, http.StatusBadRequest, "cannot patch into "+path+": "+k+" is a value")
+			return
 		}
-		target = next
 	}
 	nvue.Merge(target, patch)
 	if t.minor >= 10 {

@@ -24,7 +24,26 @@ type bufferManager struct {
 	release sonic.Release
 	mu      sync.Mutex
 	cable   map[string]string // port -> "5m"
-	log     []string
+	daemonLog
+}
+
+// daemonLog is what a buffer daemon logged, oldest first, with a lock of its own.
+type daemonLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+// Log returns what the daemon logged, oldest first.
+func (l *daemonLog) Log() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
+func (l *daemonLog) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
 }
 
 func newBufferManager(rel sonic.Release, db sonic.DB) *bufferManager {
@@ -37,17 +56,6 @@ func newBufferManager(rel sonic.Release, db sonic.DB) *bufferManager {
 
 // ApplDB is empty: the traditional model keeps its buffer tables in CONFIG_DB.
 func (m *bufferManager) ApplDB() sonic.DB { return sonic.DB{} }
-
-// Log returns what the daemon logged, oldest first.
-func (m *bufferManager) Log() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.log)
-}
-
-func (m *bufferManager) logf(format string, args ...any) {
-	m.log = append(m.log, fmt.Sprintf(format, args...))
-}
 
 // react updates db, which a Set has just moved from before, as buffermgrd would.
 func (m *bufferManager) react(before, db sonic.DB) {

@@ -1,8 +1,6 @@
 package switchtwin
 
 import (
-	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,23 +31,13 @@ type dynamicBufferManager struct {
 	appl    sonic.DB
 	// calculated are the profiles it created from the script, which it releases when unused.
 	calculated map[string]bool
-	log        []string
+	daemonLog
 }
 
 func newDynamicBufferManager(rel sonic.Release, db sonic.DB) *dynamicBufferManager {
 	m := &dynamicBufferManager{release: rel, appl: sonic.DB{}, calculated: map[string]bool{}}
 	m.react(nil, db)
 	return m
-}
-
-func (m *dynamicBufferManager) Log() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.log)
-}
-
-func (m *dynamicBufferManager) logf(format string, args ...any) {
-	m.log = append(m.log, fmt.Sprintf(format, args...))
 }
 
 // ApplDB returns a copy of the APPL_DB tables the daemon wrote.
