@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
@@ -55,8 +56,37 @@ func (c *Client) get(ctx context.Context, req *gpb.GetRequest) (*gpb.GetResponse
 	return resp, err
 }
 
+// GetTarget reads paths of a non-origin target in one JSON_IETF Get, e.g. target "COUNTERS_DB"
+// with paths such as [COUNTERS_PORT_NAME_MAP] or [COUNTERS, oid:0x1000000000002]. Each value's
+// JSON is keyed by the path's elements joined with "/"; a scalar answer (a string_val) comes
+// back as a JSON string.
+func (c *Client) GetTarget(ctx context.Context, target string, paths ...[]string) (map[string]json.RawMessage, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("gnmi get %s %s: no paths", c.cfg.Address, target)
+	}
+	req := &gpb.GetRequest{Prefix: &gpb.Path{Target: target}, Encoding: gpb.Encoding_JSON_IETF, Type: gpb.GetRequest_ALL}
+	for _, elems := range paths {
+		req.Path = append(req.Path, Path{Elems: elems}.Proto())
+	}
+	resp, err := c.get(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("gnmi get %s %s: %w", c.cfg.Address, target, err)
+	}
+	out := map[string]json.RawMessage{}
+	for _, n := range resp.GetNotification() {
+		for _, u := range n.GetUpdate() {
+			out[strings.Join(PathFromProto(n.GetPrefix(), u.GetPath()).Elems, "/")] = jsonOf(u.GetVal())
+		}
+	}
+	return out, nil
+}
+
 func jsonOf(v *gpb.TypedValue) json.RawMessage {
 	if raw := v.GetJsonIetfVal(); raw != nil {
+		return raw
+	}
+	if s, ok := v.GetValue().(*gpb.TypedValue_StringVal); ok {
+		raw, _ := json.Marshal(s.StringVal)
 		return raw
 	}
 	return v.GetJsonVal()

@@ -31,11 +31,14 @@ var allowed = map[string][]string{
 	"internal/host/tasks":       {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/ncclprofile":      {"internal/fabric", "internal/host/facts"},
 	"internal/preflight":        {"internal/host", "internal/host/facts"},
-	"internal/provider":         {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/switchcfg"},
+	"internal/health":           {}, // verdicts from counter deltas: no I/O
+	"internal/telemetry":        {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/sonic"},
+	"internal/provider":         {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/switchcfg", "internal/health", "internal/telemetry"},
 	"internal/twin/hostprofile": {"internal/shell"},
 	"internal/twin/hosttwin":    {"internal/twin/hostprofile"},
 	"internal/twin/switchtwin":  {"internal/fabric", "internal/sonic"},
 	"internal/twin/nvuetwin":    {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
+	"internal/twin/traffic":     {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
 	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},

@@ -12,7 +12,7 @@ import (
 func TestBuildBaseLayout(t *testing.T) {
 	base := sharedBase(t)
 	for _, tool := range []string{"ibv_devinfo", "ibdev2netdev", "show_gids", "mlnx_qos", "cma_roce_tos", "nvidia-smi",
-		"modprobe", "rmmod", "lsmod", "modinfo", "dmesg", "dkms", "mlxconfig", "systemctl", "journalctl", "udevadm", "twin-boot"} {
+		"modprobe", "rmmod", "lsmod", "modinfo", "dmesg", "dkms", "mlxconfig", "systemctl", "journalctl", "udevadm", "twin-boot", "ethtool"} {
 		st, err := os.Stat(filepath.Join(base, StandInDir, tool))
 		if err != nil || st.Mode().Perm() != 0o755 {
 			t.Errorf("%s: %v, %v", tool, err, st)

@@ -162,7 +162,8 @@ func ibRuntime(t *tree, pt port, ofed bool) {
 		t.remove(d + "/tc")
 	}
 	for _, c := range []string{"np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored",
-		"out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "roce_adp_retrans"} {
+		"out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "roce_adp_retrans", "rnr_nak_retry_err",
+		"implied_nak_seq_err", "duplicate_request"} {
 		t.file(d+"/ports/1/hw_counters/"+c, "0\n", 0o444)
 	}
 }

@@ -44,5 +44,6 @@ func (t *Twin) outOfBand(edit func(sonic.DB)) {
 	after := before.Clone()
 	edit(after)
 	t.bufs.react(before, after)
+	t.counters.syncWatchdog(after)
 	t.db = after
 }

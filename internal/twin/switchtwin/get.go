@@ -3,6 +3,7 @@ package switchtwin
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
@@ -33,6 +34,9 @@ func (t *Twin) Get(_ context.Context, req *gpb.GetRequest) (*gpb.GetResponse, er
 	}
 	if req.GetPrefix().GetTarget() == "OTHERS" {
 		return t.getOthers(req)
+	}
+	if strings.HasPrefix(req.GetPrefix().GetTarget(), countersDB) {
+		return t.getCounters(req)
 	}
 	origin, err := requestOrigin(req.GetPrefix(), req.GetPath())
 	if err != nil {

@@ -95,6 +95,7 @@ func (t *Twin) apply(ops []setOp) error {
 		return err
 	}
 	t.bufs.react(before, after)
+	t.counters.syncWatchdog(after)
 	t.db = after
 	return nil
 }

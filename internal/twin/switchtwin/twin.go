@@ -27,6 +27,8 @@ type Twin struct {
 	dbMu sync.Mutex // guards db
 	db   sonic.DB
 	bufs bufferDaemon
+	// counters is COUNTERS_DB, which traffic (AddPortCounters, AddQueueCounters) moves.
+	counters *counterStore
 
 	setMu sync.Mutex // one Set at a time, as GCU's single checkpoint needs
 
@@ -49,7 +51,9 @@ func New(opts Options) (*Twin, error) {
 	if s.BufferModel == BufferModelDynamic {
 		bufs = newDynamicBufferManager(s.release, db)
 	}
-	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: db, bufs: bufs, stopped: make(chan struct{})}, nil
+	counters := newCounterStore(db)
+	counters.syncWatchdog(db)
+	return &Twin{s: s, rec: newRecorder(s.RecordRPCs), db: db, bufs: bufs, counters: counters, stopped: make(chan struct{})}, nil
 }
 
 // bufferDaemon is the buffer manager SONiC runs: buffermgrd.sh starts one, picked by the

@@ -1,0 +1,289 @@
+package health
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Counter names. Switch names are SONiC's COUNTERS_DB fields (SAI stat ids as
+// sonic-swss orchagent flex counters write them, PFC watchdog fields as
+// pfcwdorch writes them); host names are the mlx5 driver's (kernel
+// Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst,
+// drivers/infiniband/hw/mlx5/counters.c).
+const (
+	QueuePackets        = "SAI_QUEUE_STAT_PACKETS"
+	QueueDropped        = "SAI_QUEUE_STAT_DROPPED_PACKETS"
+	QueueECNMarked      = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
+	QueueWREDDropped    = "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"
+	WatchdogDetected    = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+	WatchdogRestored    = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
+	PauseStormWarnings  = "tx_pause_storm_warning_events"
+	PauseStormErrors    = "tx_pause_storm_error_events"
+	CNPSent             = "np_cnp_sent"
+	ECNMarkedReceived   = "np_ecn_marked_roce_packets"
+	CNPHandled          = "rp_cnp_handled"
+	CNPIgnored          = "rp_cnp_ignored"
+	OutOfSequence       = "out_of_sequence"
+	PacketSeqErr        = "packet_seq_err"
+	LocalAckTimeoutErr  = "local_ack_timeout_err"
+	RNRNakRetryErr      = "rnr_nak_retry_err"
+	ImpliedNakSeqErr    = "implied_nak_seq_err"
+	numPriorities       = 8
+	checkReadable       = "counters_read"
+	checkTraffic        = "traffic"
+	checkLosslessDrops  = "lossless_drops"
+	checkPFCPriority    = "pfc_priority"
+	checkPFCWatchdog    = "pfc_watchdog"
+	checkECNToCNP       = "ecn_cnp"
+	checkCNPHandled     = "cnp_handled"
+	checkRetransmission = "retransmissions"
+)
+
+// SwitchPFCRx and the functions below name per-priority counters.
+func SwitchPFCRx(prio int) string { return fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", prio) }
+
+// SwitchPFCTx is the PFC frames a switch port sent for prio.
+func SwitchPFCTx(prio int) string { return fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", prio) }
+
+// HostPauseRx is the pause frames a NIC received for prio.
+func HostPauseRx(prio int) string { return fmt.Sprintf("rx_prio%d_pause", prio) }
+
+// HostPauseTx is the pause frames a NIC sent for prio.
+func HostPauseTx(prio int) string { return fmt.Sprintf("tx_prio%d_pause", prio) }
+
+// HostPackets are the packets a NIC received on prio.
+func HostPackets(prio int) string { return fmt.Sprintf("rx_prio%d_packets", prio) }
+
+// retransmissionCounters rise when the network lost or reordered RDMA packets.
+var retransmissionCounters = []string{OutOfSequence, PacketSeqErr, LocalAckTimeoutErr, ImpliedNakSeqErr, RNRNakRetryErr}
+
+// Options say what the fabric should be.
+type Options struct {
+	// Priority is the lossless (RDMA) priority and queue.
+	Priority int
+	// RequireTraffic fails the traffic check when nothing moved on the
+	// priority: idle counters prove nothing.
+	RequireTraffic bool
+}
+
+// Verdict is one finding. Target is the switch or host address, Subject the
+// port, queue or priority on it ("" for the fabric or the whole target).
+type Verdict struct {
+	Check, Target, Subject string
+	Pass                   bool
+	Detail, Remedy         string
+}
+
+// Judge returns the verdicts on d: one passing verdict per check that found
+// nothing, else one failing verdict per port that shows the fault, in a
+// stable order.
+func Judge(d Delta, o Options) []Verdict {
+	j := judge{d: d, o: o}
+	j.readable()
+	j.traffic()
+	j.losslessDrops()
+	j.pfcPriority()
+	j.watchdog()
+	j.ecnToCNP()
+	j.cnpHandled()
+	j.retransmissions()
+	return j.out
+}
+
+type judge struct {
+	d   Delta
+	o   Options
+	out []Verdict
+}
+
+// report adds fails, or one pass with passDetail when there are none.
+func (j *judge) report(check string, fails []Verdict, passDetail string) {
+	if len(fails) == 0 {
+		j.out = append(j.out, Verdict{Check: check, Pass: true, Detail: passDetail})
+		return
+	}
+	for i := range fails {
+		fails[i].Check = check
+	}
+	slices.SortStableFunc(fails, func(a, b Verdict) int {
+		return strings.Compare(a.Target+" "+a.Subject, b.Target+" "+b.Subject)
+	})
+	j.out = append(j.out, fails...)
+}
+
+func (j *judge) rate(n uint64) string {
+	if j.d.Seconds <= 0 {
+		return fmt.Sprintf("+%d", n)
+	}
+	return fmt.Sprintf("+%d in %.0fs (%.1f/s)", n, j.d.Seconds, float64(n)/j.d.Seconds)
+}
+
+func (j *judge) lossless() []Counters {
+	var qs []Counters
+	for _, p := range j.d.Switches {
+		qs = append(qs, p.Queues[j.o.Priority])
+	}
+	return qs
+}
+
+func (j *judge) hostCounters(pick func(HostPort) Counters) []Counters {
+	var cs []Counters
+	for _, h := range j.d.Hosts {
+		cs = append(cs, pick(h))
+	}
+	return cs
+}
+
+// readable fails the ports whose ethtool counters could not be read: their pause checks would
+// pass on nothing.
+func (j *judge) readable() {
+	var fails []Verdict
+	for _, h := range j.d.Hosts {
+		if h.EthtoolError != "" {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(), Detail: h.EthtoolError,
+				Remedy: "install ethtool on the host (package ethtool) so its pause and pause-storm counters can be read"})
+		}
+	}
+	j.report(checkReadable, fails, fmt.Sprintf("read %d switch ports and %d NIC ports", len(j.d.Switches), len(j.d.Hosts)))
+}
+
+func (j *judge) traffic() {
+	p := j.o.Priority
+	sw := Sum(QueuePackets, j.lossless()...)
+	nic := Sum(HostPackets(p), j.hostCounters(func(h HostPort) Counters { return h.Ethtool })...)
+	detail := fmt.Sprintf("priority %d: switch queue %d packets %s, NIC packets %s", p, p, j.rate(sw), j.rate(nic))
+	if sw+nic > 0 || !j.o.RequireTraffic {
+		j.report(checkTraffic, nil, detail)
+		return
+	}
+	j.report(checkTraffic, []Verdict{{Detail: detail + ": nothing moved on the lossless priority, so no counter can prove it lossless",
+		Remedy: fmt.Sprintf("sample while RDMA traffic runs (a roce_nccl_test, all_reduce_perf) and check that it uses priority %d (NCCL_IB_TC, trust dscp, the DSCP-to-priority map)", p)}}, "")
+}
+
+func (j *judge) losslessDrops() {
+	p := j.o.Priority
+	var fails []Verdict
+	for _, sp := range j.d.Switches {
+		q := sp.Queues[p]
+		if q[QueueDropped]+q[QueueWREDDropped] == 0 {
+			continue
+		}
+		fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, p),
+			Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, QueueDropped, QueueWREDDropped)),
+			Remedy: fmt.Sprintf("PFC is not protecting priority %d on %s: make pfc_enable of PORT_QOS_MAP|%s include %d, give priority group %d a lossless buffer profile, "+
+				"enable PFC on %d at the host NIC (mlnx_qos --pfc), and keep WRED's drop off on this queue (ECN marking only)", p, sp.Port, sp.Port, p, p, p)})
+	}
+	j.report(checkLosslessDrops, fails, fmt.Sprintf("no drops on queue %d of %d switch ports", p, len(j.d.Switches)))
+}
+
+func (j *judge) pfcPriority() {
+	p := j.o.Priority
+	var fails []Verdict
+	for _, sp := range j.d.Switches {
+		for prio := range numPriorities {
+			if prio == p {
+				continue
+			}
+			if n := sp.Stats[SwitchPFCRx(prio)] + sp.Stats[SwitchPFCTx(prio)]; n > 0 {
+				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
+					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, SwitchPFCRx(prio), SwitchPFCTx(prio))),
+					Remedy: fmt.Sprintf("enable PFC on priority %d only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", p, prio)})
+			}
+		}
+	}
+	for _, h := range j.d.Hosts {
+		for prio := range numPriorities {
+			if prio == p {
+				continue
+			}
+			if n := h.Ethtool[HostPauseRx(prio)] + h.Ethtool[HostPauseTx(prio)]; n > 0 {
+				fails = append(fails, Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.Subject(), prio),
+					Detail: fmt.Sprintf("pause frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(h.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
+					Remedy: fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, h.Netdev, p)})
+			}
+		}
+	}
+	j.report(checkPFCPriority, fails, fmt.Sprintf("PFC frames only on priority %d", p))
+}
+
+func (j *judge) watchdog() {
+	var fails []Verdict
+	for _, sp := range j.d.Switches {
+		for q := range numPriorities {
+			c := sp.Queues[q]
+			stormed := slices.Contains(sp.Stormed, q)
+			if c[WatchdogDetected] == 0 && !stormed {
+				continue
+			}
+			detail := "PFC watchdog storms: " + describe(c, WatchdogDetected, WatchdogRestored)
+			if stormed {
+				detail += "; the queue is in storm state now (PFC_WD_STATUS stormed)"
+			}
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
+				Detail: detail,
+				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run show pfcwd stats", sp.Port, q)})
+		}
+	}
+	for _, h := range j.d.Hosts {
+		if h.Ethtool[PauseStormWarnings]+h.Ethtool[PauseStormErrors] == 0 {
+			continue
+		}
+		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+			Detail: fmt.Sprintf("the NIC's pause-storm guard fired: %s", describe(h.Ethtool, PauseStormWarnings, PauseStormErrors)),
+			Remedy: "the host sends pauses without draining its receive queues (a hung process, a saturated PCIe path, host memory pressure): check the host's RDMA consumers and PCIe link, then re-run"})
+	}
+	j.report(checkPFCWatchdog, fails, "no PFC storms on switch queues or NICs")
+}
+
+func (j *judge) ecnToCNP() {
+	p := j.o.Priority
+	var fails []Verdict
+	swMarks := Sum(QueueECNMarked, j.lossless()...)
+	nicMarks := Sum(ECNMarkedReceived, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
+	if swMarks > 0 && nicMarks == 0 && len(j.d.Hosts) > 0 {
+		fails = append(fails, Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on queue %d but no sampled NIC received a marked RoCE packet", swMarks, p),
+			Remedy: fmt.Sprintf("the marked traffic is not the sampled hosts' RoCE: include the receivers in hosts, or check that RoCE rides priority %d (trust dscp and the DSCP map on both ends)", p)})
+	}
+	for _, h := range j.d.Hosts {
+		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+				Detail: fmt.Sprintf("received %d ECN-marked RoCE packets and sent no CNP", h.RDMA[ECNMarkedReceived]),
+				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it (roce_nic_dcqcn np_enabled, or 1 in /sys/class/net/%s/ecn/roce_np/enable/%d)", p, h.Netdev, p)})
+		}
+	}
+	j.report(checkECNToCNP, fails, fmt.Sprintf("ECN marks %s on switches, marked RoCE packets %s at NICs, every marking receiver sent CNPs", j.rate(swMarks), j.rate(nicMarks)))
+}
+
+func (j *judge) cnpHandled() {
+	p := j.o.Priority
+	var fails []Verdict
+	for _, h := range j.d.Hosts {
+		if h.RDMA[CNPIgnored] == 0 {
+			continue
+		}
+		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+			Detail: fmt.Sprintf("ignored CNPs: %s", describe(h.RDMA, CNPIgnored, CNPHandled)),
+			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d (roce_nic_dcqcn rp_enabled, or 1 in /sys/class/net/%s/ecn/roce_rp/enable/%d)", p, h.Netdev, p)})
+	}
+	handled := Sum(CNPHandled, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
+	j.report(checkCNPHandled, fails, fmt.Sprintf("CNPs handled %s, none ignored", j.rate(handled)))
+}
+
+func (j *judge) retransmissions() {
+	var fails []Verdict
+	for _, h := range j.d.Hosts {
+		if Sum(OutOfSequence, h.RDMA)+Sum(PacketSeqErr, h.RDMA)+Sum(LocalAckTimeoutErr, h.RDMA)+Sum(ImpliedNakSeqErr, h.RDMA) > 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+				Detail: fmt.Sprintf("RDMA packets lost or reordered: %s", describe(h.RDMA, retransmissionCounters...)),
+				Remedy: "the path to this NIC is not lossless: look for lossless_drops on its switch port, PFC disabled on its port or NIC, or a flapping link; a larger NCCL_IB_TIMEOUT only hides it"})
+			continue
+		}
+		if h.RDMA[RNRNakRetryErr] > 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+				Detail: fmt.Sprintf("receiver-not-ready retries exhausted: %s", describe(h.RDMA, RNRNakRetryErr)),
+				Remedy: "the remote application did not post receives in time (not a network fault): check the receiving process"})
+		}
+	}
+	j.report(checkRetransmission, fails, "no RDMA retransmissions")
+}

@@ -1,0 +1,145 @@
+package facts
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+)
+
+// PortCounters are one RDMA port's counters and its netdev's ethtool -S.
+type PortCounters struct {
+	// Device and Port are the RDMA port (mlx5_0, 1); Netdev its netdev, "" when it has none.
+	Device string
+	Port   int
+	Netdev string
+	// HW are the files of ports/<n>/hw_counters (mlx5: np_cnp_sent, rp_cnp_ignored, ...).
+	HW map[string]uint64
+	// Ethtool are the netdev's ethtool -S counters (rx_prio3_pause, ...); EthtoolError says why
+	// they are missing.
+	Ethtool      map[string]uint64
+	EthtoolError string
+}
+
+// countersScript prints, per RDMA device, each port's hw_counters as grep -H prints them
+// ("<path>:<value>") and its netdev's ethtool -S, between "== port" and "== ethtool" markers.
+// One command per host: the counters are a sample, read twice an interval apart.
+// The netdev is the device's PCI function's net/ entry, as the kernel lays it out
+// (/sys/class/infiniband/<dev>/device/net/<netdev>).
+const countersScript = `for d in /sys/class/infiniband/*; do ` +
+	`[ -d "$d/ports" ] || continue; dev=${d##*/}; nd=; ` +
+	`for n in "$d"/device/net/*; do if [ -e "$n" ]; then nd=${n##*/}; break; fi; done; ` +
+	`for p in "$d"/ports/*; do [ -d "$p/hw_counters" ] || continue; echo "== port $dev ${p##*/} $nd"; grep -H '' "$p"/hw_counters/* 2>/dev/null; done; ` +
+	`if [ -n "$nd" ]; then echo "== ethtool $nd"; ethtool -S "$nd" 2>&1 || echo "== ethtool-failed $nd"; fi; ` +
+	`done`
+
+// CountersFact reads every RDMA port's counters. It needs no root: hw_counters are world
+// readable and ethtool's statistics query is unprivileged.
+var CountersFact = Fact[[]PortCounters]{Name: "roce_counters", Command: shell.Raw(countersScript), Parse: ParseCounters}
+
+// ParseCounters reads countersScript's output.
+func ParseCounters(out string) ([]PortCounters, error) {
+	const fact = "roce_counters"
+	var ports []PortCounters
+	byNetdev := map[string][]int{}
+	var ethtool []string // the ethtool -S block being read
+	ethNetdev := ""
+	flush := func() {
+		if ethNetdev == "" {
+			return
+		}
+		stats, err := ParseEthtoolStats(strings.Join(ethtool, "\n"))
+		for _, i := range byNetdev[ethNetdev] {
+			if err != nil {
+				ports[i].EthtoolError = err.Error()
+				continue
+			}
+			ports[i].Ethtool = stats
+		}
+		ethNetdev, ethtool = "", nil
+	}
+	cur := -1
+	for i, line := range lines(out) {
+		if rest, ok := strings.CutPrefix(line, "== "); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[0] == "ethtool-failed" {
+				for _, j := range byNetdev[f[1]] {
+					ports[j].EthtoolError = "ethtool -S " + f[1] + " failed: " + strings.TrimSpace(strings.Join(ethtool, " "))
+				}
+				ethNetdev, ethtool = "", nil
+				continue
+			}
+			flush()
+			switch {
+			case len(f) >= 3 && f[0] == "port":
+				n, err := strconv.Atoi(f[2])
+				if err != nil || n < 1 {
+					return nil, lineError(fact, i+1, line, "port is not a positive number")
+				}
+				pc := PortCounters{Device: f[1], Port: n, HW: map[string]uint64{}}
+				if len(f) >= 4 {
+					pc.Netdev = f[3]
+				}
+				ports = append(ports, pc)
+				cur = len(ports) - 1
+				if pc.Netdev != "" {
+					byNetdev[pc.Netdev] = append(byNetdev[pc.Netdev], cur)
+				}
+			case len(f) == 2 && f[0] == "ethtool":
+				ethNetdev, cur = f[1], -1
+			default:
+				return nil, lineError(fact, i+1, line, "unknown marker")
+			}
+			continue
+		}
+		if ethNetdev != "" {
+			ethtool = append(ethtool, line)
+			continue
+		}
+		if cur < 0 {
+			return nil, lineError(fact, i+1, line, "counter before any port marker")
+		}
+		path, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, lineError(fact, i+1, line, `want "<path>:<value>"`)
+		}
+		v, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64)
+		if err != nil {
+			return nil, lineError(fact, i+1, line, "counter value is not a decimal")
+		}
+		ports[cur].HW[path[strings.LastIndexByte(path, '/')+1:]] = v
+	}
+	flush()
+	return ports, nil
+}
+
+// ParseEthtoolStats reads ethtool -S: a "NIC statistics:" header and one "name: value" line per
+// counter, indented (ethtool's do_gstats prints "     %s: %llu"). Names may contain spaces or
+// brackets on some drivers; the value is after the last ": ".
+func ParseEthtoolStats(out string) (map[string]uint64, error) {
+	const fact = "ethtool -S"
+	ls := lines(out)
+	if len(ls) == 0 {
+		return nil, &ParseError{Fact: fact, Err: ErrEmpty}
+	}
+	if strings.TrimSpace(ls[0]) != "NIC statistics:" {
+		return nil, lineError(fact, 1, ls[0], `want the "NIC statistics:" header`)
+	}
+	stats := map[string]uint64{}
+	for i, line := range ls[1:] {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		k := strings.LastIndex(line, ": ")
+		if k < 0 {
+			return nil, lineError(fact, i+2, line, `want "name: value"`)
+		}
+		name := strings.TrimSpace(line[:k])
+		v, err := strconv.ParseUint(strings.TrimSpace(line[k+2:]), 10, 64)
+		if err != nil || name == "" {
+			return nil, lineError(fact, i+2, line, "counter value is not a decimal")
+		}
+		stats[name] = v
+	}
+	return stats, nil
+}

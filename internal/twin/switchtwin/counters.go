@@ -1,0 +1,273 @@
+package switchtwin
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+)
+
+// COUNTERS_DB as orchagent lays it out (sonic-swss orchagent/portsorch.cpp
+// generateQueueMapPerPort; sonic-swss-common common/schema.h): flat name maps
+// whose Redis key is the table name (COUNTERS_PORT_NAME_MAP: port -> oid;
+// COUNTERS_QUEUE_NAME_MAP: "Ethernet0:3" -> queue oid; TYPE and INDEX maps
+// keyed by queue oid) and one COUNTERS:<oid> hash per object whose fields are
+// SAI stat names with decimal string values. Queue hashes of PFC-watchdog
+// ports also carry pfcwdorch's PFC_WD_* fields (orchagent/pfcactionhandler.cpp).
+const (
+	countersDB       = "COUNTERS_DB"
+	countersTable    = "COUNTERS"
+	portNameMap      = "COUNTERS_PORT_NAME_MAP"
+	queueNameMap     = "COUNTERS_QUEUE_NAME_MAP"
+	queueTypeMap     = "COUNTERS_QUEUE_TYPE_MAP"
+	queueIndexMap    = "COUNTERS_QUEUE_INDEX_MAP"
+	queuePortMap     = "COUNTERS_QUEUE_PORT_MAP"
+	unicastQueues    = 8 // UC0..UC7; the twin models no multicast queues
+	queueTypeUnicast = "SAI_QUEUE_TYPE_UNICAST"
+	portOIDBase      = 0x1000000000000
+	queueOIDBase     = 0x15000000000000
+	queueOIDsPerPort = 0x40
+	pfcwdStatusField = "PFC_WD_STATUS"
+	pfcwdOperational = "operational"
+	pfcwdDetected    = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+	pfcwdRestored    = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
+)
+
+// portStatNames are the port hash's fields: the PORT flex group's PFC counters
+// (portsorch.cpp port_stat_ids) and the pause durations pfcwd adds on
+// Mellanox (orchagent/orchdaemon.cpp).
+func portStatNames() []string {
+	names := []string{"SAI_PORT_STAT_IF_IN_DISCARDS", "SAI_PORT_STAT_IF_OUT_DISCARDS", "SAI_PORT_STAT_PAUSE_RX_PKTS", "SAI_PORT_STAT_PAUSE_TX_PKTS"}
+	for p := range 8 {
+		names = append(names, fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p), fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p),
+			fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PAUSE_DURATION_US", p))
+	}
+	return names
+}
+
+// queueStatNames are the QUEUE and WRED_ECN_QUEUE flex groups (portsorch.cpp queue_stat_ids,
+// wred_queue_stat_ids).
+var queueStatNames = []string{"SAI_QUEUE_STAT_PACKETS", "SAI_QUEUE_STAT_BYTES", "SAI_QUEUE_STAT_DROPPED_PACKETS",
+	"SAI_QUEUE_STAT_DROPPED_BYTES", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_BYTES",
+	"SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_DROPPED_BYTES"}
+
+// counterStore is the twin's COUNTERS_DB. Objects get their oids when the
+// twin starts, from the PORT table, as orchagent creates them at port init.
+type counterStore struct {
+	mu     sync.Mutex
+	ports  map[string]string            // port name -> oid
+	queues map[string]string            // "Ethernet0:3" -> oid
+	stats  map[string]map[string]uint64 // oid -> SAI stat -> value
+}
+
+func newCounterStore(db sonic.DB) *counterStore {
+	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, stats: map[string]map[string]uint64{}}
+	names := slices.SortedFunc(maps.Keys(db["PORT"]), sonic.NaturalCompare)
+	for i, name := range names {
+		poid := fmt.Sprintf("oid:0x%x", portOIDBase+i+1)
+		c.ports[name] = poid
+		c.stats[poid] = zeroed(portStatNames())
+		for q := range unicastQueues {
+			qoid := fmt.Sprintf("oid:0x%x", queueOIDBase+i*queueOIDsPerPort+q)
+			c.queues[name+":"+strconv.Itoa(q)] = qoid
+			c.stats[qoid] = zeroed(queueStatNames)
+		}
+	}
+	return c
+}
+
+func zeroed(names []string) map[string]uint64 {
+	m := make(map[string]uint64, len(names))
+	for _, n := range names {
+		m[n] = 0
+	}
+	return m
+}
+
+// AddPortCounters adds to port's SAI port stats, as traffic would; an unknown port or stat is an error.
+func (t *Twin) AddPortCounters(port string, add map[string]uint64) error {
+	c := t.counters
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oid, ok := c.ports[port]
+	if !ok {
+		return fmt.Errorf("switchtwin: no port %s", port)
+	}
+	return addStats(c.stats[oid], port, add)
+}
+
+// AddQueueCounters adds to the SAI queue stats (and PFC_WD_QUEUE_STATS_*) of unicast queue q of port.
+func (t *Twin) AddQueueCounters(port string, q int, add map[string]uint64) error {
+	c := t.counters
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oid, ok := c.queues[port+":"+strconv.Itoa(q)]
+	if !ok {
+		return fmt.Errorf("switchtwin: no queue %s:%d", port, q)
+	}
+	st := c.stats[oid]
+	for _, f := range []string{pfcwdDetected, pfcwdRestored} {
+		if _, ok := add[f]; ok {
+			if _, on := st[f]; !on {
+				return fmt.Errorf("switchtwin: queue %s:%d has no PFC watchdog (no PFC_WD|%s or priority %d not in pfc_enable)", port, q, port, q)
+			}
+		}
+	}
+	return addStats(st, fmt.Sprintf("%s:%d", port, q), add)
+}
+
+func addStats(st map[string]uint64, object string, add map[string]uint64) error {
+	for k := range add {
+		if _, ok := st[k]; !ok {
+			return fmt.Errorf("switchtwin: %s has no counter %s", object, k)
+		}
+	}
+	for k, v := range add {
+		st[k] += v
+	}
+	return nil
+}
+
+// syncWatchdog gives the queues pfcwdorch watches (ports of PFC_WD, priorities of their
+// pfc_enable) their PFC_WD_* fields, and takes them from queues it no longer watches, as
+// pfcwdorch does when the watchdog is started or stopped on a port.
+func (c *counterStore) syncWatchdog(db sonic.DB) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for qname, oid := range c.queues {
+		port, idx, _ := strings.Cut(qname, ":")
+		watched := false
+		if _, ok := db.Entry("PFC_WD", port); ok {
+			qm, _ := db.Entry("PORT_QOS_MAP", port)
+			watched = slices.Contains(strings.Split(qm["pfc_enable"], ","), idx)
+		}
+		st := c.stats[oid]
+		_, has := st[pfcwdDetected]
+		switch {
+		case watched && !has:
+			st[pfcwdDetected], st[pfcwdRestored] = 0, 0
+		case !watched && has:
+			delete(st, pfcwdDetected)
+			delete(st, pfcwdRestored)
+		}
+	}
+}
+
+// getCounters answers a Get whose prefix target is COUNTERS_DB, as sonic-gnmi's DB client
+// does (sonic_data_client/db_client.go): the name maps as flat hashes, COUNTERS/<oid> as one
+// object's hash, COUNTERS/<port name> through the port name map (a virtual path, which needs
+// every CONFIG_DB PORT entry to have an alias), and a single field of one object as a string.
+// Values are json_ietf_val whatever JSON encoding was asked for.
+func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
+	if ns := strings.TrimPrefix(req.GetPrefix().GetTarget(), countersDB); ns != "" {
+		return nil, status.Errorf(codes.NotFound, "switchtwin: namespace %s is not modelled (single-ASIC switch)", strings.TrimPrefix(ns, "/"))
+	}
+	aliasErr := t.requireAliases() // before counters.mu: Set holds dbMu while it takes counters.mu
+	t.counters.mu.Lock()
+	defer t.counters.mu.Unlock()
+	resp := &gpb.GetResponse{}
+	for _, p := range req.GetPath() {
+		var names []string
+		for _, e := range append(slices.Clone(req.GetPrefix().GetElem()), p.GetElem()...) {
+			names = append(names, e.GetName())
+		}
+		val, err := t.counterValue(names, aliasErr)
+		if err != nil {
+			return nil, err
+		}
+		resp.Notification = append(resp.Notification, &gpb.Notification{
+			Timestamp: time.Now().UnixNano(), Prefix: req.GetPrefix(),
+			Update: []*gpb.Update{{Path: p, Val: val}},
+		})
+	}
+	return resp, nil
+}
+
+// counterValue resolves one path of COUNTERS_DB. The caller holds t.counters.mu.
+func (t *Twin) counterValue(names []string, aliasErr error) (*gpb.TypedValue, error) {
+	c := t.counters
+	notFound := func() error {
+		return status.Errorf(codes.NotFound, "No valid entry found on %s with key %s", countersDB, strings.Join(names, ":"))
+	}
+	if len(names) == 1 {
+		var m map[string]string
+		switch names[0] {
+		case portNameMap:
+			m = maps.Clone(c.ports)
+		case queueNameMap:
+			m = maps.Clone(c.queues)
+		case queueTypeMap, queueIndexMap, queuePortMap:
+			m = map[string]string{}
+			for qname, oid := range c.queues {
+				port, idx, _ := strings.Cut(qname, ":")
+				m[oid] = map[string]string{queueTypeMap: queueTypeUnicast, queueIndexMap: idx, queuePortMap: c.ports[port]}[names[0]]
+			}
+		default:
+			return nil, notFound()
+		}
+		return jsonIETF(m)
+	}
+	if len(names) > 3 || names[0] != countersTable {
+		return nil, notFound()
+	}
+	oid := names[1]
+	if !strings.HasPrefix(oid, "oid:") {
+		if aliasErr != nil {
+			return nil, aliasErr
+		}
+		var ok bool
+		if oid, ok = c.ports[names[1]]; !ok {
+			return nil, status.Errorf(codes.NotFound, "%s not a valid port name", names[1])
+		}
+	}
+	st, ok := c.stats[oid]
+	if !ok {
+		return nil, notFound()
+	}
+	if len(names) == 3 {
+		v, ok := st[names[2]]
+		if !ok {
+			return nil, notFound()
+		}
+		return &gpb.TypedValue{Value: &gpb.TypedValue_StringVal{StringVal: strconv.FormatUint(v, 10)}}, nil
+	}
+	m := make(map[string]string, len(st)+1)
+	for k, v := range st {
+		m[k] = strconv.FormatUint(v, 10)
+	}
+	if _, watched := st[pfcwdDetected]; watched {
+		m[pfcwdStatusField] = pfcwdOperational
+	}
+	return jsonIETF(m)
+}
+
+// requireAliases fails as sonic-gnmi's virtual paths do when a CONFIG_DB PORT entry has no
+// alias (sonic_data_client/virtual_db.go GetAliasMap).
+func (t *Twin) requireAliases() error {
+	t.dbMu.Lock()
+	defer t.dbMu.Unlock()
+	for name, e := range t.db["PORT"] {
+		if e["alias"] == "" {
+			return status.Errorf(codes.NotFound, "alias field not found for port %s in CONFIG_DB", name)
+		}
+	}
+	return nil
+}
+
+func jsonIETF(v any) (*gpb.TypedValue, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, status.Errorf(codes.Internal, "encode: %v", err)
+	}
+	return &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}, nil
+}
