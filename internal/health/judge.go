@@ -16,6 +16,7 @@ const (
 	QueueDropped        = "SAI_QUEUE_STAT_DROPPED_PACKETS"
 	QueueECNMarked      = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
 	QueueWREDDropped    = "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"
+	PGDropped           = "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
 	WatchdogDetected    = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
 	WatchdogRestored    = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
 	PauseStormWarnings  = "tx_pause_storm_warning_events"
@@ -54,6 +55,9 @@ func HostPauseTx(prio int) string { return fmt.Sprintf("tx_prio%d_pause", prio) 
 
 // HostPackets are the packets a NIC received on prio.
 func HostPackets(prio int) string { return fmt.Sprintf("rx_prio%d_packets", prio) }
+
+// HostDiscards are the packets a NIC dropped on receive for prio, for want of buffer.
+func HostDiscards(prio int) string { return fmt.Sprintf("rx_prio%d_discards", prio) }
 
 // retransmissionCounters rise when the network lost or reordered RDMA packets.
 var retransmissionCounters = []string{OutOfSequence, PacketSeqErr, LocalAckTimeoutErr, ImpliedNakSeqErr, RNRNakRetryErr}
@@ -165,16 +169,26 @@ func (j *judge) losslessDrops() {
 	p := j.o.Priority
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
-		q := sp.Queues[p]
-		if q[QueueDropped]+q[QueueWREDDropped] == 0 {
-			continue
+		q, pg := sp.Queues[p], sp.PriorityGroups[p]
+		if pg[PGDropped] > 0 {
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, p),
+				Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, PGDropped)),
+				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: make pfc_enable of PORT_QOS_MAP|%s include %d (and give priority group %d a lossless buffer profile), and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, p, sp.Port, p, p, p)})
 		}
-		fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, p),
-			Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, QueueDropped, QueueWREDDropped)),
-			Remedy: fmt.Sprintf("PFC is not protecting priority %d on %s: make pfc_enable of PORT_QOS_MAP|%s include %d, give priority group %d a lossless buffer profile, "+
-				"enable PFC on %d at the host NIC (mlnx_qos --pfc), and keep WRED's drop off on this queue (ECN marking only)", p, sp.Port, sp.Port, p, p, p)})
+		if q[QueueDropped]+q[QueueWREDDropped] > 0 {
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, p),
+				Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, QueueDropped, QueueWREDDropped)),
+				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), check the PFC watchdog did not drop a stormed queue, and check that the NIC behind %s has PFC on %d", p, sp.Port, sp.Port, p)})
+		}
 	}
-	j.report(checkLosslessDrops, fails, fmt.Sprintf("no drops on queue %d of %d switch ports", p, len(j.d.Switches)))
+	for _, h := range j.d.Hosts {
+		if n := h.Ethtool[HostDiscards(p)]; n > 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless priority %d (%s)", n, p, HostDiscards(p)),
+				Remedy: fmt.Sprintf("the NIC does not pause the switch on priority %d: enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, p, h.Netdev, p)})
+		}
+	}
+	j.report(checkLosslessDrops, fails, fmt.Sprintf("no drops on priority %d at %d switch ports and %d NIC ports", p, len(j.d.Switches), len(j.d.Hosts)))
 }
 
 func (j *judge) pfcPriority() {

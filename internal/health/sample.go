@@ -20,6 +20,8 @@ type SwitchPort struct {
 	Stats Counters
 	// Queues are the unicast queues' counters (ECN marks, drops, PFC watchdog) by index.
 	Queues map[int]Counters
+	// PriorityGroups are the ingress priority groups' counters (drops) by index.
+	PriorityGroups map[int]Counters
 	// Stormed are the queues the PFC watchdog holds in storm state now.
 	Stormed []int
 }
@@ -81,6 +83,10 @@ func Diff(before, after Sample) Delta {
 		out := SwitchPort{Switch: p.Switch, Port: p.Port, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{}, Stormed: p.Stormed}
 		for q, c := range p.Queues {
 			out.Queues[q] = d.counters(fmt.Sprintf("%s queue %d", name, q), prev.Queues[q], c)
+		}
+		out.PriorityGroups = map[int]Counters{}
+		for pg, c := range p.PriorityGroups {
+			out.PriorityGroups[pg] = d.counters(fmt.Sprintf("%s priority group %d", name, pg), prev.PriorityGroups[pg], c)
 		}
 		d.Switches = append(d.Switches, out)
 	}

@@ -19,6 +19,7 @@ const (
 	CountersPortNameMap   = "COUNTERS_PORT_NAME_MAP"
 	CountersQueueNameMap  = "COUNTERS_QUEUE_NAME_MAP"
 	CountersQueueTypeMap  = "COUNTERS_QUEUE_TYPE_MAP"
+	CountersPGNameMap     = "COUNTERS_PG_NAME_MAP"
 	QueueTypeUnicast      = "SAI_QUEUE_TYPE_UNICAST"
 	PFCWatchdogStatus     = "PFC_WD_STATUS"
 	PFCWatchdogStormed    = "stormed"
@@ -43,9 +44,10 @@ func DecodeNameMap(table string, raw []byte) (NameMap, error) {
 	return m, nil
 }
 
-// QueueOID returns the oid of queue q of port in a COUNTERS_QUEUE_NAME_MAP, whose fields are
-// "<port>:<index>" (the ":" is portsorch's literal, not the database separator).
-func (m NameMap) QueueOID(port string, q int) (string, bool) {
+// ObjectOID returns the oid of queue or priority group q of port in a COUNTERS_QUEUE_NAME_MAP
+// or COUNTERS_PG_NAME_MAP, whose fields are "<port>:<index>" (the ":" is portsorch's literal,
+// not the database separator).
+func (m NameMap) ObjectOID(port string, q int) (string, bool) {
 	oid, ok := m[port+":"+strconv.Itoa(q)]
 	return oid, ok
 }

@@ -13,11 +13,12 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
-// SONiC reads every port of a SONiC switch and its queue priority: the port hash (PFC frames per
-// priority) and the queue hash (packets, drops, ECN marks, PFC watchdog). ports, when not empty,
+// SONiC reads every port of a SONiC switch and its lossless priority: the port hash (PFC frames
+// per priority), the queue hash (packets, drops, ECN marks, PFC watchdog) and the ingress
+// priority group's hash (drops when the port did not pause its sender in time). ports, when not empty,
 // limits the read to those ports; one the switch does not have is an error.
 func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
-	maps1, err := c.GetTarget(ctx, sonic.CountersDB, []string{sonic.CountersPortNameMap}, []string{sonic.CountersQueueNameMap})
+	maps1, err := c.GetTarget(ctx, sonic.CountersDB, []string{sonic.CountersPortNameMap}, []string{sonic.CountersQueueNameMap}, []string{sonic.CountersPGNameMap})
 	if err != nil {
 		return nil, err
 	}
@@ -26,6 +27,10 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
 	queueMap, err := sonic.DecodeNameMap(sonic.CountersQueueNameMap, maps1[sonic.CountersQueueNameMap])
+	if err != nil {
+		return nil, fmt.Errorf("switch %s: %w", address, err)
+	}
+	pgMap, err := sonic.DecodeNameMap(sonic.CountersPGNameMap, maps1[sonic.CountersPGNameMap])
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
@@ -38,11 +43,15 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 		if !ok {
 			return nil, fmt.Errorf("switch %s has no port %s in %s (its ports: %s)", address, p, sonic.CountersPortNameMap, firstFew(slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)))
 		}
-		qoid, ok := queueMap.QueueOID(p, priority)
+		qoid, ok := queueMap.ObjectOID(p, priority)
 		if !ok {
 			return nil, fmt.Errorf("switch %s has no queue %s:%d in %s", address, p, priority, sonic.CountersQueueNameMap)
 		}
-		paths = append(paths, []string{sonic.CountersTable, poid}, []string{sonic.CountersTable, qoid})
+		goid, ok := pgMap.ObjectOID(p, priority)
+		if !ok {
+			return nil, fmt.Errorf("switch %s has no priority group %s:%d in %s", address, p, priority, sonic.CountersPGNameMap)
+		}
+		paths = append(paths, []string{sonic.CountersTable, poid}, []string{sonic.CountersTable, qoid}, []string{sonic.CountersTable, goid})
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("switch %s: %s is empty: orchagent has not created its port counters", address, sonic.CountersPortNameMap)
@@ -53,15 +62,20 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 	}
 	out := make([]health.SwitchPort, 0, len(ports))
 	for i, p := range ports {
-		port, err := decodeHash(hashes, paths[2*i])
+		port, err := decodeHash(hashes, paths[3*i])
 		if err != nil {
 			return nil, fmt.Errorf("switch %s port %s: %w", address, p, err)
 		}
-		queue, err := decodeHash(hashes, paths[2*i+1])
+		queue, err := decodeHash(hashes, paths[3*i+1])
 		if err != nil {
 			return nil, fmt.Errorf("switch %s queue %s:%d: %w", address, p, priority, err)
 		}
-		sp := health.SwitchPort{Switch: address, Port: p, Stats: port.Counters, Queues: map[int]health.Counters{priority: queue.Counters}}
+		pg, err := decodeHash(hashes, paths[3*i+2])
+		if err != nil {
+			return nil, fmt.Errorf("switch %s priority group %s:%d: %w", address, p, priority, err)
+		}
+		sp := health.SwitchPort{Switch: address, Port: p, Stats: port.Counters,
+			Queues: map[int]health.Counters{priority: queue.Counters}, PriorityGroups: map[int]health.Counters{priority: pg.Counters}}
 		if queue.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
 			sp.Stormed = []int{priority}
 		}

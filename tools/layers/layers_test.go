@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/twin/hosttwin":    {"internal/twin/hostprofile"},
 	"internal/twin/switchtwin":  {"internal/fabric", "internal/sonic"},
 	"internal/twin/nvuetwin":    {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
-	"internal/twin/traffic":     {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
+	"internal/twin/traffic":     {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
 	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},

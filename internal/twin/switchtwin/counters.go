@@ -32,6 +32,9 @@ const (
 	queueTypeMap     = "COUNTERS_QUEUE_TYPE_MAP"
 	queueIndexMap    = "COUNTERS_QUEUE_INDEX_MAP"
 	queuePortMap     = "COUNTERS_QUEUE_PORT_MAP"
+	pgNameMap        = "COUNTERS_PG_NAME_MAP"
+	priorityGroups   = 8
+	pgOIDBase        = 0x1a000000000000
 	unicastQueues    = 8 // UC0..UC7; the twin models no multicast queues
 	queueTypeUnicast = "SAI_QUEUE_TYPE_UNICAST"
 	portOIDBase      = 0x1000000000000
@@ -61,17 +64,22 @@ var queueStatNames = []string{"SAI_QUEUE_STAT_PACKETS", "SAI_QUEUE_STAT_BYTES", 
 	"SAI_QUEUE_STAT_DROPPED_BYTES", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_BYTES",
 	"SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_DROPPED_BYTES"}
 
+// pgStatNames are the ingress priority groups' PG_DROP and watermark counters
+// (portsorch.cpp ingressPriorityGroupDropStatIds; sonic-utilities scripts/pg-drop).
+var pgStatNames = []string{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS"}
+
 // counterStore is the twin's COUNTERS_DB. Objects get their oids when the
 // twin starts, from the PORT table, as orchagent creates them at port init.
 type counterStore struct {
 	mu     sync.Mutex
 	ports  map[string]string            // port name -> oid
 	queues map[string]string            // "Ethernet0:3" -> oid
+	pgs    map[string]string            // "Ethernet0:3" -> ingress priority group oid
 	stats  map[string]map[string]uint64 // oid -> SAI stat -> value
 }
 
 func newCounterStore(db sonic.DB) *counterStore {
-	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, stats: map[string]map[string]uint64{}}
+	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, pgs: map[string]string{}, stats: map[string]map[string]uint64{}}
 	names := slices.SortedFunc(maps.Keys(db["PORT"]), sonic.NaturalCompare)
 	for i, name := range names {
 		poid := fmt.Sprintf("oid:0x%x", portOIDBase+i+1)
@@ -81,6 +89,11 @@ func newCounterStore(db sonic.DB) *counterStore {
 			qoid := fmt.Sprintf("oid:0x%x", queueOIDBase+i*queueOIDsPerPort+q)
 			c.queues[name+":"+strconv.Itoa(q)] = qoid
 			c.stats[qoid] = zeroed(queueStatNames)
+		}
+		for pg := range priorityGroups {
+			goid := fmt.Sprintf("oid:0x%x", pgOIDBase+i*queueOIDsPerPort+pg)
+			c.pgs[name+":"+strconv.Itoa(pg)] = goid
+			c.stats[goid] = zeroed(pgStatNames)
 		}
 	}
 	return c
@@ -124,6 +137,19 @@ func (t *Twin) AddQueueCounters(port string, q int, add map[string]uint64) error
 		}
 	}
 	return addStats(st, fmt.Sprintf("%s:%d", port, q), add)
+}
+
+// AddPGCounters adds to the ingress priority group pg of port (its drops when the port did not
+// pause the sender in time).
+func (t *Twin) AddPGCounters(port string, pg int, add map[string]uint64) error {
+	c := t.counters
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oid, ok := c.pgs[port+":"+strconv.Itoa(pg)]
+	if !ok {
+		return fmt.Errorf("switchtwin: no priority group %s:%d", port, pg)
+	}
+	return addStats(c.stats[oid], fmt.Sprintf("%s:%d", port, pg), add)
 }
 
 func addStats(st map[string]uint64, object string, add map[string]uint64) error {
@@ -206,6 +232,8 @@ func (t *Twin) counterValue(names []string, aliasErr error) (*gpb.TypedValue, er
 			m = maps.Clone(c.ports)
 		case queueNameMap:
 			m = maps.Clone(c.queues)
+		case pgNameMap:
+			m = maps.Clone(c.pgs)
 		case queueTypeMap, queueIndexMap, queuePortMap:
 			m = map[string]string{}
 			for qname, oid := range c.queues {

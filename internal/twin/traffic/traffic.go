@@ -1,0 +1,317 @@
+// Package traffic moves the twins' counters the way RoCE traffic moves a real
+// fabric's, from what each switch and NIC is configured to do: ECN marks
+// where the switch queue marks, CNPs only where the receiving NIC's
+// notification point is on for the priority, rate reaction only where the
+// sender's reaction point is on, pauses only where PFC is on at both ends of
+// a cable, and drops (with the retransmissions they cause) where it is not.
+// A misconfiguration therefore shows in the counters as it would on real
+// gear. Faults (a drop on a lossless queue, a PFC storm) add what their real
+// causes add.
+package traffic
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hostprofile"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// Link is one cable: a host's RDMA port on a switch port.
+type Link struct {
+	Switch     *switchtwin.Twin
+	SwitchName string
+	Port       string
+	Host       string // the fleet's host name
+	Netdev     string
+	RDMA       string
+}
+
+// Model drives a fabric's counters. Its methods are safe for concurrent use.
+type Model struct {
+	fleet    *hosttwin.Fleet
+	links    []Link
+	priority int
+
+	mu     sync.Mutex
+	drops  map[string]bool // "switch/port": egress drops on the lossless queue
+	storms map[string]bool // "switch/port": a PFC storm from the host behind the port
+}
+
+// Per tick and per link: the lossless priority's packets and what congestion does to them.
+const (
+	packetsPerTick      = 10000
+	bytesPerPacket      = 4096
+	ecnMarksPerTick     = 200
+	cnpsPerMark         = 2  // one CNP per two marks: the NP's min_time_between_cnps
+	pausesWithECN       = 4  // ECN keeps queues short: few pauses
+	pausesWithoutECN    = 40 // without it, PFC does all the work
+	pauseMicroseconds   = 3  // per pause frame at 400 Gb/s, quanta 0xffff
+	dropsWithoutPFC     = 25
+	faultDropsPerTick   = 30
+	stormPausesPerTick  = 5000
+	retransmitsPerDrops = 1
+)
+
+// Cable connects every RDMA port of the fleet's hosts to a switch port: host
+// ports in name order, spread over the switches in turn, each on the next
+// free port of its switch in port order.
+func Cable(fleet *hosttwin.Fleet, switches map[string]*switchtwin.Twin, priority int) (*Model, error) {
+	if priority < 0 || priority > 7 {
+		return nil, fmt.Errorf("traffic: priority %d is not 0-7", priority)
+	}
+	names := slices.Sorted(maps.Keys(switches))
+	if len(names) == 0 {
+		return nil, errors.New("traffic: no switches")
+	}
+	free := map[string][]string{}
+	for _, n := range names {
+		free[n] = switchPorts(switches[n])
+	}
+	var hosts []string
+	for _, h := range fleet.Hosts() {
+		hosts = append(hosts, h.Name)
+	}
+	slices.Sort(hosts)
+	m := &Model{fleet: fleet, priority: priority, drops: map[string]bool{}, storms: map[string]bool{}}
+	next := 0
+	for _, h := range hosts {
+		root, err := fleet.Root(h)
+		if err != nil {
+			return nil, err
+		}
+		pcs, err := hostprofile.ReadPortConfigs(root)
+		if err != nil {
+			return nil, fmt.Errorf("traffic: host %s: %w", h, err)
+		}
+		for _, pc := range pcs {
+			sw := names[next%len(names)]
+			next++
+			if len(free[sw]) == 0 {
+				return nil, fmt.Errorf("traffic: switch %s has no free port for %s %s", sw, h, pc.Netdev)
+			}
+			m.links = append(m.links, Link{Switch: switches[sw], SwitchName: sw, Port: free[sw][0], Host: h, Netdev: pc.Netdev, RDMA: pc.RDMA})
+			free[sw] = free[sw][1:]
+		}
+	}
+	return m, nil
+}
+
+// switchPorts returns a switch's ports in SONiC's natural order (Ethernet0, Ethernet8, ...).
+func switchPorts(t *switchtwin.Twin) []string {
+	return slices.SortedFunc(maps.Keys(t.Table("PORT")), sonic.NaturalCompare)
+}
+
+// Links returns the cables, for tests and reports.
+func (m *Model) Links() []Link { return slices.Clone(m.links) }
+
+// Link returns the cable of a host's netdev.
+func (m *Model) Link(host, netdev string) (Link, bool) {
+	for _, l := range m.links {
+		if l.Host == host && l.Netdev == netdev {
+			return l, true
+		}
+	}
+	return Link{}, false
+}
+
+// DropOn makes the lossless queue of a switch port drop packets every tick, as a queue does
+// whose buffer profile or WRED setting is wrong although PFC is on.
+func (m *Model) DropOn(switchName, port string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.drops[switchName+"/"+port] = true
+}
+
+// StormOn makes the host behind a switch port send pause frames without draining, as a stuck
+// NIC does: the switch's PFC watchdog (where it runs on the port) detects and restores a storm
+// every tick, and the NIC's own stall detection counts warnings.
+func (m *Model) StormOn(switchName, port string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.storms[switchName+"/"+port] = true
+}
+
+// switchState is what one switch port does with the lossless priority.
+type switchState struct {
+	pfc, ecn, watchdog bool
+}
+
+func (m *Model) switchStates() map[*switchtwin.Twin]map[string]switchState {
+	out := map[*switchtwin.Twin]map[string]switchState{}
+	p := strconv.Itoa(m.priority)
+	for _, l := range m.links {
+		if _, ok := out[l.Switch]; ok {
+			continue
+		}
+		db := l.Switch.Snapshot()
+		states := map[string]switchState{}
+		for port := range db["PORT"] {
+			qm, _ := db.Entry("PORT_QOS_MAP", port)
+			q, _ := db.Entry("QUEUE", port+"|"+p)
+			wred, hasWRED := db.Entry("WRED_PROFILE", q["wred_profile"])
+			_, wd := db.Entry("PFC_WD", port)
+			states[port] = switchState{
+				pfc:      slices.Contains(strings.Split(qm["pfc_enable"], ","), p),
+				ecn:      hasWRED && wred["ecn"] != "" && wred["ecn"] != "ecn_none",
+				watchdog: wd,
+			}
+		}
+		out[l.Switch] = states
+	}
+	return out
+}
+
+// Step advances the fabric by one tick.
+func (m *Model) Step() error {
+	m.mu.Lock()
+	drops, storms := maps.Clone(m.drops), maps.Clone(m.storms)
+	m.mu.Unlock()
+	p := m.priority
+	sw := m.switchStates()
+	hostCfg := map[string]map[string]hostprofile.PortConfig{}
+	roots := map[string]string{}
+	for _, l := range m.links {
+		if _, ok := hostCfg[l.Host]; ok {
+			continue
+		}
+		root, err := m.fleet.Root(l.Host)
+		if err != nil {
+			return err
+		}
+		pcs, err := hostprofile.ReadPortConfigs(root)
+		if err != nil {
+			return err
+		}
+		roots[l.Host] = root
+		hostCfg[l.Host] = map[string]hostprofile.PortConfig{}
+		for _, pc := range pcs {
+			hostCfg[l.Host][pc.Netdev] = pc
+		}
+	}
+	type adds struct {
+		eth, hw map[string]uint64
+	}
+	host := make([]adds, len(m.links))
+	for i := range host {
+		host[i] = adds{eth: map[string]uint64{}, hw: map[string]uint64{}}
+	}
+	var cnps, lost uint64
+	var errs []error
+	for i, l := range m.links {
+		s, hc := sw[l.Switch][l.Port], hostCfg[l.Host][l.Netdev]
+		key := l.SwitchName + "/" + l.Port
+		h := host[i]
+		h.eth[fmt.Sprintf("rx_prio%d_packets", p)] += packetsPerTick
+		h.eth[fmt.Sprintf("rx_prio%d_bytes", p)] += packetsPerTick * bytesPerPacket
+		h.eth[fmt.Sprintf("tx_prio%d_packets", p)] += packetsPerTick
+		h.eth[fmt.Sprintf("tx_prio%d_bytes", p)] += packetsPerTick * bytesPerPacket
+		queue := map[string]uint64{"SAI_QUEUE_STAT_PACKETS": packetsPerTick, "SAI_QUEUE_STAT_BYTES": packetsPerTick * bytesPerPacket}
+		port := map[string]uint64{}
+		pg := map[string]uint64{"SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS": packetsPerTick}
+		if s.ecn {
+			queue["SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"] += ecnMarksPerTick
+			h.hw["np_ecn_marked_roce_packets"] += ecnMarksPerTick
+			if hc.NP[p] {
+				h.hw["np_cnp_sent"] += ecnMarksPerTick / cnpsPerMark
+				cnps += ecnMarksPerTick / cnpsPerMark
+			}
+		}
+		pauses := uint64(pausesWithoutECN)
+		if s.ecn {
+			pauses = pausesWithECN
+		}
+		// The switch pauses the NIC when the port's egress to it backs up; the NIC counts
+		// (and obeys) them only with PFC on for the priority. The NIC pauses the switch when
+		// its receive buffer fills, which the switch obeys only with PFC on its side.
+		if s.pfc {
+			port[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", p)] += pauses
+			if hc.PFC[p] {
+				h.eth[fmt.Sprintf("rx_prio%d_pause", p)] += pauses
+				h.eth[fmt.Sprintf("rx_prio%d_pause_duration", p)] += pauses * pauseMicroseconds
+				h.eth[fmt.Sprintf("rx_prio%d_pause_transition", p)] += pauses / 2
+			}
+		} else {
+			pg["SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"] += dropsWithoutPFC
+			h.hw["local_ack_timeout_err"] += dropsWithoutPFC * retransmitsPerDrops
+			h.hw["roce_adp_retrans"] += dropsWithoutPFC * retransmitsPerDrops
+			lost += dropsWithoutPFC
+		}
+		if hc.PFC[p] {
+			h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += pauses / 2
+			h.eth[fmt.Sprintf("tx_prio%d_pause_duration", p)] += pauses / 2 * pauseMicroseconds
+			if s.pfc {
+				port[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p)] += pauses / 2
+				port[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PAUSE_DURATION_US", p)] += pauses / 2 * pauseMicroseconds
+			}
+		} else {
+			h.eth[fmt.Sprintf("rx_prio%d_discards", p)] += dropsWithoutPFC
+			h.hw["out_of_sequence"] += dropsWithoutPFC
+		}
+		if drops[key] {
+			queue["SAI_QUEUE_STAT_DROPPED_PACKETS"] += faultDropsPerTick
+			h.hw["out_of_sequence"] += faultDropsPerTick
+		}
+		if storms[key] {
+			if hc.PFC[p] {
+				h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += stormPausesPerTick
+			}
+			h.eth["tx_pause_storm_warning_events"]++
+			if s.pfc {
+				port[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p)] += stormPausesPerTick
+			}
+			if s.watchdog && s.pfc {
+				queue["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"]++
+				queue["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"]++
+			}
+		}
+		errs = append(errs, l.Switch.AddQueueCounters(l.Port, p, queue), l.Switch.AddPortCounters(l.Port, port),
+			l.Switch.AddPGCounters(l.Port, p, pg))
+	}
+	// The CNPs reach the senders, every host a share; each reacts only where its RP is on for
+	// the priority. The packets lost upstream reach the other receivers out of sequence.
+	n := uint64(len(m.links))
+	for i, l := range m.links {
+		h := host[i]
+		hc := hostCfg[l.Host][l.Netdev]
+		if share := cnps / n; share > 0 {
+			if hc.RP[p] {
+				h.hw["rp_cnp_handled"] += share
+			} else {
+				h.hw["rp_cnp_ignored"] += share
+			}
+		}
+		if share := lost / n; share > 0 {
+			h.hw["out_of_sequence"] += share
+		}
+		errs = append(errs, hostprofile.AddCounters(roots[l.Host], l.Netdev, l.RDMA, h.eth, h.hw))
+	}
+	return errors.Join(errs...)
+}
+
+// Run steps the fabric every interval until ctx ends or steps ticks have run, whichever comes
+// first: a bounded loop that stops by itself.
+func (m *Model) Run(ctx context.Context, every time.Duration, steps int) error {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for range steps {
+		if err := m.Step(); err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+	return nil
+}
