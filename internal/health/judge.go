@@ -31,6 +31,8 @@ const (
 	RNRNakRetryErr      = "rnr_nak_retry_err"
 	ImpliedNakSeqErr    = "implied_nak_seq_err"
 	numPriorities       = 8
+	globalPauseRx       = "rx_global_pause"
+	globalPauseTx       = "tx_global_pause"
 	checkReadable       = "counters_read"
 	checkTraffic        = "traffic"
 	checkLosslessDrops  = "lossless_drops"
@@ -207,6 +209,11 @@ func (j *judge) pfcPriority() {
 		}
 	}
 	for _, h := range j.d.Hosts {
+		if n := h.Ethtool[globalPauseRx] + h.Ethtool[globalPauseTx]; n > 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject() + " global",
+				Detail: fmt.Sprintf("link-level (global) pause frames: %s; they stop every priority, not just the lossless one", describe(h.Ethtool, globalPauseRx, globalPauseTx)),
+				Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", h.Netdev, p)})
+		}
 		for prio := range numPriorities {
 			if prio == p {
 				continue

@@ -69,6 +69,7 @@ func (p *roceProvider) DataSources(context.Context) []func() datasource.DataSour
 	return []func() datasource.DataSource{
 		newHostFactsDataSource,
 		newGDRPreflightDataSource,
+		newFabricHealthDataSource,
 	}
 }
 

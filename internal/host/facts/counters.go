@@ -37,6 +37,10 @@ const countersScript = `for d in /sys/class/infiniband/*; do ` +
 // readable and ethtool's statistics query is unprivileged.
 var CountersFact = Fact[[]PortCounters]{Name: "roce_counters", Command: shell.Raw(countersScript), Parse: ParseCounters}
 
+// lifespanFile is hw_counters' cache period in milliseconds (Documentation/ABI/stable/
+// sysfs-class-infiniband), not a counter.
+const lifespanFile = "lifespan"
+
 // ParseCounters reads countersScript's output.
 func ParseCounters(out string) ([]PortCounters, error) {
 	const fact = "roce_counters"
@@ -107,7 +111,9 @@ func ParseCounters(out string) ([]PortCounters, error) {
 		if err != nil {
 			return nil, lineError(fact, i+1, line, "counter value is not a decimal")
 		}
-		ports[cur].HW[path[strings.LastIndexByte(path, '/')+1:]] = v
+		if name := path[strings.LastIndexByte(path, '/')+1:]; name != lifespanFile {
+			ports[cur].HW[name] = v
+		}
 	}
 	flush()
 	return ports, nil

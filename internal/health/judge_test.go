@@ -1,0 +1,112 @@
+package health
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// fabric builds a sample of one switch port and one NIC port from counters.
+func fabric(at time.Time, port, queue, pg Counters, eth, rdma Counters) Sample {
+	return Sample{Taken: at,
+		Switches: []SwitchPort{{Switch: "sw1:8080", Port: "Ethernet8", Stats: port, Queues: map[int]Counters{3: queue}, PriorityGroups: map[int]Counters{3: pg}}},
+		Hosts:    []HostPort{{Host: "gpu1:22", Device: "mlx5_0", Port: 1, Netdev: "ens1f0np0", Ethtool: eth, RDMA: rdma}},
+	}
+}
+
+// healthy is what a working fabric does in ten seconds.
+func healthy() (Sample, Sample) {
+	t0 := time.Unix(1000, 0)
+	zero := fabric(t0, Counters{SwitchPFCTx(3): 0}, Counters{QueuePackets: 0, QueueECNMarked: 0}, Counters{PGDropped: 0},
+		Counters{HostPackets(3): 0, HostPauseRx(3): 0}, Counters{CNPSent: 0, ECNMarkedReceived: 0, CNPHandled: 0})
+	later := fabric(t0.Add(10*time.Second), Counters{SwitchPFCTx(3): 40}, Counters{QueuePackets: 100000, QueueECNMarked: 2000}, Counters{PGDropped: 0},
+		Counters{HostPackets(3): 100000, HostPauseRx(3): 40}, Counters{CNPSent: 1000, ECNMarkedReceived: 2000, CNPHandled: 1000})
+	return zero, later
+}
+
+func failures(vs []Verdict) map[string]Verdict {
+	out := map[string]Verdict{}
+	for _, v := range vs {
+		if !v.Pass {
+			out[v.Check] = v
+		}
+	}
+	return out
+}
+
+func TestHealthyFabricPasses(t *testing.T) {
+	a, b := healthy()
+	vs := Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true})
+	if f := failures(vs); len(f) != 0 {
+		t.Fatalf("failures on a healthy fabric: %+v", f)
+	}
+	if len(vs) != 8 {
+		t.Errorf("want one passing verdict per check, got %d: %+v", len(vs), vs)
+	}
+}
+
+func TestEachFaultIsNamed(t *testing.T) {
+	for _, tc := range []struct {
+		name, check, subject, remedy string
+		edit                         func(b *Sample)
+	}{
+		{"NP off", checkECNToCNP, "mlx5_0:1 (ens1f0np0)", "roce_np/enable/3", func(b *Sample) { b.Hosts[0].RDMA[CNPSent] = 0 }},
+		{"RP off", checkCNPHandled, "mlx5_0:1 (ens1f0np0)", "roce_rp/enable/3", func(b *Sample) { b.Hosts[0].RDMA[CNPIgnored] = 9 }},
+		{"PFC off on the port", checkLosslessDrops, "Ethernet8 priority group 3", "PORT_QOS_MAP|Ethernet8", func(b *Sample) { b.Switches[0].PriorityGroups[3][PGDropped] = 25 }},
+		{"queue drop", checkLosslessDrops, "Ethernet8 queue 3", "WRED", func(b *Sample) { b.Switches[0].Queues[3][QueueDropped] = 30 }},
+		{"NIC discards", checkLosslessDrops, "mlx5_0:1 (ens1f0np0)", "mlnx_qos -i ens1f0np0", func(b *Sample) { b.Hosts[0].Ethtool[HostDiscards(3)] = 5 }},
+		{"watchdog", checkPFCWatchdog, "Ethernet8 queue 3", "pfcwd", func(b *Sample) { b.Switches[0].Queues[3][WatchdogDetected] = 1 }},
+		{"stormed now", checkPFCWatchdog, "Ethernet8 queue 3", "pfcwd", func(b *Sample) { b.Switches[0].Stormed = []int{3} }},
+		{"NIC storm", checkPFCWatchdog, "mlx5_0:1 (ens1f0np0)", "PCIe", func(b *Sample) { b.Hosts[0].Ethtool[PauseStormWarnings] = 1 }},
+		{"PFC on priority 4", checkPFCPriority, "Ethernet8 priority 4", "priority 3 only", func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(4)] = 3 }},
+		{"global pause", checkPFCPriority, "mlx5_0:1 (ens1f0np0) global", "ethtool -A ens1f0np0", func(b *Sample) { b.Hosts[0].Ethtool["tx_global_pause"] = 8 }},
+		{"retransmissions", checkRetransmission, "mlx5_0:1 (ens1f0np0)", "not lossless", func(b *Sample) { b.Hosts[0].RDMA[OutOfSequence] = 4 }},
+		{"ethtool missing", checkReadable, "mlx5_0:1 (ens1f0np0)", "package ethtool", func(b *Sample) { b.Hosts[0].EthtoolError = "ethtool: not found" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := healthy()
+			tc.edit(&b)
+			f := failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))
+			v, ok := f[tc.check]
+			if !ok || len(f) != 1 {
+				t.Fatalf("failures = %+v, want only %s", f, tc.check)
+			}
+			if v.Subject != tc.subject || !strings.Contains(v.Remedy, tc.remedy) || v.Target == "" {
+				t.Errorf("verdict = %+v, want subject %q and a remedy naming %q", v, tc.subject, tc.remedy)
+			}
+		})
+	}
+}
+
+func TestIdleFabricProvesNothing(t *testing.T) {
+	a, _ := healthy()
+	b := a
+	b.Taken = a.Taken.Add(time.Second)
+	if f := failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true})); len(f) != 1 || f[checkTraffic].Remedy == "" {
+		t.Errorf("failures = %+v, want the traffic check alone", f)
+	}
+	if f := failures(Judge(Diff(a, b), Options{Priority: 3})); len(f) != 0 {
+		t.Errorf("without require_traffic: %+v", f)
+	}
+}
+
+func TestMarksWithoutMarkedReceivers(t *testing.T) {
+	a, b := healthy()
+	b.Hosts[0].RDMA[ECNMarkedReceived], b.Hosts[0].RDMA[CNPSent] = 0, 0
+	v, ok := failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))[checkECNToCNP]
+	if !ok || v.Target != "" || !strings.Contains(v.Detail, "no sampled NIC received a marked RoCE packet") {
+		t.Errorf("verdict = %+v", v)
+	}
+}
+
+func TestDiffCountsResetsFromZero(t *testing.T) {
+	a, b := healthy()
+	a.Hosts[0].RDMA[CNPSent] = 5000 // the driver reloaded in between
+	d := Diff(a, b)
+	if d.Hosts[0].RDMA[CNPSent] != 1000 || len(d.Reset) != 1 || !strings.Contains(d.Reset[0], "np_cnp_sent") {
+		t.Errorf("delta %v, reset %v", d.Hosts[0].RDMA, d.Reset)
+	}
+	if d.Seconds != 10 {
+		t.Errorf("seconds = %v", d.Seconds)
+	}
+}
