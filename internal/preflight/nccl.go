@@ -189,3 +189,7 @@ func ncclWarnings(l facts.NCCLLog) []Verdict {
 	}
 	return vs
 }
+
+// CheckNCCLLog judges an NCCL debug log on its own: the network NCCL chose, GPU Direct RDMA per
+// HCA and per path, GDRDMA channels and each warning, as [Check] does with Options.NCCLLog.
+func CheckNCCLLog(l facts.NCCLLog, o Options) []Verdict { return checkNCCL(l, o) }

@@ -158,9 +158,15 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 	passed, failed := preflight.Summary(verdicts)
 	m.ID = types.StringValue(address)
 	m.Passed, m.Failed, m.OK = types.Int64Value(int64(passed)), types.Int64Value(int64(failed)), types.BoolValue(failed == 0)
-	m.Checks, m.Failures = []preflightVerdicts{}, []types.String{}
+	m.Checks, m.Failures = verdictModels(verdicts)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// verdictModels renders verdicts as the checks list and the failures lines of a data source.
+func verdictModels(verdicts []preflight.Verdict) ([]preflightVerdicts, []types.String) {
+	checks, failures := []preflightVerdicts{}, []types.String{}
 	for _, v := range verdicts {
-		m.Checks = append(m.Checks, preflightVerdicts{
+		checks = append(checks, preflightVerdicts{
 			Check: types.StringValue(v.Check), Subject: types.StringValue(v.Subject), Pass: types.BoolValue(v.Pass),
 			Detail: types.StringValue(v.Detail), Remedy: types.StringValue(v.Remedy),
 		})
@@ -169,8 +175,8 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 			if v.Subject != "" {
 				line += " " + v.Subject
 			}
-			m.Failures = append(m.Failures, types.StringValue(line+": "+v.Detail+". Remedy: "+v.Remedy))
+			failures = append(failures, types.StringValue(line+": "+v.Detail+". Remedy: "+v.Remedy))
 		}
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+	return checks, failures
 }

@@ -70,6 +70,7 @@ func (p *roceProvider) DataSources(context.Context) []func() datasource.DataSour
 		newHostFactsDataSource,
 		newGDRPreflightDataSource,
 		newFabricHealthDataSource,
+		newNCCLTestDataSource,
 	}
 }
 

@@ -141,6 +141,14 @@ func (m *Model) StormOn(switchName, port string) {
 	m.storms[switchName+"/"+port] = true
 }
 
+// ClearFaults ends every DropOn and StormOn.
+func (m *Model) ClearFaults() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	clear(m.drops)
+	clear(m.storms)
+}
+
 // switchState is what one switch port does with the lossless priority.
 type switchState struct {
 	pfc, ecn, watchdog bool

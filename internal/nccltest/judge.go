@@ -1,0 +1,126 @@
+package nccltest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+)
+
+// The verdicts' check ids, beside preflight's nccl_* checks of the same run's log.
+const (
+	CheckCompleted = "nccl_test_completed"
+	CheckData      = "nccl_test_data"
+	CheckBusBW     = "nccl_test_busbw"
+)
+
+// Options say what the run should reach.
+type Options struct {
+	// MinBusBWGBps is the bus bandwidth the largest message size must reach, in GB/s; 0 only
+	// reports it.
+	MinBusBWGBps float64
+	// Rails is the number of RDMA NICs each host should give NCCL; 0 does not check.
+	Rails int
+	// Preflight tunes the log's verdicts (GDR required or not).
+	Preflight preflight.Options
+}
+
+// Judge returns the run's verdicts: it completed, its data checked out, its bus bandwidth at
+// the largest size against the minimum (with the likely cause when short), then the NCCL log's
+// own verdicts (network, GDR, warnings).
+func Judge(r Result, log facts.NCCLLog, o Options) []preflight.Verdict {
+	var vs []preflight.Verdict
+	add := func(check string, ok bool, detail, remedy string) {
+		v := preflight.Verdict{Check: check, Pass: ok, Detail: detail}
+		if !ok {
+			v.Remedy = remedy
+		}
+		vs = append(vs, v)
+	}
+	largest, any := r.Largest()
+	add(CheckCompleted, any && r.Footer, fmt.Sprintf("%d message sizes, footer %v", len(r.Rows), r.Footer),
+		"the test ended early (no rows, or no \"# Avg bus bandwidth\" footer): read its output for the error — a rank that died, a timeout, or mpirun failing to start it on every host")
+	add(CheckData, dataOK(r), dataDetail(r),
+		"the reduction returned wrong values: a faulty GPU, NVLink, NIC or cable corrupts data; run each host alone (single-node all_reduce_perf -c 1) and with NCCL_ALGO=Ring across pairs of hosts to find it")
+	peak := max(largest.OutOfPlace.BusBW, largest.InPlace.BusBW)
+	detail := fmt.Sprintf("bus bandwidth %.2f GB/s at %d bytes (average over all sizes %g GB/s)", peak, largest.SizeBytes, r.AvgBusBW)
+	switch {
+	case !any:
+		add(CheckBusBW, false, "no rows to judge", "run the test to completion")
+	case o.MinBusBWGBps <= 0:
+		add(CheckBusBW, true, detail+"; no minimum set", "")
+	case peak >= o.MinBusBWGBps:
+		add(CheckBusBW, true, fmt.Sprintf("%s, at least the %.2f GB/s asked", detail, o.MinBusBWGBps), "")
+	default:
+		cause, remedy := shortfall(log, o)
+		add(CheckBusBW, false, fmt.Sprintf("%s, below the %.2f GB/s asked: %s", detail, o.MinBusBWGBps, cause), remedy)
+	}
+	return append(vs, preflight.CheckNCCLLog(log, o.Preflight)...)
+}
+
+func dataOK(r Result) bool {
+	if !r.OutOfBoundsOK && r.Footer {
+		return false
+	}
+	for _, row := range r.Rows {
+		if row.OutOfPlace.Wrong > 0 || row.InPlace.Wrong > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func dataDetail(r Result) string {
+	var bad []string
+	unchecked := false
+	for _, row := range r.Rows {
+		if row.OutOfPlace.Wrong > 0 || row.InPlace.Wrong > 0 {
+			bad = append(bad, fmt.Sprintf("%d bytes (%g/%g wrong)", row.SizeBytes, row.OutOfPlace.Wrong, row.InPlace.Wrong))
+		}
+		unchecked = unchecked || row.OutOfPlace.Unchecked
+	}
+	d := fmt.Sprintf("out of bounds values %d", r.OutOfBounds)
+	if len(bad) > 0 {
+		d += "; wrong results at " + strings.Join(bad, ", ")
+	}
+	if unchecked {
+		d += "; results not checked (-c 0)"
+	}
+	return d
+}
+
+// shortfall names the likely cause of a low bus bandwidth from the run's NCCL log.
+func shortfall(l facts.NCCLLog, o Options) (cause, remedy string) {
+	var gdrOff []string
+	for hca, on := range l.GDRByHCA {
+		if !on {
+			gdrOff = append(gdrOff, hca)
+		}
+	}
+	slices.Sort(gdrOff)
+	switch {
+	case slices.Contains(l.Networks, "Socket"):
+		return "NCCL fell back to its Socket transport (TCP) instead of RDMA",
+			"see the nccl_network verdict for why RDMA was unusable (NCCL_IB_DISABLE, no device, libibverbs missing), fix it and re-run"
+	case len(l.Networks) == 0:
+		return "the output has no NCCL debug lines to say why",
+			"run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET (the data source sets them unless env overrides them)"
+	case len(gdrOff) > 0:
+		return "GPU Direct RDMA was off for " + strings.Join(gdrOff, ", ") + ", so every transfer bounced through host memory",
+			"load nvidia-peermem (or use DMA-BUF with the open kernel modules) on every host, and keep NCCL_NET_GDR_LEVEL at PXB or higher; roce_host_bootstrap gpudirect does this"
+	case l.NetChannels > 0 && l.GDRDMAChannels == 0:
+		return "no channel went via GDRDMA, so transfers bounced through host memory",
+			"enable GPU Direct RDMA: nvidia-peermem or DMA-BUF, and a GPU/NIC distance within NCCL_NET_GDR_LEVEL"
+	case o.Rails > 0 && len(l.HCAs) < o.Rails:
+		var names []string
+		for _, h := range l.HCAs {
+			names = append(names, h.Device)
+		}
+		return fmt.Sprintf("NCCL used %d of the %d rails (%s): a rail is down or excluded", len(l.HCAs), o.Rails, strings.Join(names, ", ")),
+			"bring the missing NIC's port up (ibv_devinfo PORT_ACTIVE), check NCCL_IB_HCA lists every rail, and check the cable and switch port"
+	}
+	return "NCCL used RDMA with GPU Direct on every rail it listed, so the fabric itself is slow",
+		"sample roce_fabric_health while the test runs: pauses, ECN marks and drops show where the fabric loses bandwidth"
+}

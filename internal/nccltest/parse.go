@@ -1,0 +1,245 @@
+// Package nccltest runs nccl-tests' all_reduce_perf on GPU hosts, reads its
+// output as the tool prints it, and judges the bus bandwidth with a verdict
+// that names the likely cause of a shortfall from the NCCL debug lines of the
+// same run (Socket fallback, GPU Direct RDMA off, a rail missing).
+package nccltest
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Result is one all_reduce_perf run.
+type Result struct {
+	// Version is nccl-tests' own ("2.20.0 (b4d5bee)", from 2.17.4), empty before.
+	Version string
+	// Ranks are the "#  Rank N Group G Pid P on HOST device D [bus] NAME" lines.
+	Ranks []Rank
+	// Rows are the table's data rows, smallest size first as printed.
+	Rows []Row
+	// OutOfBounds and OutOfBoundsOK are "# Out of bounds values : N OK|FAILED"; Footer says
+	// whether the footer was seen at all (a run that died prints none).
+	OutOfBounds   int
+	OutOfBoundsOK bool
+	// AvgBusBW is "# Avg bus bandwidth : X" in GB/s: the mean over every size and both
+	// in-place and out-of-place, not the peak.
+	AvgBusBW float64
+	Footer   bool
+}
+
+// Rank is one rank of the "Using devices" list.
+type Rank struct {
+	Rank   int
+	Host   string
+	Device int
+	GPU    string
+}
+
+// Row is one message size.
+type Row struct {
+	SizeBytes, Count int64
+	Type, Redop      string
+	OutOfPlace       Half
+	InPlace          Half
+}
+
+// Half is the out-of-place or in-place half of a row.
+type Half struct {
+	TimeUS, AlgBW, BusBW float64
+	// Wrong is the #wrong count (or, before nccl-tests 2.13, the "error" column's value);
+	// Unchecked is set when it printed N/A (a run with -c 0).
+	Wrong     float64
+	Unchecked bool
+}
+
+// PeakBusBW returns the highest bus bandwidth of any row and the size it was seen at.
+func (r Result) PeakBusBW() (gbps float64, size int64) {
+	for _, row := range r.Rows {
+		for _, h := range []Half{row.OutOfPlace, row.InPlace} {
+			if h.BusBW > gbps {
+				gbps, size = h.BusBW, row.SizeBytes
+			}
+		}
+	}
+	return gbps, size
+}
+
+// Largest returns the row of the largest message size, the one the fabric's bandwidth shows in.
+func (r Result) Largest() (Row, bool) {
+	if len(r.Rows) == 0 {
+		return Row{}, false
+	}
+	best := r.Rows[0]
+	for _, row := range r.Rows[1:] {
+		if row.SizeBytes > best.SizeBytes {
+			best = row
+		}
+	}
+	return best, true
+}
+
+// ParseError says which line of the output could not be read.
+type ParseError struct {
+	Line int
+	Text string
+	Msg  string
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("parse all_reduce_perf output: line %d %q: %s", e.Line, e.Text, e.Msg)
+}
+
+// Parse reads all_reduce_perf's output. Lines it does not know (NCCL's INFO lines, mpirun's)
+// are skipped. The data rows are read from the right: the last eight fields (after any
+// extra columns the header declares past the second #wrong) are time, algbw, busbw and
+// #wrong out of place and in place, as every release since 2.0 prints them
+// (common.cu/util.cu: "%7s  %6.2f  %6.2f  %5g"); size and count lead. Trailing spaces,
+// which several releases print, do not matter.
+func Parse(out string) (Result, error) {
+	var r Result
+	extra := 0
+	header := false
+	for i, raw := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+		line := strings.TrimRight(raw, " \t")
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case strings.HasPrefix(line, "# nccl-tests version "):
+			r.Version = strings.TrimSpace(strings.SplitN(strings.TrimPrefix(line, "# nccl-tests version "), " nccl-headers=", 2)[0])
+		case f[0] == "#" && len(f) > 1 && f[1] == "Rank":
+			rank, err := parseRank(f)
+			if err != nil {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: err.Error()}
+			}
+			r.Ranks = append(r.Ranks, rank)
+		case f[0] == "#" && len(f) > 2 && f[1] == "size" && f[2] == "count":
+			header = true
+			extra = extraColumns(f[1:])
+		case strings.HasPrefix(line, "# Out of bounds values"):
+			v := strings.Fields(afterColon(line))
+			if len(v) < 2 {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "want \"<count> OK|FAILED\""}
+			}
+			n, err := strconv.Atoi(v[0])
+			if err != nil {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "count is not a number"}
+			}
+			r.OutOfBounds, r.OutOfBoundsOK, r.Footer = n, v[1] == "OK", true
+		case strings.HasPrefix(line, "# Avg bus bandwidth"):
+			v := strings.Fields(afterColon(line))
+			if len(v) < 1 {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "no bandwidth"}
+			}
+			bw, err := strconv.ParseFloat(v[0], 64)
+			if err != nil {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "bandwidth is not a number"}
+			}
+			r.AvgBusBW, r.Footer = bw, true
+		case header && line[0] != '#' && isInt(f[0]):
+			row, err := parseRow(f, extra)
+			if err != nil {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: err.Error()}
+			}
+			r.Rows = append(r.Rows, row)
+		}
+	}
+	if !header {
+		return Result{}, &ParseError{Msg: "no table header (\"#  size  count  type ...\"): the test did not start"}
+	}
+	return r, nil
+}
+
+// extraColumns counts the columns a header declares after the second #wrong (or error):
+// timestamps or per-iteration statistics of newer releases.
+func extraColumns(names []string) int {
+	seen := 0
+	for i, n := range names {
+		if n == "#wrong" || n == "error" {
+			seen++
+			if seen == 2 {
+				return len(names) - i - 1
+			}
+		}
+	}
+	return 0
+}
+
+func parseRow(f []string, extra int) (Row, error) {
+	const halves = 8
+	if len(f) < 2+1+halves+extra {
+		return Row{}, fmt.Errorf("%d fields, want at least %d", len(f), 2+1+halves+extra)
+	}
+	size, err1 := strconv.ParseInt(f[0], 10, 64)
+	count, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil || size < 0 || count < 0 {
+		return Row{}, fmt.Errorf("size and count must be whole numbers")
+	}
+	tail := f[len(f)-extra-halves : len(f)-extra]
+	mid := f[2 : len(f)-extra-halves]
+	row := Row{SizeBytes: size, Count: count, Type: mid[0]}
+	if len(mid) > 1 && !isInt(mid[1]) {
+		row.Redop = mid[1]
+	}
+	var err error
+	if row.OutOfPlace, err = parseHalf(tail[:4]); err != nil {
+		return Row{}, err
+	}
+	if row.InPlace, err = parseHalf(tail[4:]); err != nil {
+		return Row{}, err
+	}
+	return row, nil
+}
+
+func parseHalf(f []string) (Half, error) {
+	var h Half
+	var err error
+	for i, dst := range []*float64{&h.TimeUS, &h.AlgBW, &h.BusBW} {
+		if *dst, err = strconv.ParseFloat(f[i], 64); err != nil || *dst < 0 {
+			return Half{}, fmt.Errorf("%q is not a time or bandwidth", f[i])
+		}
+	}
+	if f[3] == "N/A" {
+		h.Unchecked = true
+		return h, nil
+	}
+	if h.Wrong, err = strconv.ParseFloat(f[3], 64); err != nil || h.Wrong < 0 {
+		return Half{}, fmt.Errorf("#wrong %q is not a count", f[3])
+	}
+	return h, nil
+}
+
+// parseRank reads "# Rank 0 Group 0 Pid 1666603 on spark-d708 device 0 [000f:01:00] NVIDIA GB10"
+// (and the pre-2.13 form without Group).
+func parseRank(f []string) (Rank, error) {
+	var r Rank
+	var err error
+	if r.Rank, err = strconv.Atoi(f[2]); err != nil {
+		return Rank{}, fmt.Errorf("rank %q is not a number", f[2])
+	}
+	for i := 3; i+1 < len(f); i++ {
+		switch f[i] {
+		case "on":
+			r.Host = f[i+1]
+		case "device":
+			if r.Device, err = strconv.Atoi(f[i+1]); err != nil {
+				return Rank{}, fmt.Errorf("device %q is not a number", f[i+1])
+			}
+			if i+3 < len(f) {
+				r.GPU = strings.Join(f[i+3:], " ")
+			}
+			return r, nil
+		}
+	}
+	return Rank{}, fmt.Errorf("no \"device\" field")
+}
+
+func afterColon(line string) string {
+	_, v, _ := strings.Cut(line, ":")
+	return v
+}
+
+func isInt(s string) bool {
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}

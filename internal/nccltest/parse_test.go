@@ -1,0 +1,136 @@
+package nccltest
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+)
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mustParse(t *testing.T, name string) Result {
+	t.Helper()
+	r, err := Parse(fixture(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestParseNewFormat(t *testing.T) {
+	r := mustParse(t, "allreduce_2200_spark.txt")
+	if r.Version != "2.20.0 (b4d5bee)" || len(r.Ranks) != 2 || r.Ranks[1].Host != "spark-dbf4" || r.Ranks[1].GPU != "NVIDIA GB10" {
+		t.Errorf("header = %+v", r)
+	}
+	if len(r.Rows) != 2 || r.Rows[1].SizeBytes != 16384 || r.Rows[1].Redop != "sum" || r.Rows[1].InPlace.BusBW != 0.53 || r.Footer {
+		t.Errorf("rows = %+v, footer %v", r.Rows, r.Footer)
+	}
+}
+
+func TestParseLegacyFooter(t *testing.T) {
+	r := mustParse(t, "allreduce_legacy_footer.txt")
+	if len(r.Rows) != 3 || !r.Footer || !r.OutOfBoundsOK || r.AvgBusBW != 84.8558 {
+		t.Fatalf("result = %+v", r)
+	}
+	if bw, size := r.PeakBusBW(); bw != 96.45 || size != 131072008 {
+		t.Errorf("peak = %v at %d", bw, size)
+	}
+	if row, _ := r.Largest(); row.SizeBytes != 133169160 || row.OutOfPlace.TimeUS != 2666.0 {
+		t.Errorf("largest = %+v", row)
+	}
+}
+
+func TestParseWrongResults(t *testing.T) {
+	r := mustParse(t, "allreduce_wrong_1184.txt")
+	if r.Rows[0].OutOfPlace.Wrong != 237858 || r.Rows[0].InPlace.Wrong != 238038 || r.OutOfBoundsOK || r.OutOfBounds != 2 {
+		t.Fatalf("result = %+v", r)
+	}
+	vs := Judge(r, facts.NCCLLog{}, Options{})
+	if v := find(vs, CheckData); v.Pass || !strings.Contains(v.Detail, "524288 bytes (237858/238038 wrong)") {
+		t.Errorf("data verdict = %+v", v)
+	}
+}
+
+func TestParsePre213(t *testing.T) {
+	r := mustParse(t, "allreduce_pre213_340.txt")
+	if len(r.Rows) != 1 || r.Rows[0].Type != "float" || r.Rows[0].Redop != "" || r.Rows[0].InPlace.BusBW != 19.95 || r.Rows[0].OutOfPlace.Wrong != 0 {
+		t.Errorf("rows = %+v", r.Rows)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	for _, out := range []string{
+		"",
+		"all_reduce_perf: error while loading shared libraries: libnccl.so.2: cannot open shared object file\n",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+			"           8             2     float     sum      -1    19.90    0.00    x.00      0    18.96    0.00    0.00      0\n",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n# Avg bus bandwidth    : fast\n",
+	} {
+		if _, err := Parse(out); err == nil {
+			t.Errorf("Parse(%q) = nil error", out)
+		}
+	}
+}
+
+func find(vs []preflight.Verdict, check string) preflight.Verdict {
+	for _, v := range vs {
+		if v.Check == check {
+			return v
+		}
+	}
+	return preflight.Verdict{Check: "missing " + check}
+}
+
+func TestJudgeNamesTheCause(t *testing.T) {
+	socket := fixture(t, "allreduce_socket_217.txt")
+	r, err := Parse(socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, _ := facts.ParseNCCLLog(socket)
+	v := find(Judge(r, log, Options{MinBusBWGBps: 40}), CheckBusBW)
+	if v.Pass || !strings.Contains(v.Detail, "2.50 GB/s at 134217728 bytes") || !strings.Contains(v.Detail, "Socket") {
+		t.Errorf("socket verdict = %+v", v)
+	}
+	if v := find(Judge(r, log, Options{MinBusBWGBps: 2}), CheckBusBW); !v.Pass {
+		t.Errorf("2.5 GB/s judged below 2: %+v", v)
+	}
+
+	gdrOff := facts.NCCLLog{Networks: []string{"IB"}, Network: "IB", GDRByHCA: map[string]bool{"mlx5_0": false, "mlx5_1": true}}
+	if v := find(Judge(r, gdrOff, Options{MinBusBWGBps: 40}), CheckBusBW); !strings.Contains(v.Detail, "GPU Direct RDMA was off for mlx5_0") {
+		t.Errorf("gdr verdict = %+v", v)
+	}
+	rail := facts.NCCLLog{Networks: []string{"IB"}, Network: "IB", GDRByHCA: map[string]bool{"mlx5_0": true}, NetChannels: 2, GDRDMAChannels: 2,
+		HCAs: []facts.NCCLHCA{{Device: "mlx5_0"}, {Device: "mlx5_1"}}}
+	if v := find(Judge(r, rail, Options{MinBusBWGBps: 40, Rails: 8}), CheckBusBW); !strings.Contains(v.Detail, "NCCL used 2 of the 8 rails (mlx5_0, mlx5_1)") {
+		t.Errorf("rail verdict = %+v", v)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"allreduce_2200_spark.txt", "allreduce_legacy_footer.txt", "allreduce_wrong_1184.txt", "allreduce_socket_217.txt", "allreduce_pre213_340.txt"} {
+		f.Add(fixture(f, name))
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		r, err := Parse(out)
+		if err != nil {
+			return
+		}
+		for _, row := range r.Rows {
+			if row.SizeBytes < 0 || row.OutOfPlace.BusBW < 0 || row.InPlace.Wrong < 0 {
+				t.Fatalf("accepted %+v", row)
+			}
+		}
+	})
+}

@@ -1,0 +1,223 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/traffic"
+)
+
+// healthFabric is a switch twin and two host twins cabled by the traffic model, with traffic
+// running on priority 3 until the test ends.
+type healthFabric struct {
+	sw    *switchFixture
+	fleet *hosttwin.Fleet
+	model *traffic.Model
+}
+
+func newHealthFabric(t *testing.T) *healthFabric {
+	t.Helper()
+	f := &healthFabric{sw: newSwitchFixture(t, switchtwin.Options{}),
+		fleet: podFleet(t, hosttwin.HostSpec{Name: "gpu1", Profile: "cx7"}, hosttwin.HostSpec{Name: "gpu2", Profile: "cx7"})}
+	var err error
+	f.model, err = traffic.Cable(f.fleet, map[string]*switchtwin.Twin{"leaf1": f.sw.twin}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.configure(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := f.model.Run(ctx, 100*time.Millisecond, 6000); err != nil {
+			t.Errorf("traffic: %v", err)
+		}
+	})
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return f
+}
+
+// configure makes the fabric lossless on priority 3 as roce_switch_qos and roce_nic_dcqcn
+// would: PFC, ECN on queue 3 and the watchdog on every cabled switch port; PFC, DSCP trust
+// and DCQCN's NP and RP on every NIC.
+func (f *healthFabric) configure(t *testing.T) {
+	t.Helper()
+	f.sw.twin.SetEntry("WRED_PROFILE", "ROCE", sonic.Entry{"ecn": "ecn_all", "green_min_threshold": "102400",
+		"green_max_threshold": "153600", "green_drop_probability": "100", "wred_green_enable": "false"})
+	for _, l := range f.model.Links() {
+		f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": "3"})
+		f.sw.twin.SetEntry("QUEUE", l.Port+"|3", sonic.Entry{"wred_profile": "ROCE"})
+		f.sw.twin.SetEntry("PFC_WD", l.Port, sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
+	}
+	for _, h := range []string{"gpu1", "gpu2"} {
+		onTwin(t, f.fleet, h, `for n in /sys/class/infiniband/*/device/net/*; do nd=${n##*/}; `+
+			`mlnx_qos -i "$nd" --trust dscp --pfc 0,0,0,1,0,0,0,0 >/dev/null; `+
+			`echo 1 > /sys/class/net/$nd/ecn/roce_np/enable/3; echo 1 > /sys/class/net/$nd/ecn/roce_rp/enable/3; done`)
+	}
+}
+
+func (f *healthFabric) config(t *testing.T, extra string) string {
+	return fmt.Sprintf(`provider "roce" {
+  gnmi = { username = %q, password = %q, ca_file = %q }
+  ssh  = { user = "root", private_key_file = %q, known_hosts_file = %q }
+}
+
+data "roce_fabric_health" "f" {
+  switches         = [%q]
+  hosts            = [%q, %q]
+  interval_seconds = 1
+%s}
+`, twinUser, twinPassword, f.sw.caFile, f.fleet.UserKeyFile(), f.fleet.KnownHostsFile(), f.sw.addr,
+		twinAddress(t, f.fleet, "gpu1"), twinAddress(t, f.fleet, "gpu2"), extra)
+}
+
+// link returns the cable of gpu1's first NIC.
+func (f *healthFabric) firstLink(t *testing.T) traffic.Link {
+	t.Helper()
+	for _, l := range f.model.Links() {
+		if l.Host == "gpu1" {
+			return l
+		}
+	}
+	t.Fatal("gpu1 is not cabled")
+	return traffic.Link{}
+}
+
+// failuresMatch checks that the data source failed, that each pattern matches one of its
+// failures and, with exact, that there are no others.
+func failuresMatch(exact bool, patterns ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources["data.roce_fabric_health.f"]
+		if !ok {
+			return fmt.Errorf("no data.roce_fabric_health.f in state")
+		}
+		a := rs.Primary.Attributes
+		if a["ok"] != "false" {
+			return fmt.Errorf("ok = %s, want false", a["ok"])
+		}
+		var failures []string
+		for i := 0; ; i++ {
+			v, ok := a[fmt.Sprintf("failures.%d", i)]
+			if !ok {
+				break
+			}
+			failures = append(failures, v)
+		}
+		if exact && len(failures) != len(patterns) {
+			return fmt.Errorf("%d failures, want %d:\n%s", len(failures), len(patterns), strings.Join(failures, "\n"))
+		}
+		for _, p := range patterns {
+			re := regexp.MustCompile(p)
+			if !slices.ContainsFunc(failures, re.MatchString) {
+				return fmt.Errorf("no failure matches %s:\n%s", p, strings.Join(failures, "\n"))
+			}
+		}
+		return nil
+	}
+}
+
+func TestFabricHealthNamesEachFault(t *testing.T) {
+	f := newHealthFabric(t)
+	l := f.firstLink(t)
+	gpu1 := twinAddress(t, f.fleet, "gpu1")
+	cfg := f.config(t, "")
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.roce_fabric_health.f", "ok", "true"),
+					resource.TestCheckResourceAttr("data.roce_fabric_health.f", "failures.#", "0"),
+					resource.TestCheckResourceAttr("data.roce_fabric_health.f", "host_ports.#", "16"),
+					resource.TestCheckResourceAttr("data.roce_fabric_health.f", "switch_ports.#", fmt.Sprint(len(f.sw.twin.Table("PORT")))),
+					resource.TestCheckResourceAttrSet("data.roce_fabric_health.f", "host_ports.0.counters.np_cnp_sent"),
+					resource.TestCheckResourceAttrSet("data.roce_fabric_health.f", "host_ports.0.counters.rx_prio3_pause"),
+				),
+			},
+			{
+				// NP off on one NIC: marks arrive, no CNP leaves.
+				PreConfig: func() {
+					onTwin(t, f.fleet, "gpu1", "echo 0 > /sys/class/net/"+l.Netdev+"/ecn/roce_np/enable/3")
+				},
+				Config: cfg,
+				Check:  failuresMatch(true, `^ecn_cnp `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 \(`+l.Netdev+`\): received \d+ ECN-marked RoCE packets and sent no CNP.*roce_np/enable/3`),
+			},
+			{
+				// PFC off on one switch port: its priority group drops, the sender times out.
+				PreConfig: func() {
+					onTwin(t, f.fleet, "gpu1", "echo 1 > /sys/class/net/"+l.Netdev+"/ecn/roce_np/enable/3")
+					f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": ""})
+				},
+				Config: cfg,
+				Check: failuresMatch(false, `^lossless_drops `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority group 3: .*PORT_QOS_MAP\|`+l.Port+` `,
+					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*local_ack_timeout_err`),
+			},
+			{
+				// A drop on the lossless queue although PFC is on.
+				PreConfig: func() {
+					f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": "3"})
+					f.model.DropOn("leaf1", l.Port)
+				},
+				Config: cfg,
+				Check: failuresMatch(true, `^lossless_drops `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` queue 3: the lossless queue dropped packets`,
+					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*out_of_sequence`),
+			},
+			{
+				// A PFC storm from the NIC behind the port: the watchdog and the NIC both say so.
+				PreConfig: func() {
+					f.model.ClearFaults()
+					f.model.StormOn("leaf1", l.Port)
+				},
+				Config: cfg,
+				Check: failuresMatch(true, `^pfc_watchdog `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` queue 3: PFC watchdog storms: PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED \+\d+`,
+					`^pfc_watchdog `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 \(`+l.Netdev+`\): the NIC's pause-storm guard fired`),
+			},
+			{
+				// A postcondition gates a pipeline on the verdict.
+				PreConfig: func() { f.model.ClearFaults() },
+				Config: f.config(t, `  lifecycle {
+    postcondition {
+      condition     = self.failed == 0
+      error_message = join("\n", self.failures)
+    }
+  }
+`),
+			},
+		},
+	})
+}
+
+func TestFabricHealthRefusesBadInput(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`switches = []
+  hosts = []`, "Nothing to Sample"},
+		{`hosts = ["h1"]
+  priority = 8`, "priority is 8; an 802.1p priority is 0-7"},
+		{`hosts = ["h1"]
+  interval_seconds = 0`, "interval_seconds is 0"},
+		{`hosts = ["h1", "h1"]`, `hosts\[0\] and hosts\[1\] are both "h1"`},
+	} {
+		t.Run(strings.Fields(tc.want)[0], func(t *testing.T) {
+			resource.UnitTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: testProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      "data \"roce_fabric_health\" \"f\" {\n  " + tc.body + "\n}\n",
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}

@@ -1,0 +1,319 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/nccltest"
+	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+)
+
+var (
+	_ datasource.DataSourceWithConfigure      = (*ncclTestDataSource)(nil)
+	_ datasource.DataSourceWithValidateConfig = (*ncclTestDataSource)(nil)
+)
+
+func newNCCLTestDataSource() datasource.DataSource { return &ncclTestDataSource{} }
+
+type ncclTestDataSource struct {
+	data *providerData
+}
+
+type ncclTestModel struct {
+	Hosts          []types.String      `tfsdk:"hosts"`
+	MPIHosts       []types.String      `tfsdk:"mpi_hosts"`
+	GPUsPerHost    types.Int64         `tfsdk:"gpus_per_host"`
+	Binary         types.String        `tfsdk:"binary"`
+	MPIRun         types.String        `tfsdk:"mpirun"`
+	MPIArgs        []types.String      `tfsdk:"mpi_args"`
+	MinBytes       types.String        `tfsdk:"min_bytes"`
+	MaxBytes       types.String        `tfsdk:"max_bytes"`
+	StepFactor     types.Int64         `tfsdk:"step_factor"`
+	Iterations     types.Int64         `tfsdk:"iterations"`
+	Check          types.Bool          `tfsdk:"check"`
+	Env            map[string]string   `tfsdk:"env"`
+	MinBusBWGBps   types.Float64       `tfsdk:"min_busbw_gbps"`
+	Rails          types.Int64         `tfsdk:"rails"`
+	RequireGDR     types.Bool          `tfsdk:"require_gdr"`
+	TimeoutSeconds types.Int64         `tfsdk:"timeout_seconds"`
+	ID             types.String        `tfsdk:"id"`
+	OK             types.Bool          `tfsdk:"ok"`
+	Passed         types.Int64         `tfsdk:"passed"`
+	Failed         types.Int64         `tfsdk:"failed"`
+	Failures       []types.String      `tfsdk:"failures"`
+	Checks         []preflightVerdicts `tfsdk:"checks"`
+	BusBWGBps      types.Float64       `tfsdk:"busbw_gbps"`
+	AvgBusBWGBps   types.Float64       `tfsdk:"avg_busbw_gbps"`
+	Network        types.String        `tfsdk:"network"`
+	Sizes          []ncclTestSize      `tfsdk:"sizes"`
+}
+
+type ncclTestSize struct {
+	SizeBytes        types.Int64   `tfsdk:"size_bytes"`
+	OutOfPlaceBusBW  types.Float64 `tfsdk:"out_of_place_busbw_gbps"`
+	InPlaceBusBW     types.Float64 `tfsdk:"in_place_busbw_gbps"`
+	OutOfPlaceTimeUS types.Float64 `tfsdk:"out_of_place_time_us"`
+}
+
+// Defaults of the test, as nccl-tests' README runs it (-b 8 -e 8G -f 2).
+const (
+	defaultNCCLTestBinary  = "all_reduce_perf"
+	defaultMPIRun          = "mpirun"
+	defaultNCCLTestMin     = "8"
+	defaultNCCLTestMax     = "8G"
+	defaultNCCLTestGPUs    = 8
+	defaultNCCLTestStep    = 2
+	defaultNCCLTestIters   = 20
+	defaultNCCLTestTimeout = 600
+)
+
+func (d *ncclTestDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_nccl_test"
+}
+
+func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{Computed: true, MarkdownDescription: desc}
+	}
+	num := func(desc string) schema.Float64Attribute {
+		return schema.Float64Attribute{Computed: true, MarkdownDescription: desc}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "An NCCL bandwidth test: nccl-tests' `all_reduce_perf` on the hosts over SSH (on one host alone, or under " +
+			"`mpirun` from the first host across all of them, one rank per GPU), with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET`. " +
+			"It reads the tool's table and footer and the NCCL lines of the same run, and judges: the run completed, its results " +
+			"were right (`#wrong`, out-of-bounds values), the bus bandwidth at the largest size against `min_busbw_gbps` with the " +
+			"likely cause when short (Socket fallback, GPU Direct RDMA off, a rail missing), and the log's network and GDR verdicts. " +
+			"nccl-tests (and MPI for several hosts) must be installed on the hosts. Use `ok` or `failures` in a `check` block or a postcondition.",
+		Attributes: map[string]schema.Attribute{
+			"hosts": schema.ListAttribute{Required: true, ElementType: types.StringType,
+				MarkdownDescription: "SSH addresses of the hosts; the test is launched on the first."},
+			"mpi_hosts": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "The names `mpirun -H` reaches the hosts by, one per host in the same order. Default: each SSH address without its port."},
+			"gpus_per_host": schema.Int64Attribute{Optional: true, MarkdownDescription: fmt.Sprintf("Ranks (GPUs) per host. Default `%d`.", defaultNCCLTestGPUs)},
+			"binary": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "The `all_reduce_perf` program, a path or a name on the login user's PATH. Default `all_reduce_perf`."},
+			"mpirun":   schema.StringAttribute{Optional: true, MarkdownDescription: "The MPI launcher for several hosts. Default `mpirun` (Open MPI)."},
+			"mpi_args": schema.ListAttribute{Optional: true, ElementType: types.StringType, MarkdownDescription: "Extra `mpirun` arguments, e.g. `[\"--bind-to\", \"none\"]`."},
+			"min_bytes": schema.StringAttribute{Optional: true,
+				MarkdownDescription: "Smallest message size (`-b`), a whole number with an optional K, M or G. Default `8`."},
+			"max_bytes":   schema.StringAttribute{Optional: true, MarkdownDescription: "Largest message size (`-e`). Default `8G`."},
+			"step_factor": schema.Int64Attribute{Optional: true, MarkdownDescription: "Factor between sizes (`-f`), 2 or more. Default `2`."},
+			"iterations":  schema.Int64Attribute{Optional: true, MarkdownDescription: "Iterations per size (`-n`). Default `20`."},
+			"check": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Validate the results (`-c 1`), which catches corruption and costs time. Default `true`."},
+			"env": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "Environment for every rank (exported with `mpirun -x`), e.g. `NCCL_IB_HCA`. It may override the debug settings, at the cost of the verdicts that need them."},
+			"min_busbw_gbps": schema.Float64Attribute{Optional: true,
+				MarkdownDescription: "Bus bandwidth the largest size must reach, in GB/s (e.g. 360 for 2 nodes of 8 H100 on 8 x 400G). Unset only reports it."},
+			"rails": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: "RDMA NICs NCCL should use per host; a run with fewer is named as a missing rail when the bandwidth is short."},
+			"require_gdr": schema.BoolAttribute{Optional: true, MarkdownDescription: "Fail the GPU Direct RDMA verdicts of the log when GDR is off. Default `true`."},
+			"timeout_seconds": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: fmt.Sprintf("How long the test may run, 10-7200 seconds. Default `%d`.", defaultNCCLTestTimeout)},
+			"id":             str("The hosts."),
+			"ok":             schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether every verdict passed."},
+			"passed":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of passed verdicts."},
+			"failed":         schema.Int64Attribute{Computed: true, MarkdownDescription: "Number of failed verdicts."},
+			"failures":       schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "One line per failed verdict: `<check> <subject>: <detail>. Remedy: <remedy>`."},
+			"busbw_gbps":     num("Bus bandwidth at the largest size, the better of out-of-place and in-place, GB/s."),
+			"avg_busbw_gbps": num("nccl-tests' `# Avg bus bandwidth`: the mean over every size, GB/s."),
+			"network":        str("The network NCCL used: `IB` (RoCE included), `Socket`, or a plugin's name."),
+			"checks": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Every verdict, in a stable order.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"check":   str("Check id: `nccl_test_completed`, `nccl_test_data`, `nccl_test_busbw`, then the log's `nccl_network`, `nccl_gdr_hca`, ..."),
+					"subject": str("What was checked: an HCA, a warning kind, or empty for the run."),
+					"pass":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the check passed."},
+					"detail":  str("What was seen."),
+					"remedy":  str("What to do; empty when the check passed."),
+				}}},
+			"sizes": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The table, one entry per message size.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"size_bytes":              schema.Int64Attribute{Computed: true, MarkdownDescription: "Message size in bytes."},
+					"out_of_place_busbw_gbps": num("Out-of-place bus bandwidth, GB/s."),
+					"in_place_busbw_gbps":     num("In-place bus bandwidth, GB/s."),
+					"out_of_place_time_us":    num("Out-of-place time per iteration, microseconds."),
+				}}},
+		},
+	}
+}
+
+func (d *ncclTestDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.data = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// run builds the invocation from the model, with the defaults.
+func (m ncclTestModel) run() nccltest.Run {
+	r := nccltest.Run{GPUsPerHost: defaultNCCLTestGPUs, Binary: defaultNCCLTestBinary, MPIRun: defaultMPIRun,
+		MinBytes: defaultNCCLTestMin, MaxBytes: defaultNCCLTestMax, StepFactor: defaultNCCLTestStep, Iterations: defaultNCCLTestIters,
+		Check: true, Env: m.Env}
+	for i, h := range m.Hosts {
+		name := nccltest.MPIHost(h.ValueString())
+		if i < len(m.MPIHosts) && isSet(m.MPIHosts[i]) {
+			name = m.MPIHosts[i].ValueString()
+		}
+		r.Hosts = append(r.Hosts, name)
+	}
+	for _, a := range m.MPIArgs {
+		r.MPIArgs = append(r.MPIArgs, a.ValueString())
+	}
+	setInt := func(dst *int, v types.Int64) {
+		if isSet(v) {
+			*dst = int(v.ValueInt64())
+		}
+	}
+	setInt(&r.GPUsPerHost, m.GPUsPerHost)
+	setInt(&r.StepFactor, m.StepFactor)
+	setInt(&r.Iterations, m.Iterations)
+	for dst, v := range map[*string]types.String{&r.Binary: m.Binary, &r.MPIRun: m.MPIRun, &r.MinBytes: m.MinBytes, &r.MaxBytes: m.MaxBytes} {
+		if isSet(v) {
+			*dst = v.ValueString()
+		}
+	}
+	if isSet(m.Check) {
+		r.Check = m.Check.ValueBool()
+	}
+	return r
+}
+
+// ValidateConfig refuses what all_reduce_perf or mpirun would refuse, before anything runs.
+func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.ValidateConfigRequest, resp *datasource.ValidateConfigResponse) {
+	var m ncclTestModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if m.MPIHosts != nil && m.Hosts != nil && len(m.MPIHosts) != len(m.Hosts) {
+		resp.Diagnostics.AddAttributeError(path.Root("mpi_hosts"), "Mismatched Host Lists",
+			fmt.Sprintf("mpi_hosts has %d names and hosts %d addresses: give one mpirun name per host, in the same order, or leave mpi_hosts unset.", len(m.MPIHosts), len(m.Hosts)))
+	}
+	for _, a := range []struct {
+		name string
+		v    types.Int64
+		lo   int64
+		hi   int64
+		fix  string
+	}{
+		{"gpus_per_host", m.GPUsPerHost, 1, 64, "the GPUs each host gives the test (8 on an HGX node)"},
+		{"step_factor", m.StepFactor, 2, 1024, "2 doubles the size each step, as nccl-tests' README runs it"},
+		{"iterations", m.Iterations, 1, 100000, "20 is nccl-tests' default"},
+		{"rails", m.Rails, 1, 64, "the RDMA NICs each host has for NCCL (8 on a rail-optimised node)"},
+		{"timeout_seconds", m.TimeoutSeconds, 10, 7200, "a few minutes cover -e 8G on 2 nodes"},
+	} {
+		if isSet(a.v) && (a.v.ValueInt64() < a.lo || a.v.ValueInt64() > a.hi) {
+			resp.Diagnostics.AddAttributeError(path.Root(a.name), "Value Out of Range",
+				fmt.Sprintf("%s is %d; it takes %d-%d: set %s.", a.name, a.v.ValueInt64(), a.lo, a.hi, a.fix))
+		}
+	}
+	if v := m.MinBusBWGBps; isSet(v) && v.ValueFloat64() < 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("min_busbw_gbps"), "Value Out of Range",
+			fmt.Sprintf("min_busbw_gbps is %g; a bandwidth is 0 or more GB/s: set the bus bandwidth the largest size must reach, or leave it unset.", v.ValueFloat64()))
+	}
+	for name, v := range map[string]types.String{"min_bytes": m.MinBytes, "max_bytes": m.MaxBytes} {
+		if isSet(v) && !nccltest.ValidSize(v.ValueString()) {
+			resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid Message Size",
+				fmt.Sprintf("%s is %q; nccl-tests takes a whole number of bytes with an optional K, M or G suffix, e.g. \"8\", \"1M\" or \"8G\".", name, v.ValueString()))
+		}
+	}
+	for k := range m.Env {
+		if !nccltest.ValidEnvName(k) {
+			resp.Diagnostics.AddAttributeError(path.Root("env"), "Invalid Variable Name",
+				fmt.Sprintf("env key %q is not a variable name (letters, digits and _, not starting with a digit): mpirun -x and the shell take no other.", k))
+		}
+	}
+}
+
+func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var m ncclTestModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	run := m.run()
+	cmd, err := run.Command()
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Invalid NCCL Test", err.Error()+".")
+		return
+	}
+	address := joinDefaultPort(m.Hosts[0].ValueString(), d.data.settings.SSH.Port)
+	client, err := d.data.hostClient(address)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Invalid SSH Settings",
+			fmt.Sprintf("Host %s: %v. Fix the provider's ssh block.", address, err))
+		return
+	}
+	timeout := time.Duration(defaultNCCLTestTimeout) * time.Second
+	if isSet(m.TimeoutSeconds) {
+		timeout = time.Duration(m.TimeoutSeconds.ValueInt64()) * time.Second
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := loggingRunner{host.SSH(client)}.Run(runCtx, cmd, ssh.RunOptions{AllowFailure: true})
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Unable to Run NCCL Test",
+			fmt.Sprintf("Running %s on %s: %v. Nothing was changed; check the host is reachable and raise timeout_seconds if the run needs longer.", run.Binary, address, err))
+		return
+	}
+	out := string(res.Stdout)
+	result, err := nccltest.Parse(out)
+	if err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "NCCL Test Failed",
+			fmt.Sprintf("%s on %s exited %d and printed no result (%v). Its last lines:\n%s\nInstall nccl-tests (and MPI for several hosts) on the hosts, or set binary and mpirun to where they are.",
+				run.Binary, address, res.ExitStatus, err, lastLines(out, 8)))
+		return
+	}
+	log, _ := facts.ParseNCCLLog(out)
+	opts := nccltest.Options{Preflight: preflight.DefaultOptions()}
+	if isSet(m.MinBusBWGBps) {
+		opts.MinBusBWGBps = m.MinBusBWGBps.ValueFloat64()
+	}
+	if isSet(m.Rails) {
+		opts.Rails = int(m.Rails.ValueInt64())
+	}
+	if isSet(m.RequireGDR) {
+		opts.Preflight.RequireGDR = m.RequireGDR.ValueBool()
+	}
+	verdicts := nccltest.Judge(result, log, opts)
+	if res.ExitStatus != 0 {
+		verdicts = append(verdicts, preflight.Verdict{Check: nccltest.CheckCompleted, Subject: "exit status",
+			Detail: fmt.Sprintf("%s exited %d", run.Binary, res.ExitStatus), Remedy: "read the run's last lines for the error:\n" + lastLines(out, 8)})
+	}
+	var ids []string
+	for _, h := range m.Hosts {
+		ids = append(ids, h.ValueString())
+	}
+	m.ID = types.StringValue(strings.Join(ids, ","))
+	peak := 0.0
+	if row, ok := result.Largest(); ok {
+		peak = max(row.OutOfPlace.BusBW, row.InPlace.BusBW)
+	}
+	m.BusBWGBps, m.AvgBusBWGBps, m.Network = types.Float64Value(peak), types.Float64Value(result.AvgBusBW), types.StringValue(log.Network)
+	m.Sizes = []ncclTestSize{}
+	for _, row := range result.Rows {
+		m.Sizes = append(m.Sizes, ncclTestSize{SizeBytes: types.Int64Value(row.SizeBytes), OutOfPlaceBusBW: types.Float64Value(row.OutOfPlace.BusBW),
+			InPlaceBusBW: types.Float64Value(row.InPlace.BusBW), OutOfPlaceTimeUS: types.Float64Value(row.OutOfPlace.TimeUS)})
+	}
+	passed, failed := preflight.Summary(verdicts)
+	m.Passed, m.Failed, m.OK = types.Int64Value(int64(passed)), types.Int64Value(int64(failed)), types.BoolValue(failed == 0)
+	m.Checks, m.Failures = verdictModels(verdicts)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
+}
+
+// lastLines returns the last n lines of out, for an error.
+func lastLines(out string, n int) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,73 @@
+package telemetry
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/health"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+func twinClient(t *testing.T) (*switchtwin.Twin, *gnmi.Client) {
+	t.Helper()
+	tw, err := switchtwin.New(switchtwin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := tw.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := gnmi.Dial(gnmi.Config{Address: addr, Insecure: true, DialTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return tw, c
+}
+
+func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
+	tw, c := twinClient(t)
+	tw.SetEntry("PORT_QOS_MAP", "Ethernet8", sonic.Entry{"pfc_enable": "3"})
+	tw.SetEntry("PFC_WD", "Ethernet8", sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(tw.AddPortCounters("Ethernet8", map[string]uint64{"SAI_PORT_STAT_PFC_3_TX_PKTS": 12}))
+	must(tw.AddQueueCounters("Ethernet8", 3, map[string]uint64{"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": 5, "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": 1}))
+	must(tw.AddPGCounters("Ethernet8", 3, map[string]uint64{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS": 2}))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	before := tw.Stats().RPCs["Get"]
+	ports, err := SONiC(ctx, c, "leaf1", 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tw.Stats().RPCs["Get"] - before; got != 2 {
+		t.Errorf("%d Gets, want 2 (the name maps, then every hash)", got)
+	}
+	if len(ports) != len(tw.Table("PORT")) || ports[0].Port != "Ethernet0" {
+		t.Fatalf("%d ports, first %+v", len(ports), ports[0])
+	}
+	i := slices.IndexFunc(ports, func(p health.SwitchPort) bool { return p.Port == "Ethernet8" })
+	if i < 0 {
+		t.Fatal("no Ethernet8")
+	}
+	p8 := ports[i]
+	if p8.Stats["SAI_PORT_STAT_PFC_3_TX_PKTS"] != 12 || p8.Queues[3]["SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"] != 5 ||
+		p8.Queues[3]["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"] != 1 || p8.PriorityGroups[3]["SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"] != 2 {
+		t.Errorf("Ethernet8 = %+v", p8)
+	}
+	if _, err := SONiC(ctx, c, "leaf1", 3, []string{"Ethernet9999"}); err == nil || !strings.Contains(err.Error(), "has no port Ethernet9999") {
+		t.Errorf("unknown port: %v", err)
+	}
+}
