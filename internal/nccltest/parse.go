@@ -87,6 +87,9 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return "parse all_reduce_perf output: " + e.Msg
+	}
 	return fmt.Sprintf("parse all_reduce_perf output: line %d %q: %s", e.Line, e.Text, e.Msg)
 }
 

@@ -76,7 +76,7 @@ func TestNCCLTestWithoutNCCLTests(t *testing.T) {
   binary = "/opt/nccl-tests/build/all_reduce_perf"
 }
 `, twinAddress(t, fleet, "cx7")),
-			ExpectError: regexp.MustCompile(`(?s)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*not found.*Install nccl-tests`),
+			ExpectError: regexp.MustCompile(`(?s)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*No such file or\s+directory.*Install nccl-tests`),
 		}},
 	})
 }
