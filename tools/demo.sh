@@ -123,6 +123,56 @@ grep -q 'Resource precondition failed' "$work/bad.txt" || {
 echo "Error: Resource precondition failed (module.pod.roce_switch_qos, provider::roce::ecn_pfc_findings):"
 awk '/^error: /{p=1} p&&/^$/{exit} p' "$work/bad.txt"
 
+# The twins carry RoCE traffic on priority 3 over the SONiC leaf's cables (roce-twin traffic
+# lists them); the checks sample it.
+checks='checks={fabric_health=true,interval_seconds=3,nccl_test=true,min_busbw_gbps=300}'
+step "fabric health and an NCCL all_reduce_perf across the 4 hosts (the module's checks, on the live traffic)"
+t=$SECONDS
+if ! tf apply -refresh-only -auto-approve -input=false -var "$checks" >"$work/checks.txt" 2>&1; then
+	show "$work/checks.txt" 80
+	fail "refresh with the checks"
+fi
+tf output -json fabric_health >"$work/health.json"
+tf output -json nccl_test >"$work/nccl.json"
+python3 - "$work/health.json" "$work/nccl.json" <<'PY'
+import json, sys
+h, n = (json.load(open(p)) for p in sys.argv[1:])
+print(f"fabric health: ok={h['ok']} over {h['seconds']:.1f} s" + "".join("\n  " + f for f in h["failures"]))
+print(f"NCCL test: ok={n['ok']} bus bandwidth {n['busbw_gbps']:.1f} GB/s over {n['network']}" + "".join("\n  " + f for f in n["failures"]))
+PY
+echo "($((SECONDS - t)) s)"
+[ "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ok"])' "$work/health.json")" = True ] || fail "the fabric is not healthy on a correct configuration"
+
+step "break DCQCN's notification point on one NIC of gpu1: the check names it"
+"$roce_twin" traffic --state-dir "$fabric" | head -n 4
+read -r _ host rdma netdev < <("$roce_twin" traffic --state-dir "$fabric" | grep -m1 $'\tgpu1 ' | tr '\t' ' ')
+netdev=${netdev#(}
+netdev=${netdev%)}
+python3 - "$fabric/endpoints.json" "$host" "$netdev" <<'PY' >"$work/ssh.txt"
+import json, sys
+ep = json.load(open(sys.argv[1]))
+h = next(x for x in ep["hosts"] if x["name"] == sys.argv[2])
+print(h["port"], h["private_key_file"], h["known_hosts_file"])
+PY
+read -r port key known <"$work/ssh.txt"
+ssh -q -p "$port" -i "$key" -o UserKnownHostsFile="$known" -o BatchMode=yes root@127.0.0.1 \
+	"echo 0 > /sys/class/net/$netdev/ecn/roce_np/enable/3"
+echo "on $host: echo 0 > /sys/class/net/$netdev/ecn/roce_np/enable/3"
+if ! tf apply -refresh-only -auto-approve -input=false -var "$checks" >"$work/broken.txt" 2>&1; then
+	show "$work/broken.txt" 80
+	fail "refresh with the broken NIC"
+fi
+grep -h 'Warning: Check block assertion failed' "$work/broken.txt" | sort -u
+tf output -json fabric_health >"$work/health.json"
+python3 - "$work/health.json" "127.0.0.1:$port $rdma:1 ($netdev)" <<'PY' || fail "the fabric health check did not name $host $rdma"
+import json, sys
+h = json.load(open(sys.argv[1]))
+named = [f for f in h["failures"] if f.startswith("ecn_cnp " + sys.argv[2])]
+for f in h["failures"]:
+    print("  " + f)
+sys.exit(0 if named and not h["ok"] else 1)
+PY
+
 step "roce-twin down"
 "$roce_twin" down --state-dir "$fabric"
 

@@ -38,4 +38,6 @@ module "pod" {
     ofed      = var.ofed
     gpudirect = "auto"
   }
+
+  checks = var.checks
 }

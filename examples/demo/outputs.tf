@@ -44,3 +44,13 @@ output "summary" {
     flatten([for name, p in module.pod.preflight : [for f in p.failures : "  ${name}: ${f}"]]),
   ))
 }
+
+output "fabric_health" {
+  description = "The fabric health verdict, when var.checks.fabric_health is on."
+  value       = module.pod.fabric_health
+}
+
+output "nccl_test" {
+  description = "The NCCL test verdict, when var.checks.nccl_test is on."
+  value       = module.pod.nccl_test
+}

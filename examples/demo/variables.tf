@@ -68,3 +68,14 @@ variable "pfc_pause_threshold_bytes" {
   type        = number
   default     = 256000
 }
+
+variable "checks" {
+  description = "Fabric health and NCCL test checks (the module's var.checks); make demo turns them on after the apply."
+  type = object({
+    fabric_health    = optional(bool, false)
+    interval_seconds = optional(number, 5)
+    nccl_test        = optional(bool, false)
+    min_busbw_gbps   = optional(number)
+  })
+  default = {}
+}

@@ -32,7 +32,7 @@ func newHealthFabric(t *testing.T) *healthFabric {
 	f := &healthFabric{sw: newSwitchFixture(t, switchtwin.Options{}),
 		fleet: podFleet(t, hosttwin.HostSpec{Name: "gpu1", Profile: "cx7"}, hosttwin.HostSpec{Name: "gpu2", Profile: "cx7"})}
 	var err error
-	f.model, err = traffic.Cable(f.fleet, map[string]*switchtwin.Twin{"leaf1": f.sw.twin}, 3)
+	f.model, err = traffic.Cable(f.fleet, []traffic.Switch{{Name: "leaf1", Twin: f.sw.twin}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,27 +197,4 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 			},
 		},
 	})
-}
-
-func TestFabricHealthRefusesBadInput(t *testing.T) {
-	for _, tc := range []struct{ body, want string }{
-		{`switches = []
-  hosts = []`, "Nothing to Sample"},
-		{`hosts = ["h1"]
-  priority = 8`, "priority is 8; an 802.1p priority is 0-7"},
-		{`hosts = ["h1"]
-  interval_seconds = 0`, "interval_seconds is 0"},
-		{`hosts = ["h1", "h1"]`, `hosts\[0\] and hosts\[1\] are both "h1"`},
-	} {
-		t.Run(strings.Fields(tc.want)[0], func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      "data \"roce_fabric_health\" \"f\" {\n  " + tc.body + "\n}\n",
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
-		})
-	}
 }

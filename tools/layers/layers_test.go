@@ -42,7 +42,7 @@ var allowed = map[string][]string{
 	"internal/twin/traffic":     {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
 	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
-	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/twinvars"},
+	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
 	"tools/layers":              {},
 	"tools/release":             {},
 }

@@ -7,14 +7,22 @@
 //	                                 [--buffer-model traditional|dynamic]
 //	                                 [--switch-os sonic[,cumulus...]] [--cumulus-release 5.12]
 //	                                 [--hosts M] [--profile cx7[,rocky9...]] [--tfvars FILE]
-//	roce-twin reboot --state-dir DIR NAME
-//	roce-twin down   --state-dir DIR
+//	roce-twin reboot  --state-dir DIR NAME
+//	roce-twin traffic --state-dir DIR [--drop SWITCH/PORT] [--storm SWITCH/PORT] [--clear]
+//	roce-twin down    --state-dir DIR
 //
 // up starts the twins in a background process and writes DIR/endpoints.json with, for each
 // switch, its name, address, username, password and ca_file, and for each host its name,
 // address, port, user, private_key_file, known_hosts_file and profile (plus one "ssh" login
 // that reaches every host); reboot resets a host's
-// hardware state as a power cycle would; down stops everything. All switch twins of one
+// hardware state as a power cycle would; down stops everything.
+//
+// With hosts and SONiC switches, the twins carry RoCE traffic on priority 3 (internal/twin/
+// traffic): the hosts' ports are cabled rail by rail to the SONiC switches' ports, and every
+// 200 ms the switches' COUNTERS_DB and the NICs' hw_counters and ethtool -S move as the
+// configuration makes them (ECN marks, CNPs, pauses, drops). traffic prints the cabling;
+// --drop makes a switch port's lossless queue drop, --storm makes the host behind it send a
+// PFC storm, --clear ends both. All switch twins of one
 // fabric share one generated password, so one provider gnmi block reaches them all.
 //
 // With --tfvars FILE, up also writes FILE (name it terraform.tfvars.json in the root module's
@@ -72,6 +80,9 @@ func run(args []string) error {
 	fs.IntVar(&o.ports, "ports", 0, "front-panel ports per switch (0: the twin's default)")
 	fs.IntVar(&o.hosts, "hosts", 0, "number of ConnectX/GPU host twins (needs root)")
 	fs.StringVar(&o.tfvars, "tfvars", "", "also write the fabric as Terraform variables (switches, hosts, gnmi, ssh, ofed) to this terraform.tfvars.json")
+	fs.StringVar(&o.drop, "drop", "", "traffic: make this switch port's lossless queue drop (SWITCH/PORT, e.g. leaf1/Ethernet0)")
+	fs.StringVar(&o.storm, "storm", "", "traffic: make the host behind this switch port send a PFC storm (SWITCH/PORT)")
+	fs.BoolVar(&o.clearFaults, "clear", false, "traffic: end every --drop and --storm")
 	fs.StringVar(&o.profile, "profile", "cx7", "hardware profile of the host twins, or a comma-separated list the hosts take in turn (cx7, cx8, gid-index-5, nccl-2.19, port-down, inbox, mlnx, lockdown, peermem-wrong-order, dmabuf, vf, rocky9, rocky9-inbox, rocky9-peermem-wrong-order)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -86,13 +97,15 @@ func run(args []string) error {
 		return down(o.stateDir)
 	case "serve":
 		return serve(o)
+	case "traffic":
+		return trafficCommand(o.stateDir, o.drop, o.storm, o.clearFaults)
 	case "reboot":
 		if fs.NArg() != 1 {
 			return errors.New("usage: roce-twin reboot --state-dir DIR NAME")
 		}
 		return reboot(o.stateDir, fs.Arg(0))
 	}
-	return fmt.Errorf("unknown command %q: use up, reboot or down", args[0])
+	return fmt.Errorf("unknown command %q: use up, reboot, traffic or down", args[0])
 }
 
 type options struct {
@@ -107,4 +120,6 @@ type options struct {
 	hosts          int
 	profile        string
 	tfvars         string
+	drop, storm    string
+	clearFaults    bool
 }

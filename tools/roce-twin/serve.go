@@ -47,6 +47,18 @@ func serve(o options) error {
 		}()
 		ep.Hosts = fleet.Hosts()
 		ep.SSH = &twinvars.FleetSSH{User: "root", PrivateKeyFile: fleet.UserKeyFile(), KnownHostsFile: fleet.KnownHostsFile()}
+		ctx, cancel := context.WithCancel(context.Background())
+		done, err := startTraffic(ctx, o.stateDir, switches, fleet)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("traffic: %w", err)
+		}
+		defer func() {
+			cancel()
+			if err := <-done; err != nil {
+				fmt.Fprintln(os.Stderr, "traffic:", err)
+			}
+		}()
 	}
 	if o.tfvars != "" {
 		v, err := twinvars.New(ep)

@@ -154,3 +154,44 @@ data "roce_gdr_preflight" "node" {
 
   depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node]
 }
+
+# Proof that the pod is lossless and fast, once everything above is applied (var.checks).
+# Cumulus leaves are not sampled: the provider reads switch counters from SONiC's COUNTERS_DB.
+data "roce_fabric_health" "pod" {
+  count = var.checks.fabric_health ? 1 : 0
+
+  switches         = [for s in var.switches : s.address if s.os != "cumulus"]
+  hosts            = [for h in var.hosts : h.address]
+  priority         = local.rdma.priority
+  interval_seconds = var.checks.interval_seconds
+
+  depends_on = [roce_switch_qos.leaf, roce_nic_dcqcn.node]
+}
+
+data "roce_nccl_test" "pod" {
+  count = var.checks.nccl_test ? 1 : 0
+
+  hosts          = [for h in var.hosts : h.address]
+  mpi_hosts      = [for h in var.hosts : h.name]
+  binary         = var.checks.nccl_binary
+  gpus_per_host  = var.checks.gpus_per_host
+  max_bytes      = var.checks.max_bytes
+  min_busbw_gbps = var.checks.min_busbw_gbps
+  rails          = var.nics_per_host
+
+  depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node, roce_switch_qos.leaf]
+}
+
+check "fabric_lossless" {
+  assert {
+    condition     = length(data.roce_fabric_health.pod) == 0 || data.roce_fabric_health.pod[0].ok
+    error_message = join("\n", try(data.roce_fabric_health.pod[0].failures, []))
+  }
+}
+
+check "nccl_bandwidth" {
+  assert {
+    condition     = length(data.roce_nccl_test.pod) == 0 || data.roce_nccl_test.pod[0].ok
+    error_message = join("\n", try(data.roce_nccl_test.pod[0].failures, []))
+  }
+}

@@ -196,3 +196,24 @@ variable "policy" {
     error_message = "policy.nccl.cross_nic is 0 (rail-optimised), 1 or 2."
   }
 }
+
+variable "checks" {
+  description = <<-EOT
+    Proof that the pod works, as `check` blocks (warnings on plan and apply, never a failed
+    run): `fabric_health` samples every SONiC leaf's and every host's counters
+    `interval_seconds` apart (run it while traffic flows) and names each port or NIC at fault;
+    `nccl_test` runs nccl-tests' all_reduce_perf across every host (mpirun from the first) and
+    judges its bus bandwidth against `min_busbw_gbps`. Both are off by default: they take time
+    on every plan.
+  EOT
+  type = object({
+    fabric_health    = optional(bool, false)
+    interval_seconds = optional(number, 5)
+    nccl_test        = optional(bool, false)
+    nccl_binary      = optional(string, "all_reduce_perf")
+    gpus_per_host    = optional(number, 8)
+    max_bytes        = optional(string, "1G")
+    min_busbw_gbps   = optional(number)
+  })
+  default = {}
+}

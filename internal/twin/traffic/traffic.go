@@ -62,28 +62,35 @@ const (
 	retransmitsPerDrops = 1
 )
 
-// Cable connects every RDMA port of the fleet's hosts to a switch port: host
-// ports in name order, spread over the switches in turn, each on the next
-// free port of its switch in port order.
-func Cable(fleet *hosttwin.Fleet, switches map[string]*switchtwin.Twin, priority int) (*Model, error) {
+// Switch is a switch twin and the name it goes by in the model's faults.
+type Switch struct {
+	Name string
+	Twin *switchtwin.Twin
+}
+
+// Cable connects the fleet's RDMA ports to the switches' ports rail by rail, as a
+// rail-optimised pod is wired: every host's first port (in netdev order), then every host's
+// second, and so on, each on the next switch in turn and on that switch's next free port
+// (SONiC's port order). Ports left over when the switches' ports run out stay uncabled and
+// carry no traffic; Links lists what was cabled.
+func Cable(fleet *hosttwin.Fleet, switches []Switch, priority int) (*Model, error) {
 	if priority < 0 || priority > 7 {
 		return nil, fmt.Errorf("traffic: priority %d is not 0-7", priority)
 	}
-	names := slices.Sorted(maps.Keys(switches))
-	if len(names) == 0 {
+	if len(switches) == 0 {
 		return nil, errors.New("traffic: no switches")
 	}
-	free := map[string][]string{}
-	for _, n := range names {
-		free[n] = switchPorts(switches[n])
+	free := make([][]string, len(switches))
+	for i, sw := range switches {
+		free[i] = switchPorts(sw.Twin)
 	}
 	var hosts []string
 	for _, h := range fleet.Hosts() {
 		hosts = append(hosts, h.Name)
 	}
 	slices.Sort(hosts)
-	m := &Model{fleet: fleet, priority: priority, drops: map[string]bool{}, storms: map[string]bool{}}
-	next := 0
+	ports := map[string][]hostprofile.PortConfig{}
+	rails := 0
 	for _, h := range hosts {
 		root, err := fleet.Root(h)
 		if err != nil {
@@ -93,14 +100,24 @@ func Cable(fleet *hosttwin.Fleet, switches map[string]*switchtwin.Twin, priority
 		if err != nil {
 			return nil, fmt.Errorf("traffic: host %s: %w", h, err)
 		}
-		for _, pc := range pcs {
-			sw := names[next%len(names)]
-			next++
-			if len(free[sw]) == 0 {
-				return nil, fmt.Errorf("traffic: switch %s has no free port for %s %s", sw, h, pc.Netdev)
+		ports[h] = pcs
+		rails = max(rails, len(pcs))
+	}
+	m := &Model{fleet: fleet, priority: priority, drops: map[string]bool{}, storms: map[string]bool{}}
+	next := 0
+	for rail := range rails {
+		for _, h := range hosts {
+			if rail >= len(ports[h]) {
+				continue
 			}
-			m.links = append(m.links, Link{Switch: switches[sw], SwitchName: sw, Port: free[sw][0], Host: h, Netdev: pc.Netdev, RDMA: pc.RDMA})
-			free[sw] = free[sw][1:]
+			i := next % len(switches)
+			next++
+			if len(free[i]) == 0 {
+				continue
+			}
+			pc := ports[h][rail]
+			m.links = append(m.links, Link{Switch: switches[i].Twin, SwitchName: switches[i].Name, Port: free[i][0], Host: h, Netdev: pc.Netdev, RDMA: pc.RDMA})
+			free[i] = free[i][1:]
 		}
 	}
 	return m, nil

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -79,32 +78,6 @@ func TestNCCLTestWithoutNCCLTests(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*No such file or\s+directory.*Install nccl-tests`),
 		}},
 	})
-}
-
-func TestNCCLTestRefusesBadInput(t *testing.T) {
-	for _, tc := range []struct{ body, want string }{
-		{`hosts = ["h1", "h2"]
-  mpi_hosts = ["a"]`, "mpi_hosts has 1 names and hosts 2 addresses"},
-		{`hosts = ["h1"]
-  max_bytes = "8GB"`, `max_bytes is "8GB"; nccl-tests takes a whole number`},
-		{`hosts = ["h1"]
-  step_factor = 1`, "step_factor is 1; it takes 2-1024"},
-		{`hosts = ["h1"]
-  env = { "NCCL-IB" = "1" }`, `env key "NCCL-IB" is not a variable name`},
-		{`hosts = ["h1"]
-  min_busbw_gbps = -1`, "min_busbw_gbps is -1"},
-	} {
-		t.Run(strings.Fields(tc.want)[0], func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:      "data \"roce_nccl_test\" \"t\" {\n  " + tc.body + "\n}\n",
-					PlanOnly:    true,
-					ExpectError: regexp.MustCompile(tc.want),
-				}},
-			})
-		})
-	}
 }
 
 // checkAttrFloatAtLeast checks that a number attribute is at least lo.
