@@ -374,6 +374,8 @@ hosts    = []`,
 		summary: "Nothing to Sample", detail: "switches and hosts are both empty"},
 
 	// roce_nccl_test: what all_reduce_perf or mpirun would refuse.
+	{where: "roce_nccl_test", attr: "hosts", hcl: `hosts = []`,
+		summary: "No Hosts", detail: "hosts is empty: list the SSH addresses of the hosts to test"},
 	{where: "roce_nccl_test", attr: "mpi_hosts", hcl: `mpi_hosts = ["a", "b"]`,
 		summary: "Mismatched Host Lists", detail: "mpi_hosts has 2 names and hosts 1 addresses"},
 	{where: "roce_nccl_test", attr: "max_bytes", hcl: `max_bytes = "8GB"`,

@@ -34,8 +34,8 @@ type fabricHealthDataSource struct {
 }
 
 type fabricHealthModel struct {
-	Switches        []types.String     `tfsdk:"switches"`
-	Hosts           []types.String     `tfsdk:"hosts"`
+	Switches        types.List         `tfsdk:"switches"`
+	Hosts           types.List         `tfsdk:"hosts"`
 	Priority        types.Int64        `tfsdk:"priority"`
 	IntervalSeconds types.Int64        `tfsdk:"interval_seconds"`
 	RequireTraffic  types.Bool         `tfsdk:"require_traffic"`
@@ -146,7 +146,8 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.Switches != nil && m.Hosts != nil && len(m.Switches) == 0 && len(m.Hosts) == 0 {
+	switches, hosts := knownStrings(m.Switches), knownStrings(m.Hosts)
+	if isSet(m.Switches) && isSet(m.Hosts) && len(switches) == 0 && len(hosts) == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
 			"switches and hosts are both empty: list the SONiC switches (gNMI addresses) and the hosts (SSH addresses) whose counters should be judged.")
 	}
@@ -158,7 +159,7 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 		resp.Diagnostics.AddAttributeError(path.Root("interval_seconds"), "Value Out of Range",
 			fmt.Sprintf("interval_seconds is %d; the samples are 1-%d seconds apart: set a few seconds while traffic runs (10 is the default).", v.ValueInt64(), maxHealthInterval))
 	}
-	for attr, list := range map[string][]types.String{"switches": m.Switches, "hosts": m.Hosts} {
+	for attr, list := range map[string][]types.String{"switches": switches, "hosts": hosts} {
 		seen := map[string]int{}
 		for i, v := range list {
 			if !isSet(v) {
@@ -179,7 +180,7 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(m.Switches) == 0 && len(m.Hosts) == 0 {
+	if len(knownStrings(m.Switches)) == 0 && len(knownStrings(m.Hosts)) == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
 			"switches and hosts are both empty or unset: list the SONiC switches (gNMI addresses) and the hosts (SSH addresses) whose counters should be judged.")
 		return
@@ -245,7 +246,7 @@ type hostTarget struct {
 func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sampler, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	s := &sampler{priority: priority}
-	for i, v := range m.Switches {
+	for i, v := range knownStrings(m.Switches) {
 		cfg, err := d.data.gnmiConfig(v.ValueString(), nil)
 		if err != nil {
 			diags.AddAttributeError(path.Root("switches").AtListIndex(i), "Invalid gNMI Settings",
@@ -262,7 +263,7 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
 		}})
 	}
-	for i, v := range m.Hosts {
+	for i, v := range knownStrings(m.Hosts) {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
 		client, err := d.data.hostClient(address)
 		if err != nil {
@@ -332,10 +333,7 @@ func sortSample(s *health.Sample) {
 
 func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict) {
 	var ids []string
-	for _, v := range m.Switches {
-		ids = append(ids, v.ValueString())
-	}
-	for _, v := range m.Hosts {
+	for _, v := range append(knownStrings(m.Switches), knownStrings(m.Hosts)...) {
 		ids = append(ids, v.ValueString())
 	}
 	m.ID = types.StringValue(strings.Join(ids, ","))
@@ -390,4 +388,19 @@ func addNonZero(dst map[string]int64, c health.Counters) {
 			dst[k] = int64(min(v, 1<<63-1))
 		}
 	}
+}
+
+// knownStrings returns the elements of a list of strings; none while it is null or unknown
+// (a module's input at validate time).
+func knownStrings(l types.List) []types.String {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []types.String
+	for _, e := range l.Elements() {
+		if s, ok := e.(types.String); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -30,18 +30,18 @@ type ncclTestDataSource struct {
 }
 
 type ncclTestModel struct {
-	Hosts          []types.String      `tfsdk:"hosts"`
-	MPIHosts       []types.String      `tfsdk:"mpi_hosts"`
+	Hosts          types.List          `tfsdk:"hosts"`
+	MPIHosts       types.List          `tfsdk:"mpi_hosts"`
 	GPUsPerHost    types.Int64         `tfsdk:"gpus_per_host"`
 	Binary         types.String        `tfsdk:"binary"`
 	MPIRun         types.String        `tfsdk:"mpirun"`
-	MPIArgs        []types.String      `tfsdk:"mpi_args"`
+	MPIArgs        types.List          `tfsdk:"mpi_args"`
 	MinBytes       types.String        `tfsdk:"min_bytes"`
 	MaxBytes       types.String        `tfsdk:"max_bytes"`
 	StepFactor     types.Int64         `tfsdk:"step_factor"`
 	Iterations     types.Int64         `tfsdk:"iterations"`
 	Check          types.Bool          `tfsdk:"check"`
-	Env            map[string]string   `tfsdk:"env"`
+	Env            types.Map           `tfsdk:"env"`
 	MinBusBWGBps   types.Float64       `tfsdk:"min_busbw_gbps"`
 	Rails          types.Int64         `tfsdk:"rails"`
 	RequireGDR     types.Bool          `tfsdk:"require_gdr"`
@@ -156,15 +156,16 @@ func (d *ncclTestDataSource) Configure(_ context.Context, req datasource.Configu
 func (m ncclTestModel) run() nccltest.Run {
 	r := nccltest.Run{GPUsPerHost: defaultNCCLTestGPUs, Binary: defaultNCCLTestBinary, MPIRun: defaultMPIRun,
 		MinBytes: defaultNCCLTestMin, MaxBytes: defaultNCCLTestMax, StepFactor: defaultNCCLTestStep, Iterations: defaultNCCLTestIters,
-		Check: true, Env: m.Env}
-	for i, h := range m.Hosts {
+		Check: true, Env: knownStringMap(m.Env)}
+	mpiHosts := knownStrings(m.MPIHosts)
+	for i, h := range knownStrings(m.Hosts) {
 		name := nccltest.MPIHost(h.ValueString())
-		if i < len(m.MPIHosts) && isSet(m.MPIHosts[i]) {
-			name = m.MPIHosts[i].ValueString()
+		if i < len(mpiHosts) && isSet(mpiHosts[i]) {
+			name = mpiHosts[i].ValueString()
 		}
 		r.Hosts = append(r.Hosts, name)
 	}
-	for _, a := range m.MPIArgs {
+	for _, a := range knownStrings(m.MPIArgs) {
 		r.MPIArgs = append(r.MPIArgs, a.ValueString())
 	}
 	setInt := func(dst *int, v types.Int64) {
@@ -193,9 +194,13 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if m.MPIHosts != nil && m.Hosts != nil && len(m.MPIHosts) != len(m.Hosts) {
+	if isSet(m.Hosts) && len(m.Hosts.Elements()) == 0 {
+		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "No Hosts",
+			"hosts is empty: list the SSH addresses of the hosts to test; the first one launches the run.")
+	}
+	if isSet(m.MPIHosts) && isSet(m.Hosts) && len(m.MPIHosts.Elements()) != len(m.Hosts.Elements()) {
 		resp.Diagnostics.AddAttributeError(path.Root("mpi_hosts"), "Mismatched Host Lists",
-			fmt.Sprintf("mpi_hosts has %d names and hosts %d addresses: give one mpirun name per host, in the same order, or leave mpi_hosts unset.", len(m.MPIHosts), len(m.Hosts)))
+			fmt.Sprintf("mpi_hosts has %d names and hosts %d addresses: give one mpirun name per host, in the same order, or leave mpi_hosts unset.", len(m.MPIHosts.Elements()), len(m.Hosts.Elements())))
 	}
 	for _, a := range []struct {
 		name string
@@ -225,7 +230,7 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 				fmt.Sprintf("%s is %q; nccl-tests takes a whole number of bytes with an optional K, M or G suffix, e.g. \"8\", \"1M\" or \"8G\".", name, v.ValueString()))
 		}
 	}
-	for k := range m.Env {
+	for k := range knownStringMap(m.Env) {
 		if !nccltest.ValidEnvName(k) {
 			resp.Diagnostics.AddAttributeError(path.Root("env"), "Invalid Variable Name",
 				fmt.Sprintf("env key %q is not a variable name (letters, digits and _, not starting with a digit): mpirun -x and the shell take no other.", k))
@@ -245,7 +250,8 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Invalid NCCL Test", err.Error()+".")
 		return
 	}
-	address := joinDefaultPort(m.Hosts[0].ValueString(), d.data.settings.SSH.Port)
+	hosts := knownStrings(m.Hosts)
+	address := joinDefaultPort(hosts[0].ValueString(), d.data.settings.SSH.Port)
 	client, err := d.data.hostClient(address)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Invalid SSH Settings",
@@ -289,7 +295,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 			Detail: fmt.Sprintf("%s exited %d", run.Binary, res.ExitStatus), Remedy: "read the run's last lines for the error:\n" + lastLines(out, 8)})
 	}
 	var ids []string
-	for _, h := range m.Hosts {
+	for _, h := range hosts {
 		ids = append(ids, h.ValueString())
 	}
 	m.ID = types.StringValue(strings.Join(ids, ","))
@@ -316,4 +322,19 @@ func lastLines(out string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// knownStringMap returns a map of strings' entries; none while it is null or unknown. An
+// unknown value inside is left out: validation waits for it.
+func knownStringMap(m types.Map) map[string]string {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	out := map[string]string{}
+	for k, e := range m.Elements() {
+		if s, ok := e.(types.String); ok && isSet(s) {
+			out[k] = s.ValueString()
+		}
+	}
+	return out
 }

@@ -41,3 +41,29 @@ resource "roce_switch_qos" "leaf" {
 		}},
 	})
 }
+
+// TestFabricHealthListsUnknownAtValidate passes the targets through a value known only after
+// apply, as a module's inputs are while Terraform validates it: validation waits, the read at
+// apply samples them.
+func TestFabricHealthListsUnknownAtValidate(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: f.config(`
+resource "terraform_data" "fabric" {
+  input = { switches = [%q] }
+}
+
+data "roce_fabric_health" "f" {
+  switches         = terraform_data.fabric.output.switches
+  interval_seconds = 1
+  require_traffic  = false
+}
+`, f.addr),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.roce_fabric_health.f", tfjsonpath.New("ok"), knownvalue.Bool(true)),
+			},
+		}},
+	})
+}
