@@ -184,14 +184,14 @@ data "roce_nccl_test" "pod" {
 
 check "fabric_lossless" {
   assert {
-    condition     = length(data.roce_fabric_health.pod) == 0 || data.roce_fabric_health.pod[0].ok
-    error_message = join("\n", try(data.roce_fabric_health.pod[0].failures, []))
+    condition     = alltrue([for d in data.roce_fabric_health.pod : d.ok])
+    error_message = join("\n", flatten([for d in data.roce_fabric_health.pod : d.failures]))
   }
 }
 
 check "nccl_bandwidth" {
   assert {
-    condition     = length(data.roce_nccl_test.pod) == 0 || data.roce_nccl_test.pod[0].ok
-    error_message = join("\n", try(data.roce_nccl_test.pod[0].failures, []))
+    condition     = alltrue([for d in data.roce_nccl_test.pod : d.ok])
+    error_message = join("\n", flatten([for d in data.roce_nccl_test.pod : d.failures]))
   }
 }

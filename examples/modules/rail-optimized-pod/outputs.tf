@@ -76,19 +76,19 @@ output "hosts" {
 
 output "fabric_health" {
   description = "The fabric health verdict (var.checks.fabric_health): ok, the failures with their remedies, and the seconds sampled; null when off."
-  value = length(data.roce_fabric_health.pod) == 0 ? null : {
-    ok       = data.roce_fabric_health.pod[0].ok
-    failures = data.roce_fabric_health.pod[0].failures
-    seconds  = data.roce_fabric_health.pod[0].seconds
-  }
+  value = one([for d in data.roce_fabric_health.pod : {
+    ok       = d.ok
+    failures = d.failures
+    seconds  = d.seconds
+  }])
 }
 
 output "nccl_test" {
   description = "The NCCL test verdict (var.checks.nccl_test): ok, bus bandwidth at the largest size, the network NCCL used and the failures; null when off."
-  value = length(data.roce_nccl_test.pod) == 0 ? null : {
-    ok         = data.roce_nccl_test.pod[0].ok
-    busbw_gbps = data.roce_nccl_test.pod[0].busbw_gbps
-    network    = data.roce_nccl_test.pod[0].network
-    failures   = data.roce_nccl_test.pod[0].failures
-  }
+  value = one([for d in data.roce_nccl_test.pod : {
+    ok         = d.ok
+    busbw_gbps = d.busbw_gbps
+    network    = d.network
+    failures   = d.failures
+  }])
 }
