@@ -14,13 +14,22 @@ func fabric(at time.Time, port, queue, pg Counters, eth, rdma Counters) Sample {
 	}
 }
 
-// healthy is what a working fabric does in ten seconds.
+// healthy is what a working fabric does in ten seconds. Both samples hold every counter the
+// faults below raise, as a real port's hashes do.
 func healthy() (Sample, Sample) {
 	t0 := time.Unix(1000, 0)
-	zero := fabric(t0, Counters{SwitchPFCTx(3): 0}, Counters{QueuePackets: 0, QueueECNMarked: 0}, Counters{PGDropped: 0},
-		Counters{HostPackets(3): 0, HostPauseRx(3): 0}, Counters{CNPSent: 0, ECNMarkedReceived: 0, CNPHandled: 0})
-	later := fabric(t0.Add(10*time.Second), Counters{SwitchPFCTx(3): 40}, Counters{QueuePackets: 100000, QueueECNMarked: 2000}, Counters{PGDropped: 0},
-		Counters{HostPackets(3): 100000, HostPauseRx(3): 40}, Counters{CNPSent: 1000, ECNMarkedReceived: 2000, CNPHandled: 1000})
+	port := func(pfc3 uint64) Counters { return Counters{SwitchPFCTx(3): pfc3, SwitchPFCRx(4): 0} }
+	queue := func(pkts, marks uint64) Counters {
+		return Counters{QueuePackets: pkts, QueueECNMarked: marks, QueueDropped: 0, QueueWREDDropped: 0, WatchdogDetected: 0, WatchdogRestored: 0}
+	}
+	eth := func(pkts, pause uint64) Counters {
+		return Counters{HostPackets(3): pkts, HostPauseRx(3): pause, HostDiscards(3): 0, PauseStormWarnings: 0, "tx_global_pause": 0}
+	}
+	rdma := func(cnp, marks uint64) Counters {
+		return Counters{CNPSent: cnp, ECNMarkedReceived: marks, CNPHandled: cnp, CNPIgnored: 0, OutOfSequence: 0}
+	}
+	zero := fabric(t0, port(0), queue(0, 0), Counters{PGDropped: 0}, eth(0, 0), rdma(0, 0))
+	later := fabric(t0.Add(10*time.Second), port(40), queue(100000, 2000), Counters{PGDropped: 0}, eth(100000, 40), rdma(1000, 2000))
 	return zero, later
 }
 
@@ -96,6 +105,25 @@ func TestMarksWithoutMarkedReceivers(t *testing.T) {
 	v, ok := failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))[checkECNToCNP]
 	if !ok || v.Target != "" || !strings.Contains(v.Detail, "no sampled NIC received a marked RoCE packet") {
 		t.Errorf("verdict = %+v", v)
+	}
+}
+
+func TestDiffLeavesOutCountersOnlyInOneSample(t *testing.T) {
+	a, b := healthy()
+	delete(a.Hosts[0].Ethtool, HostPauseRx(3)) // PFC turned on between the samples: the counter appears with its history
+	b.Hosts = append(b.Hosts, HostPort{Host: "gpu9:22", Device: "mlx5_0", Port: 1, RDMA: Counters{OutOfSequence: 7}})
+	d := Diff(a, b)
+	if _, ok := d.Hosts[0].Ethtool[HostPauseRx(3)]; ok || len(d.Hosts) != 1 {
+		t.Errorf("delta %+v", d.Hosts)
+	}
+}
+
+func TestDiffUnwraps32BitCounters(t *testing.T) {
+	a, b := healthy()
+	a.Hosts[0].RDMA[OutOfSequence], b.Hosts[0].RDMA[OutOfSequence] = 1<<32-5, 3
+	d := Diff(a, b)
+	if d.Hosts[0].RDMA[OutOfSequence] != 8 || len(d.Reset) != 0 {
+		t.Errorf("delta %d, reset %v", d.Hosts[0].RDMA[OutOfSequence], d.Reset)
 	}
 }
 

@@ -69,8 +69,12 @@ type Delta struct {
 	Reset []string
 }
 
-// Diff returns the increases from before to after. An object only in after
-// counts from zero; one only in before is left out.
+// Diff returns the increases from before to after, of the counters both samples hold. A
+// counter or an object only in after is left out rather than counted from zero: mlx5 lists a
+// priority's pause counters only while PFC is on for it, with their whole history, so one that
+// appears between the samples has no increase to tell. A 32-bit counter (mlx5's Q counters,
+// drivers/infiniband/hw/mlx5/counters.c) that went from its upper half to below its earlier
+// value wrapped; any other that went backwards was cleared (see Reset).
 func Diff(before, after Sample) Delta {
 	d := Delta{Seconds: after.Taken.Sub(before.Taken).Seconds()}
 	prevSw := map[string]SwitchPort{}
@@ -78,7 +82,10 @@ func Diff(before, after Sample) Delta {
 		prevSw[p.Switch+"/"+p.Port] = p
 	}
 	for _, p := range after.Switches {
-		prev := prevSw[p.Switch+"/"+p.Port]
+		prev, ok := prevSw[p.Switch+"/"+p.Port]
+		if !ok {
+			continue
+		}
 		name := p.Switch + " " + p.Port
 		out := SwitchPort{Switch: p.Switch, Port: p.Port, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{}, Stormed: p.Stormed}
 		for q, c := range p.Queues {
@@ -95,7 +102,10 @@ func Diff(before, after Sample) Delta {
 		prevHost[p.Host+"/"+p.Subject()] = p
 	}
 	for _, p := range after.Hosts {
-		prev := prevHost[p.Host+"/"+p.Subject()]
+		prev, ok := prevHost[p.Host+"/"+p.Subject()]
+		if !ok {
+			continue
+		}
 		name := p.Host + " " + p.Subject()
 		out := p
 		out.Ethtool = d.counters(name, prev.Ethtool, p.Ethtool)
@@ -109,16 +119,25 @@ func Diff(before, after Sample) Delta {
 func (d *Delta) counters(object string, before, after Counters) Counters {
 	out := make(Counters, len(after))
 	for k, v := range after {
-		b := before[k]
-		if v < b {
+		b, ok := before[k]
+		switch {
+		case !ok:
+		case v >= b:
+			out[k] = v - b
+		case counters32[k] && b >= 1<<31 && b < 1<<32:
+			out[k] = v + 1<<32 - b
+		default:
 			d.Reset = append(d.Reset, object+" "+k)
 			out[k] = v
-			continue
 		}
-		out[k] = v - b
 	}
 	return out
 }
+
+// counters32 are the hw_counters mlx5 reads as 32 bits (the Q counters), which wrap.
+var counters32 = map[string]bool{"out_of_sequence": true, "packet_seq_err": true, "local_ack_timeout_err": true,
+	"rnr_nak_retry_err": true, "implied_nak_seq_err": true, "duplicate_request": true, "out_of_buffer": true,
+	"roce_adp_retrans": true, "roce_adp_retrans_to": true, "roce_slow_restart": true}
 
 // Sum adds the named counter over cs.
 func Sum(name string, cs ...Counters) uint64 {

@@ -44,6 +44,22 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // ValidSize reports whether s is a message size all_reduce_perf takes.
 func ValidSize(s string) bool { return sizeRE.MatchString(s) }
 
+// SizeBytes is a valid size in bytes (K, M and G are powers of 1024, as nccl-tests'
+// parsesize reads them).
+func SizeBytes(s string) int64 {
+	mult := int64(1)
+	switch s[len(s)-1] {
+	case 'K', 'k':
+		mult, s = 1<<10, s[:len(s)-1]
+	case 'M', 'm':
+		mult, s = 1<<20, s[:len(s)-1]
+	case 'G', 'g':
+		mult, s = 1<<30, s[:len(s)-1]
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return n * mult
+}
+
 // ValidEnvName reports whether k is a variable name mpirun -x and the shell take.
 func ValidEnvName(k string) bool { return envName.MatchString(k) }
 

@@ -2,6 +2,7 @@ package nccltest
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -28,9 +29,9 @@ type Options struct {
 }
 
 // Judge returns the run's verdicts: it completed, its data checked out, its bus bandwidth at
-// the largest size against the minimum (with the likely cause when short), then the NCCL log's
-// own verdicts (network, GDR, warnings).
-func Judge(r Result, log facts.NCCLLog, o Options) []preflight.Verdict {
+// the largest size against the minimum (with the likely cause when short, from the merged log
+// and each host's lines), then the NCCL log's own verdicts (network, GDR, warnings).
+func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []preflight.Verdict {
 	var vs []preflight.Verdict
 	add := func(check string, ok bool, detail, remedy string) {
 		v := preflight.Verdict{Check: check, Pass: ok, Detail: detail}
@@ -39,22 +40,22 @@ func Judge(r Result, log facts.NCCLLog, o Options) []preflight.Verdict {
 		}
 		vs = append(vs, v)
 	}
-	largest, any := r.Largest()
-	add(CheckCompleted, any && r.Footer, fmt.Sprintf("%d message sizes, footer %v", len(r.Rows), r.Footer),
+	largest, ran := r.Largest()
+	add(CheckCompleted, ran && r.Footer, fmt.Sprintf("%d message sizes, footer %v", len(r.Rows), r.Footer),
 		"the test ended early (no rows, or no \"# Avg bus bandwidth\" footer): read its output for the error — a rank that died, a timeout, or mpirun failing to start it on every host")
 	add(CheckData, dataOK(r), dataDetail(r),
 		"the reduction returned wrong values: a faulty GPU, NVLink, NIC or cable corrupts data; run each host alone (single-node all_reduce_perf -c 1) and with NCCL_ALGO=Ring across pairs of hosts to find it")
 	peak := max(largest.OutOfPlace.BusBW, largest.InPlace.BusBW)
 	detail := fmt.Sprintf("bus bandwidth %.2f GB/s at %d bytes (average over all sizes %g GB/s)", peak, largest.SizeBytes, r.AvgBusBW)
 	switch {
-	case !any:
+	case !ran:
 		add(CheckBusBW, false, "no rows to judge", "run the test to completion")
 	case o.MinBusBWGBps <= 0:
 		add(CheckBusBW, true, detail+"; no minimum set", "")
 	case peak >= o.MinBusBWGBps:
 		add(CheckBusBW, true, fmt.Sprintf("%s, at least the %.2f GB/s asked", detail, o.MinBusBWGBps), "")
 	default:
-		cause, remedy := shortfall(log, o)
+		cause, remedy := shortfall(log, hosts, o)
 		add(CheckBusBW, false, fmt.Sprintf("%s, below the %.2f GB/s asked: %s", detail, o.MinBusBWGBps, cause), remedy)
 	}
 	return append(vs, preflight.CheckNCCLLog(log, o.Preflight)...)
@@ -91,15 +92,19 @@ func dataDetail(r Result) string {
 	return d
 }
 
-// shortfall names the likely cause of a low bus bandwidth from the run's NCCL log.
-func shortfall(l facts.NCCLLog, o Options) (cause, remedy string) {
-	var gdrOff []string
-	for hca, on := range l.GDRByHCA {
-		if !on {
-			gdrOff = append(gdrOff, hca)
+// shortfall names the likely cause of a low bus bandwidth from the run's NCCL log, host by
+// host where the merged log would hide one host among the others.
+func shortfall(l facts.NCCLLog, hosts map[string]HostNet, o Options) (cause, remedy string) {
+	var gdrOff, fewRails []string
+	for _, name := range slices.Sorted(maps.Keys(hosts)) {
+		h := hosts[name]
+		if len(h.GDRDisabled) > 0 {
+			gdrOff = append(gdrOff, name+" ("+strings.Join(h.GDRDisabled, ", ")+")")
+		}
+		if o.Rails > 0 && len(h.HCAs) > 0 && len(h.HCAs) < o.Rails {
+			fewRails = append(fewRails, fmt.Sprintf("%s used %d (%s)", name, len(h.HCAs), strings.Join(h.HCAs, ", ")))
 		}
 	}
-	slices.Sort(gdrOff)
 	switch {
 	case slices.Contains(l.Networks, "Socket"):
 		return "NCCL fell back to its Socket transport (TCP) instead of RDMA",
@@ -108,17 +113,13 @@ func shortfall(l facts.NCCLLog, o Options) (cause, remedy string) {
 		return "the output has no NCCL debug lines to say why",
 			"run with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET (the data source sets them unless env overrides them)"
 	case len(gdrOff) > 0:
-		return "GPU Direct RDMA was off for " + strings.Join(gdrOff, ", ") + ", so every transfer bounced through host memory",
+		return "GPU Direct RDMA was off on " + strings.Join(gdrOff, "; ") + ", so transfers bounced through host memory",
 			"load nvidia-peermem (or use DMA-BUF with the open kernel modules) on every host, and keep NCCL_NET_GDR_LEVEL at PXB or higher; roce_host_bootstrap gpudirect does this"
 	case l.NetChannels > 0 && l.GDRDMAChannels == 0:
 		return "no channel went via GDRDMA, so transfers bounced through host memory",
 			"enable GPU Direct RDMA: nvidia-peermem or DMA-BUF, and a GPU/NIC distance within NCCL_NET_GDR_LEVEL"
-	case o.Rails > 0 && len(l.HCAs) < o.Rails:
-		var names []string
-		for _, h := range l.HCAs {
-			names = append(names, h.Device)
-		}
-		return fmt.Sprintf("NCCL used %d of the %d rails (%s): a rail is down or excluded", len(l.HCAs), o.Rails, strings.Join(names, ", ")),
+	case len(fewRails) > 0:
+		return fmt.Sprintf("a rail is down or excluded: of the %d rails per host, %s", o.Rails, strings.Join(fewRails, "; ")),
 			"bring the missing NIC's port up (ibv_devinfo PORT_ACTIVE), check NCCL_IB_HCA lists every rail, and check the cable and switch port"
 	}
 	return "NCCL used RDMA with GPU Direct on every rail it listed, so the fabric itself is slow",

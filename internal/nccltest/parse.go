@@ -6,6 +6,7 @@ package nccltest
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -53,18 +54,6 @@ type Half struct {
 	Unchecked bool
 }
 
-// PeakBusBW returns the highest bus bandwidth of any row and the size it was seen at.
-func (r Result) PeakBusBW() (gbps float64, size int64) {
-	for _, row := range r.Rows {
-		for _, h := range []Half{row.OutOfPlace, row.InPlace} {
-			if h.BusBW > gbps {
-				gbps, size = h.BusBW, row.SizeBytes
-			}
-		}
-	}
-	return gbps, size
-}
-
 // Largest returns the row of the largest message size, the one the fabric's bandwidth shows in.
 func (r Result) Largest() (Row, bool) {
 	if len(r.Rows) == 0 {
@@ -103,14 +92,14 @@ func Parse(out string) (Result, error) {
 	var r Result
 	extra := 0
 	header := false
-	for i, raw := range strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n") {
+	for i, raw := range splitLines(out) {
 		line := strings.TrimRight(raw, " \t")
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 0:
 		case strings.HasPrefix(line, "# nccl-tests version "):
 			r.Version = strings.TrimSpace(strings.SplitN(strings.TrimPrefix(line, "# nccl-tests version "), " nccl-headers=", 2)[0])
-		case f[0] == "#" && len(f) > 1 && f[1] == "Rank":
+		case f[0] == "#" && len(f) > 2 && f[1] == "Rank":
 			rank, err := parseRank(f)
 			if err != nil {
 				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: err.Error()}
@@ -135,7 +124,7 @@ func Parse(out string) (Result, error) {
 				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "no bandwidth"}
 			}
 			bw, err := strconv.ParseFloat(v[0], 64)
-			if err != nil {
+			if err != nil || !finite(bw) {
 				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: "bandwidth is not a number"}
 			}
 			r.AvgBusBW, r.Footer = bw, true
@@ -198,7 +187,7 @@ func parseHalf(f []string) (Half, error) {
 	var h Half
 	var err error
 	for i, dst := range []*float64{&h.TimeUS, &h.AlgBW, &h.BusBW} {
-		if *dst, err = strconv.ParseFloat(f[i], 64); err != nil || *dst < 0 {
+		if *dst, err = strconv.ParseFloat(f[i], 64); err != nil || *dst < 0 || !finite(*dst) {
 			return Half{}, fmt.Errorf("%q is not a time or bandwidth", f[i])
 		}
 	}
@@ -206,7 +195,7 @@ func parseHalf(f []string) (Half, error) {
 		h.Unchecked = true
 		return h, nil
 	}
-	if h.Wrong, err = strconv.ParseFloat(f[3], 64); err != nil || h.Wrong < 0 {
+	if h.Wrong, err = strconv.ParseFloat(f[3], 64); err != nil || h.Wrong < 0 || !finite(h.Wrong) {
 		return Half{}, fmt.Errorf("#wrong %q is not a count", f[3])
 	}
 	return h, nil
@@ -236,6 +225,14 @@ func parseRank(f []string) (Rank, error) {
 	}
 	return Rank{}, fmt.Errorf("no \"device\" field")
 }
+
+func splitLines(out string) []string {
+	return strings.Split(strings.ReplaceAll(out, "\r\n", "\n"), "\n")
+}
+
+// finite refuses NaN and infinities, which strconv accepts ("nan", "inf") and no
+// bandwidth is.
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 func afterColon(line string) string {
 	_, v, _ := strings.Cut(line, ":")

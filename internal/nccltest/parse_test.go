@@ -43,9 +43,6 @@ func TestParseLegacyFooter(t *testing.T) {
 	if len(r.Rows) != 3 || !r.Footer || !r.OutOfBoundsOK || r.AvgBusBW != 84.8558 {
 		t.Fatalf("result = %+v", r)
 	}
-	if bw, size := r.PeakBusBW(); bw != 96.45 || size != 131072008 {
-		t.Errorf("peak = %v at %d", bw, size)
-	}
 	if row, _ := r.Largest(); row.SizeBytes != 133169160 || row.OutOfPlace.TimeUS != 2666.0 {
 		t.Errorf("largest = %+v", row)
 	}
@@ -56,7 +53,7 @@ func TestParseWrongResults(t *testing.T) {
 	if r.Rows[0].OutOfPlace.Wrong != 237858 || r.Rows[0].InPlace.Wrong != 238038 || r.OutOfBoundsOK || r.OutOfBounds != 2 {
 		t.Fatalf("result = %+v", r)
 	}
-	vs := Judge(r, facts.NCCLLog{}, Options{})
+	vs := Judge(r, facts.NCCLLog{}, nil, Options{})
 	if v := find(vs, CheckData); v.Pass || !strings.Contains(v.Detail, "524288 bytes (237858/238038 wrong)") {
 		t.Errorf("data verdict = %+v", v)
 	}
@@ -76,10 +73,20 @@ func TestParseRefuses(t *testing.T) {
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
 			"           8             2     float     sum      -1    19.90    0.00    x.00      0    18.96    0.00    0.00      0\n",
 		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n# Avg bus bandwidth    : fast\n",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n# Avg bus bandwidth    : nan\n",
+		"#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n" +
+			"           8             2     float     sum      -1    19.90    0.00    inf      0    18.96    0.00    0.00      0\n",
 	} {
 		if _, err := Parse(out); err == nil {
 			t.Errorf("Parse(%q) = nil error", out)
 		}
+	}
+}
+
+func TestParseShortRankLine(t *testing.T) {
+	r, err := Parse("# Rank\n#  Rank  0\n#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n")
+	if err == nil {
+		t.Errorf("a rank line without its fields was accepted: %+v", r)
 	}
 }
 
@@ -99,21 +106,31 @@ func TestJudgeNamesTheCause(t *testing.T) {
 		t.Fatal(err)
 	}
 	log, _ := facts.ParseNCCLLog(socket)
-	v := find(Judge(r, log, Options{MinBusBWGBps: 40}), CheckBusBW)
+	v := find(Judge(r, log, ParseHostNets(socket), Options{MinBusBWGBps: 40}), CheckBusBW)
 	if v.Pass || !strings.Contains(v.Detail, "2.50 GB/s at 134217728 bytes") || !strings.Contains(v.Detail, "Socket") {
 		t.Errorf("socket verdict = %+v", v)
 	}
-	if v := find(Judge(r, log, Options{MinBusBWGBps: 2}), CheckBusBW); !v.Pass {
+	if v := find(Judge(r, log, nil, Options{MinBusBWGBps: 2}), CheckBusBW); !v.Pass {
 		t.Errorf("2.5 GB/s judged below 2: %+v", v)
 	}
 
-	gdrOff := facts.NCCLLog{Networks: []string{"IB"}, Network: "IB", GDRByHCA: map[string]bool{"mlx5_0": false, "mlx5_1": true}}
-	if v := find(Judge(r, gdrOff, Options{MinBusBWGBps: 40}), CheckBusBW); !strings.Contains(v.Detail, "GPU Direct RDMA was off for mlx5_0") {
+	// Two hosts: node2's GDR off and node1 short of rails hide in the merged log.
+	out := "node1:100:111 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [RO]; OOB ens1f0np0:10.0.0.1<0>\n" +
+		"node1:100:111 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n" +
+		"node2:200:211 [0] NCCL INFO NET/IB : Using [0]mlx5_0:1/RoCE [1]mlx5_1:1/RoCE [2]mlx5_2:1/RoCE [RO]; OOB ens1f0np0:10.0.0.2<0>\n" +
+		"node2:200:211 [0] NCCL INFO NET/IB : GPU Direct RDMA Disabled for HCA 0 'mlx5_0'\n" +
+		"node2:200:211 [0] NCCL INFO Using network IB\n" +
+		"node1:100:111 [0] NCCL INFO NET/IB : GPU Direct RDMA Enabled for HCA 0 'mlx5_0'\n"
+	merged, _ := facts.ParseNCCLLog(out)
+	hosts := ParseHostNets(out)
+	if !merged.GDRByHCA["mlx5_0"] {
+		t.Fatal("the merged log should show GDR on (its last line), which is why hosts are judged one by one")
+	}
+	if v := find(Judge(r, merged, hosts, Options{MinBusBWGBps: 40}), CheckBusBW); !strings.Contains(v.Detail, "GPU Direct RDMA was off on node2 (mlx5_0)") {
 		t.Errorf("gdr verdict = %+v", v)
 	}
-	rail := facts.NCCLLog{Networks: []string{"IB"}, Network: "IB", GDRByHCA: map[string]bool{"mlx5_0": true}, NetChannels: 2, GDRDMAChannels: 2,
-		HCAs: []facts.NCCLHCA{{Device: "mlx5_0"}, {Device: "mlx5_1"}}}
-	if v := find(Judge(r, rail, Options{MinBusBWGBps: 40, Rails: 8}), CheckBusBW); !strings.Contains(v.Detail, "NCCL used 2 of the 8 rails (mlx5_0, mlx5_1)") {
+	delete(hosts, "node2")
+	if v := find(Judge(r, merged, hosts, Options{MinBusBWGBps: 40, Rails: 8}), CheckBusBW); !strings.Contains(v.Detail, "of the 8 rails per host, node1 used 2 (mlx5_0, mlx5_1)") {
 		t.Errorf("rail verdict = %+v", v)
 	}
 }

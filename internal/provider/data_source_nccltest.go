@@ -224,6 +224,22 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 		resp.Diagnostics.AddAttributeError(path.Root("min_busbw_gbps"), "Value Out of Range",
 			fmt.Sprintf("min_busbw_gbps is %g; a bandwidth is 0 or more GB/s: set the bus bandwidth the largest size must reach, or leave it unset.", v.ValueFloat64()))
 	}
+	if lo, hi := m.MinBytes, m.MaxBytes; isSet(lo) && isSet(hi) && nccltest.ValidSize(lo.ValueString()) && nccltest.ValidSize(hi.ValueString()) &&
+		nccltest.SizeBytes(lo.ValueString()) > nccltest.SizeBytes(hi.ValueString()) {
+		resp.Diagnostics.AddAttributeError(path.Root("min_bytes"), "Message Sizes Out of Order",
+			fmt.Sprintf("min_bytes %q is larger than max_bytes %q: all_reduce_perf would run no size; swap them or raise max_bytes.", lo.ValueString(), hi.ValueString()))
+	}
+	seen := map[string]int{}
+	for i, h := range knownStrings(m.Hosts) {
+		if !isSet(h) {
+			continue
+		}
+		if j, dup := seen[h.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(i), "Duplicate Address",
+				fmt.Sprintf("hosts[%d] and hosts[%d] are both %q: list each host once, or mpirun starts its ranks twice on it.", j, i, h.ValueString()))
+		}
+		seen[h.ValueString()] = i
+	}
 	for name, v := range map[string]types.String{"min_bytes": m.MinBytes, "max_bytes": m.MaxBytes} {
 		if isSet(v) && !nccltest.ValidSize(v.ValueString()) {
 			resp.Diagnostics.AddAttributeError(path.Root(name), "Invalid Message Size",
@@ -273,9 +289,13 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	out := string(res.Stdout)
 	result, err := nccltest.Parse(out)
 	if err != nil {
+		fix := "Read its last lines for the cause (a rank that died, mpirun failing to reach a host), fix it and re-run."
+		if res.ExitStatus == 127 {
+			fix = "The shell found no such program: install nccl-tests (and MPI for several hosts) on the hosts, or set binary and mpirun to where they are."
+		}
 		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "NCCL Test Failed",
-			fmt.Sprintf("%s on %s exited %d and printed no result (%v). Its last lines:\n%s\nInstall nccl-tests (and MPI for several hosts) on the hosts, or set binary and mpirun to where they are.",
-				run.Binary, address, res.ExitStatus, err, lastLines(out, 8)))
+			fmt.Sprintf("%s on %s exited %d and printed no result (%v). Its last lines:\n%s\n%s",
+				run.Binary, address, res.ExitStatus, err, lastLines(out, 8), fix))
 		return
 	}
 	log, _ := facts.ParseNCCLLog(out)
@@ -289,7 +309,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	if isSet(m.RequireGDR) {
 		opts.Preflight.RequireGDR = m.RequireGDR.ValueBool()
 	}
-	verdicts := nccltest.Judge(result, log, opts)
+	verdicts := nccltest.Judge(result, log, nccltest.ParseHostNets(out), opts)
 	if res.ExitStatus != 0 {
 		verdicts = append(verdicts, preflight.Verdict{Check: nccltest.CheckCompleted, Subject: "exit status",
 			Detail: fmt.Sprintf("%s exited %d", run.Binary, res.ExitStatus), Remedy: "read the run's last lines for the error:\n" + lastLines(out, 8)})

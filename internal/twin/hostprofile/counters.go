@@ -105,7 +105,7 @@ func AddCounters(root, netdev, rdma string, eth, hw map[string]uint64) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		if err := replaceFile(path, b.Bytes(), 0o644); err != nil {
 			return err
 		}
 	}
@@ -117,11 +117,25 @@ func AddCounters(root, netdev, rdma string, eth, hw map[string]uint64) error {
 			return fmt.Errorf("hw_counters of %s: %w", rdma, err)
 		}
 		n, _ := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
-		if err := os.WriteFile(path, []byte(strconv.FormatUint(n+v, 10)+"\n"), 0o444); err != nil {
+		if err := replaceFile(path, []byte(strconv.FormatUint(n+v, 10)+"\n"), 0o444); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// replaceFile writes path through a temporary file and a rename, so a reader (the ethtool
+// stand-in, a grep of hw_counters) sees the old value or the new one, never an empty file, as
+// a driver's counters never read half-updated.
+func replaceFile(path string, data []byte, perm os.FileMode) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".new")
+	if err := os.WriteFile(tmp, data, perm); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, perm); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func readCounterFile(path string) (map[string]uint64, error) {
