@@ -75,6 +75,7 @@ variable "checks" {
     fabric_health    = optional(bool, false)
     interval_seconds = optional(number, 5)
     nccl_test        = optional(bool, false)
+    mpi_args         = optional(list(string), [])
     min_busbw_gbps   = optional(number)
   })
   default = {}

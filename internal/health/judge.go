@@ -61,7 +61,8 @@ func HostPackets(prio int) string { return fmt.Sprintf("rx_prio%d_packets", prio
 // HostDiscards are the packets a NIC dropped on receive for prio, for want of buffer.
 func HostDiscards(prio int) string { return fmt.Sprintf("rx_prio%d_discards", prio) }
 
-// retransmissionCounters rise when the network lost or reordered RDMA packets.
+// retransmissionCounters rise when the network lost or reordered RDMA packets, or (rnr_nak_retry_err)
+// when a receiver had no receive posted, which the verdict tells apart.
 var retransmissionCounters = []string{OutOfSequence, PacketSeqErr, LocalAckTimeoutErr, ImpliedNakSeqErr, RNRNakRetryErr}
 
 // Options say what the fabric should be.
@@ -237,10 +238,14 @@ func (j *judge) watchdog() {
 			if c[WatchdogDetected] == 0 && !stormed {
 				continue
 			}
-			detail := "PFC watchdog storms: " + describe(c, WatchdogDetected, WatchdogRestored)
-			if stormed {
-				detail += "; the queue is in storm state now (PFC_WD_STATUS stormed)"
+			var parts []string
+			if c[WatchdogDetected] > 0 {
+				parts = append(parts, "PFC watchdog storms: "+describe(c, WatchdogDetected, WatchdogRestored))
 			}
+			if stormed {
+				parts = append(parts, "the queue is in storm state (PFC_WD_STATUS stormed)")
+			}
+			detail := strings.Join(parts, "; ")
 			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
 				Detail: detail,
 				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run show pfcwd stats", sp.Port, q)})
@@ -273,7 +278,22 @@ func (j *judge) ecnToCNP() {
 				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it (roce_nic_dcqcn np_enabled, or 1 in /sys/class/net/%s/ecn/roce_np/enable/%d)", p, h.Netdev, p)})
 		}
 	}
-	j.report(checkECNToCNP, fails, fmt.Sprintf("ECN marks %s on switches, marked RoCE packets %s at NICs, every marking receiver sent CNPs", j.rate(swMarks), j.rate(nicMarks)))
+	marks := "ECN marks " + j.rate(swMarks) + " on switches"
+	if !j.switchCounts(QueueECNMarked) && len(j.d.Switches) > 0 {
+		marks = "ECN marks not counted on the switches (their WRED_ECN_QUEUE counters are off: counterpoll wredqueue enable)"
+	}
+	j.report(checkECNToCNP, fails, fmt.Sprintf("%s, marked RoCE packets %s at NICs, every marking receiver sent CNPs", marks, j.rate(nicMarks)))
+}
+
+// switchCounts reports whether any sampled switch queue has the counter at all: a switch
+// counts ECN marks only with its WRED_ECN_QUEUE flex counters on.
+func (j *judge) switchCounts(name string) bool {
+	for _, q := range j.lossless() {
+		if _, ok := q[name]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (j *judge) cnpHandled() {
@@ -302,7 +322,7 @@ func (j *judge) retransmissions() {
 		}
 		if h.RDMA[RNRNakRetryErr] > 0 {
 			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
-				Detail: fmt.Sprintf("receiver-not-ready retries exhausted: %s", describe(h.RDMA, RNRNakRetryErr)),
+				Detail: fmt.Sprintf("receiver-not-ready NAKs received (the sender retries): %s", describe(h.RDMA, RNRNakRetryErr)),
 				Remedy: "the remote application did not post receives in time (not a network fault): check the receiving process"})
 		}
 	}

@@ -216,8 +216,9 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	delta := health.Diff(before, after)
 	verdicts := health.Judge(delta, opts)
-	for _, r := range delta.Reset {
-		resp.Diagnostics.AddWarning("Counter Went Backwards", fmt.Sprintf("%s fell between the samples (cleared, or the device restarted); its increase is taken as its later value.", r))
+	if len(delta.Reset) > 0 {
+		resp.Diagnostics.AddWarning("Counters Went Backwards",
+			fmt.Sprintf("%d counters fell between the samples (cleared, or the device or driver restarted); their increase is taken as their later value: %s.", len(delta.Reset), firstOf(delta.Reset, 10)))
 	}
 	fillHealth(&m, delta, verdicts)
 	tflog.Debug(ctx, "fabric health judged", map[string]any{"switch_ports": len(delta.Switches), "host_ports": len(delta.Hosts),
@@ -403,4 +404,12 @@ func knownStrings(l types.List) []types.String {
 		}
 	}
 	return out
+}
+
+// firstOf lists up to n of items and says how many more there are.
+func firstOf(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, "; ")
+	}
+	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
 }

@@ -21,6 +21,7 @@ func TestNCCLTestNamesTheCause(t *testing.T) {
 data "roce_nccl_test" "t" {
   hosts          = [%q, %q]
   mpi_hosts      = ["node1", "node2"]
+  mpi_args       = ["--allow-run-as-root"]
   max_bytes      = "1G"
   min_busbw_gbps = 300
   rails          = 8
@@ -75,7 +76,7 @@ func TestNCCLTestWithoutNCCLTests(t *testing.T) {
   binary = "/opt/nccl-tests/build/all_reduce_perf"
 }
 `, twinAddress(t, fleet, "cx7")),
-			ExpectError: regexp.MustCompile(`(?s)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*No such file or\s+directory.*Install nccl-tests`),
+			ExpectError: regexp.MustCompile(`(?si)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*No such file or\s+directory.*Install nccl-tests`),
 		}},
 	})
 }

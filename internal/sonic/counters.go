@@ -14,16 +14,13 @@ import (
 // common/schema.h; sonic-gnmi sonic_data_client/db_client.go, where every table of
 // COUNTERS_DB but COUNTERS and PORT_PHY_ATTR is key-less).
 const (
-	CountersDB            = "COUNTERS_DB"
-	CountersTable         = "COUNTERS"
-	CountersPortNameMap   = "COUNTERS_PORT_NAME_MAP"
-	CountersQueueNameMap  = "COUNTERS_QUEUE_NAME_MAP"
-	CountersQueueTypeMap  = "COUNTERS_QUEUE_TYPE_MAP"
-	CountersPGNameMap     = "COUNTERS_PG_NAME_MAP"
-	QueueTypeUnicast      = "SAI_QUEUE_TYPE_UNICAST"
-	PFCWatchdogStatus     = "PFC_WD_STATUS"
-	PFCWatchdogStormed    = "stormed"
-	countersDecodeContext = "COUNTERS_DB"
+	CountersDB           = "COUNTERS_DB"
+	CountersTable        = "COUNTERS"
+	CountersPortNameMap  = "COUNTERS_PORT_NAME_MAP"
+	CountersQueueNameMap = "COUNTERS_QUEUE_NAME_MAP"
+	CountersPGNameMap    = "COUNTERS_PG_NAME_MAP"
+	PFCWatchdogStatus    = "PFC_WD_STATUS"
+	PFCWatchdogStormed   = "stormed"
 )
 
 // NameMap is a COUNTERS_DB name map: COUNTERS_PORT_NAME_MAP (port -> oid) or
@@ -34,11 +31,11 @@ type NameMap map[string]string
 func DecodeNameMap(table string, raw []byte) (NameMap, error) {
 	var m NameMap
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, fmt.Errorf("%s %s: %w", countersDecodeContext, table, err)
+		return nil, fmt.Errorf("%s %s: %w", CountersDB, table, err)
 	}
 	for k, v := range m {
 		if !strings.HasPrefix(v, "oid:0x") {
-			return nil, fmt.Errorf("%s %s: %s maps to %q, not an oid", countersDecodeContext, table, k, v)
+			return nil, fmt.Errorf("%s %s: %s maps to %q, not an oid", CountersDB, table, k, v)
 		}
 	}
 	return m, nil
@@ -64,7 +61,7 @@ type CounterHash struct {
 func DecodeCounterHash(object string, raw []byte) (CounterHash, error) {
 	var m map[string]string
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return CounterHash{}, fmt.Errorf("%s COUNTERS:%s: %w", countersDecodeContext, object, err)
+		return CounterHash{}, fmt.Errorf("%s COUNTERS:%s: %w", CountersDB, object, err)
 	}
 	h := CounterHash{Counters: map[string]uint64{}, Text: map[string]string{}}
 	for k, v := range m {
@@ -74,7 +71,7 @@ func DecodeCounterHash(object string, raw []byte) (CounterHash, error) {
 		}
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return CounterHash{}, fmt.Errorf("%s COUNTERS:%s: field %s: %w", countersDecodeContext, object, k, err)
+			return CounterHash{}, fmt.Errorf("%s COUNTERS:%s: field %s: %w", CountersDB, object, k, err)
 		}
 		h.Counters[k] = n
 	}

@@ -14,8 +14,10 @@ import (
 )
 
 // SONiC reads every port of a SONiC switch and its lossless priority: the port hash (PFC frames
-// per priority), the queue hash (packets, drops, ECN marks, PFC watchdog) and the ingress
-// priority group's hash (drops when the port did not pause its sender in time). ports, when not empty,
+// per priority), the queue hash (packets, drops, ECN marks, PFC watchdog) and, where the switch
+// counts it, the ingress priority group's hash (drops when the port did not pause its sender in
+// time). The queue and the priority group are taken to have the priority's index, as SONiC's
+// default TC_TO_QUEUE and PFC_PRIORITY_TO_PRIORITY_GROUP maps and roce_switch_qos set them. ports, when not empty,
 // limits the read to those ports; one the switch does not have is an error.
 func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
 	maps1, err := c.GetTarget(ctx, sonic.CountersDB, []string{sonic.CountersPortNameMap}, []string{sonic.CountersQueueNameMap}, []string{sonic.CountersPGNameMap})
@@ -30,14 +32,23 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
-	pgMap, err := sonic.DecodeNameMap(sonic.CountersPGNameMap, maps1[sonic.CountersPGNameMap])
-	if err != nil {
-		return nil, fmt.Errorf("switch %s: %w", address, err)
+	// The PG name map exists only while the PG_DROP or PG_WATERMARK flex counters are on
+	// (sonic-swss orchagent/flexcounterorch.cpp); without it the ports are read without their
+	// priority group.
+	var pgMap sonic.NameMap
+	if raw, ok := maps1[sonic.CountersPGNameMap]; ok {
+		if pgMap, err = sonic.DecodeNameMap(sonic.CountersPGNameMap, raw); err != nil {
+			return nil, fmt.Errorf("switch %s: %w", address, err)
+		}
 	}
 	if len(ports) == 0 {
 		ports = slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)
 	}
 	var paths [][]string
+	perPort := 2
+	if len(pgMap) > 0 {
+		perPort = 3
+	}
 	for _, p := range ports {
 		poid, ok := portMap[p]
 		if !ok {
@@ -47,11 +58,14 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 		if !ok {
 			return nil, fmt.Errorf("switch %s has no queue %s:%d in %s", address, p, priority, sonic.CountersQueueNameMap)
 		}
-		goid, ok := pgMap.ObjectOID(p, priority)
-		if !ok {
-			return nil, fmt.Errorf("switch %s has no priority group %s:%d in %s", address, p, priority, sonic.CountersPGNameMap)
+		paths = append(paths, []string{sonic.CountersTable, poid}, []string{sonic.CountersTable, qoid})
+		if perPort == 3 {
+			goid, ok := pgMap.ObjectOID(p, priority)
+			if !ok {
+				return nil, fmt.Errorf("switch %s has no priority group %s:%d in %s", address, p, priority, sonic.CountersPGNameMap)
+			}
+			paths = append(paths, []string{sonic.CountersTable, goid})
 		}
-		paths = append(paths, []string{sonic.CountersTable, poid}, []string{sonic.CountersTable, qoid}, []string{sonic.CountersTable, goid})
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("switch %s: %s is empty: orchagent has not created its port counters", address, sonic.CountersPortNameMap)
@@ -62,20 +76,23 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 	}
 	out := make([]health.SwitchPort, 0, len(ports))
 	for i, p := range ports {
-		port, err := decodeHash(hashes, paths[3*i])
+		port, err := decodeHash(hashes, paths[perPort*i])
 		if err != nil {
 			return nil, fmt.Errorf("switch %s port %s: %w", address, p, err)
 		}
-		queue, err := decodeHash(hashes, paths[3*i+1])
+		queue, err := decodeHash(hashes, paths[perPort*i+1])
 		if err != nil {
 			return nil, fmt.Errorf("switch %s queue %s:%d: %w", address, p, priority, err)
 		}
-		pg, err := decodeHash(hashes, paths[3*i+2])
-		if err != nil {
-			return nil, fmt.Errorf("switch %s priority group %s:%d: %w", address, p, priority, err)
-		}
 		sp := health.SwitchPort{Switch: address, Port: p, Stats: port.Counters,
-			Queues: map[int]health.Counters{priority: queue.Counters}, PriorityGroups: map[int]health.Counters{priority: pg.Counters}}
+			Queues: map[int]health.Counters{priority: queue.Counters}, PriorityGroups: map[int]health.Counters{}}
+		if perPort == 3 {
+			pg, err := decodeHash(hashes, paths[perPort*i+2])
+			if err != nil {
+				return nil, fmt.Errorf("switch %s priority group %s:%d: %w", address, p, priority, err)
+			}
+			sp.PriorityGroups[priority] = pg.Counters
+		}
 		if queue.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
 			sp.Stormed = []int{priority}
 		}

@@ -55,9 +55,7 @@ func serve(o options) error {
 		}
 		defer func() {
 			cancel()
-			if err := <-done; err != nil {
-				fmt.Fprintln(os.Stderr, "traffic:", err)
-			}
+			<-done
 		}()
 	}
 	if o.tfvars != "" {

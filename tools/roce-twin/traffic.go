@@ -45,17 +45,17 @@ type faultSet struct {
 
 // startTraffic cables the hosts to the SONiC switch twins and moves their counters on priority
 // 3 until ctx ends. Cumulus twins carry no traffic: their counters are not modelled.
-func startTraffic(ctx context.Context, stateDir string, switches twinvars.Switches, fleet *hosttwin.Fleet) (<-chan error, error) {
+func startTraffic(ctx context.Context, stateDir string, switches twinvars.Switches, fleet *hosttwin.Fleet) (<-chan struct{}, error) {
 	var sw []traffic.Switch
 	i := 0
 	for _, ep := range switches.Endpoints {
-		if ep.OS == "cumulus" {
+		if ep.OS == twinvars.OSCumulus {
 			continue
 		}
 		sw = append(sw, traffic.Switch{Name: ep.Name, Twin: switches.SONiC[i]})
 		i++
 	}
-	done := make(chan error, 1)
+	done := make(chan struct{})
 	if len(sw) == 0 {
 		close(done)
 		return done, nil
@@ -74,14 +74,13 @@ func startTraffic(ctx context.Context, stateDir string, switches twinvars.Switch
 	go func() {
 		tick := time.NewTicker(trafficTick)
 		defer tick.Stop()
+		// A tick that fails (a host rebooting, a watchdog removed under a storm) is logged and
+		// the next one tried: the twins keep carrying traffic.
 		for range trafficTicks {
 			if err := applyFaults(stateDir, m); err != nil {
-				done <- err
-				return
-			}
-			if err := m.Step(); err != nil {
-				done <- err
-				return
+				fmt.Fprintln(os.Stderr, "traffic:", err)
+			} else if err := m.Step(); err != nil {
+				fmt.Fprintln(os.Stderr, "traffic:", err)
 			}
 			select {
 			case <-ctx.Done():

@@ -174,6 +174,7 @@ data "roce_nccl_test" "pod" {
   hosts          = [for h in var.hosts : h.address]
   mpi_hosts      = [for h in var.hosts : h.name]
   binary         = var.checks.nccl_binary
+  mpi_args       = var.checks.mpi_args
   gpus_per_host  = var.checks.gpus_per_host
   max_bytes      = var.checks.max_bytes
   min_busbw_gbps = var.checks.min_busbw_gbps

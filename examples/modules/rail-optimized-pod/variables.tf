@@ -211,6 +211,7 @@ variable "checks" {
     interval_seconds = optional(number, 5)
     nccl_test        = optional(bool, false)
     nccl_binary      = optional(string, "all_reduce_perf")
+    mpi_args         = optional(list(string), [])
     gpus_per_host    = optional(number, 8)
     max_bytes        = optional(string, "1G")
     min_busbw_gbps   = optional(number)

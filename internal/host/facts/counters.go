@@ -26,7 +26,8 @@ type PortCounters struct {
 // One command per host: the counters are a sample, read twice an interval apart.
 // The netdev is the device's PCI function's net/ entry, as the kernel lays it out
 // (/sys/class/infiniband/<dev>/device/net/<netdev>).
-const countersScript = `for d in /sys/class/infiniband/*; do ` +
+const countersScript = `PATH=$PATH:/usr/sbin:/sbin; ` + // ethtool lives in /usr/sbin, outside a login user's PATH on Debian
+	`for d in /sys/class/infiniband/*; do ` +
 	`[ -d "$d/ports" ] || continue; dev=${d##*/}; nd=; ` +
 	`for n in "$d"/device/net/*; do if [ -e "$n" ]; then nd=${n##*/}; break; fi; done; ` +
 	`for p in "$d"/ports/*; do [ -d "$p/hw_counters" ] || continue; echo "== port $dev ${p##*/} $nd"; grep -H '' "$p"/hw_counters/* 2>/dev/null; done; ` +
@@ -103,7 +104,8 @@ func ParseCounters(out string) ([]PortCounters, error) {
 		if cur < 0 {
 			return nil, lineError(fact, i+1, line, "counter before any port marker")
 		}
-		path, value, ok := strings.Cut(line, ":")
+		k := strings.LastIndexByte(line, ':')
+		path, value, ok := line[:max(k, 0)], line[k+1:], k >= 0
 		if !ok {
 			return nil, lineError(fact, i+1, line, `want "<path>:<value>"`)
 		}

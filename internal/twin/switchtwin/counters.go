@@ -42,6 +42,7 @@ const (
 	queueOIDsPerPort = 0x40
 	pfcwdStatusField = "PFC_WD_STATUS"
 	pfcwdOperational = "operational"
+	pfcwdStormed     = "stormed"
 	pfcwdDetected    = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
 	pfcwdRestored    = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
 )
@@ -64,9 +65,11 @@ var queueStatNames = []string{"SAI_QUEUE_STAT_PACKETS", "SAI_QUEUE_STAT_BYTES", 
 	"SAI_QUEUE_STAT_DROPPED_BYTES", "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS", "SAI_QUEUE_STAT_WRED_ECN_MARKED_BYTES",
 	"SAI_QUEUE_STAT_WRED_DROPPED_PACKETS", "SAI_QUEUE_STAT_WRED_DROPPED_BYTES"}
 
-// pgStatNames are the ingress priority groups' PG_DROP and watermark counters
-// (portsorch.cpp ingressPriorityGroupDropStatIds; sonic-utilities scripts/pg-drop).
-var pgStatNames = []string{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", "SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS"}
+// pgStatNames are the ingress priority groups' PG_DROP counter (portsorch.cpp
+// ingressPriorityGroupDropStatIds; sonic-utilities scripts/pg-drop). The twin serves the PG
+// name map as a switch with the PG_DROP or PG_WATERMARK flex counters on does; one with both
+// off has none (flexcounterorch.cpp), which readers must take.
+var pgStatNames = []string{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"}
 
 // counterStore is the twin's COUNTERS_DB. Objects get their oids when the
 // twin starts, from the PORT table, as orchagent creates them at port init.
@@ -76,10 +79,13 @@ type counterStore struct {
 	queues map[string]string            // "Ethernet0:3" -> oid
 	pgs    map[string]string            // "Ethernet0:3" -> ingress priority group oid
 	stats  map[string]map[string]uint64 // oid -> SAI stat -> value
+	// text are the non-counter fields pfcwdorch writes on a watched queue (PFC_WD_ACTION, the
+	// times in microseconds, PFC_WD_STATUS) by oid.
+	text map[string]map[string]string
 }
 
 func newCounterStore(db sonic.DB) *counterStore {
-	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, pgs: map[string]string{}, stats: map[string]map[string]uint64{}}
+	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, pgs: map[string]string{}, stats: map[string]map[string]uint64{}, text: map[string]map[string]string{}}
 	names := slices.SortedFunc(maps.Keys(db["PORT"]), sonic.NaturalCompare)
 	for i, name := range names {
 		poid := fmt.Sprintf("oid:0x%x", portOIDBase+i+1)
@@ -119,7 +125,7 @@ func (t *Twin) AddPortCounters(port string, add map[string]uint64) error {
 	return addStats(c.stats[oid], port, add)
 }
 
-// AddQueueCounters adds to the SAI queue stats (and PFC_WD_QUEUE_STATS_*) of unicast queue q of port.
+// AddQueueCounters adds to the SAI queue stats of unicast queue q of port.
 func (t *Twin) AddQueueCounters(port string, q int, add map[string]uint64) error {
 	c := t.counters
 	c.mu.Lock()
@@ -128,15 +134,12 @@ func (t *Twin) AddQueueCounters(port string, q int, add map[string]uint64) error
 	if !ok {
 		return fmt.Errorf("switchtwin: no queue %s:%d", port, q)
 	}
-	st := c.stats[oid]
 	for _, f := range []string{pfcwdDetected, pfcwdRestored} {
 		if _, ok := add[f]; ok {
-			if _, on := st[f]; !on {
-				return fmt.Errorf("switchtwin: queue %s:%d has no PFC watchdog (no PFC_WD|%s or priority %d not in pfc_enable)", port, q, port, q)
-			}
+			return fmt.Errorf("switchtwin: %s moves only with the storm state: use SetQueueStormed", f)
 		}
 	}
-	return addStats(st, fmt.Sprintf("%s:%d", port, q), add)
+	return addStats(c.stats[oid], fmt.Sprintf("%s:%d", port, q), add)
 }
 
 // AddPGCounters adds to the ingress priority group pg of port (its drops when the port did not
@@ -172,33 +175,78 @@ func (c *counterStore) syncWatchdog(db sonic.DB) {
 	defer c.mu.Unlock()
 	for qname, oid := range c.queues {
 		port, idx, _ := strings.Cut(qname, ":")
-		watched := false
-		if _, ok := db.Entry("PFC_WD", port); ok {
+		wd, watched := db.Entry("PFC_WD", port)
+		if watched {
 			qm, _ := db.Entry("PORT_QOS_MAP", port)
 			watched = slices.Contains(strings.Split(qm["pfc_enable"], ","), idx)
 		}
 		st := c.stats[oid]
-		_, has := st[pfcwdDetected]
-		switch {
-		case watched && !has:
-			st[pfcwdDetected], st[pfcwdRestored] = 0, 0
-		case !watched && has:
+		if !watched {
 			delete(st, pfcwdDetected)
 			delete(st, pfcwdRestored)
+			delete(c.text, oid)
+			continue
 		}
+		if _, has := st[pfcwdDetected]; !has {
+			st[pfcwdDetected], st[pfcwdRestored] = 0, 0
+		}
+		// pfcwdsworch.cpp writes the times in microseconds (CONFIG_DB holds milliseconds).
+		t := map[string]string{"PFC_WD_ACTION": wd["action"], pfcwdStatusField: pfcwdOperational,
+			"PFC_WD_DETECTION_TIME": msToMicros(wd["detection_time"]), "PFC_WD_RESTORATION_TIME": msToMicros(wd["restoration_time"])}
+		if old, ok := c.text[oid]; ok {
+			t[pfcwdStatusField] = old[pfcwdStatusField]
+		}
+		c.text[oid] = t
 	}
+}
+
+func msToMicros(ms string) string {
+	n, err := strconv.Atoi(ms)
+	if err != nil {
+		return ms
+	}
+	return strconv.Itoa(n * 1000)
+}
+
+// SetQueueStormed puts a watched queue in the PFC watchdog's storm state or takes it out,
+// counting the detection or the restoration as pfcwdorch does (pfcactionhandler.cpp).
+func (t *Twin) SetQueueStormed(port string, q int, stormed bool) error {
+	c := t.counters
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	oid, ok := c.queues[port+":"+strconv.Itoa(q)]
+	if !ok {
+		return fmt.Errorf("switchtwin: no queue %s:%d", port, q)
+	}
+	tx, watched := c.text[oid]
+	if !watched {
+		return fmt.Errorf("switchtwin: queue %s:%d has no PFC watchdog (no PFC_WD|%s or priority %d not in pfc_enable)", port, q, port, q)
+	}
+	was := tx[pfcwdStatusField] == pfcwdStormed
+	switch {
+	case stormed && !was:
+		c.stats[oid][pfcwdDetected]++
+		tx[pfcwdStatusField] = pfcwdStormed
+	case !stormed && was:
+		c.stats[oid][pfcwdRestored]++
+		tx[pfcwdStatusField] = pfcwdOperational
+	}
+	return nil
 }
 
 // getCounters answers a Get whose prefix target is COUNTERS_DB, as sonic-gnmi's DB client
 // does (sonic_data_client/db_client.go): the name maps as flat hashes, COUNTERS/<oid> as one
-// object's hash, COUNTERS/<port name> through the port name map (a virtual path, which needs
-// every CONFIG_DB PORT entry to have an alias), and a single field of one object as a string.
-// Values are json_ietf_val whatever JSON encoding was asked for.
+// object's hash, COUNTERS/<port name> through the port name map, and a single field of one
+// object as a string. Values are json_ietf_val whatever JSON encoding was asked for. The client
+// loads the alias map from every CONFIG_DB PORT entry for any COUNTERS_DB path (parsePath,
+// virtual_db.go GetAliasMap), so one port without an alias fails every such Get.
 func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if ns := strings.TrimPrefix(req.GetPrefix().GetTarget(), countersDB); ns != "" {
 		return nil, status.Errorf(codes.NotFound, "switchtwin: namespace %s is not modelled (single-ASIC switch)", strings.TrimPrefix(ns, "/"))
 	}
-	aliasErr := t.requireAliases() // before counters.mu: Set holds dbMu while it takes counters.mu
+	if err := t.requireAliases(); err != nil { // before counters.mu: Set holds dbMu while it takes counters.mu
+		return nil, err
+	}
 	t.counters.mu.Lock()
 	defer t.counters.mu.Unlock()
 	resp := &gpb.GetResponse{}
@@ -207,7 +255,7 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 		for _, e := range append(slices.Clone(req.GetPrefix().GetElem()), p.GetElem()...) {
 			names = append(names, e.GetName())
 		}
-		val, err := t.counterValue(names, aliasErr)
+		val, err := t.counterValue(names)
 		if err != nil {
 			return nil, err
 		}
@@ -220,10 +268,13 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 }
 
 // counterValue resolves one path of COUNTERS_DB. The caller holds t.counters.mu.
-func (t *Twin) counterValue(names []string, aliasErr error) (*gpb.TypedValue, error) {
+func (t *Twin) counterValue(names []string) (*gpb.TypedValue, error) {
 	c := t.counters
 	notFound := func() error {
 		return status.Errorf(codes.NotFound, "No valid entry found on %s with key %s", countersDB, strings.Join(names, ":"))
+	}
+	if len(names) == 0 {
+		return nil, status.Error(codes.NotFound, "switchtwin: empty COUNTERS_DB path")
 	}
 	if len(names) == 1 {
 		var m map[string]string
@@ -250,9 +301,6 @@ func (t *Twin) counterValue(names []string, aliasErr error) (*gpb.TypedValue, er
 	}
 	oid := names[1]
 	if !strings.HasPrefix(oid, "oid:") {
-		if aliasErr != nil {
-			return nil, aliasErr
-		}
 		var ok bool
 		if oid, ok = c.ports[names[1]]; !ok {
 			return nil, status.Errorf(codes.NotFound, "%s not a valid port name", names[1])
@@ -273,14 +321,12 @@ func (t *Twin) counterValue(names []string, aliasErr error) (*gpb.TypedValue, er
 	for k, v := range st {
 		m[k] = strconv.FormatUint(v, 10)
 	}
-	if _, watched := st[pfcwdDetected]; watched {
-		m[pfcwdStatusField] = pfcwdOperational
-	}
+	maps.Copy(m, c.text[oid])
 	return jsonIETF(m)
 }
 
-// requireAliases fails as sonic-gnmi's virtual paths do when a CONFIG_DB PORT entry has no
-// alias (sonic_data_client/virtual_db.go GetAliasMap).
+// requireAliases fails as sonic-gnmi's COUNTERS_DB client does when a CONFIG_DB PORT entry has
+// no alias (sonic_data_client/virtual_db.go GetAliasMap).
 func (t *Twin) requireAliases() error {
 	t.dbMu.Lock()
 	defer t.dbMu.Unlock()

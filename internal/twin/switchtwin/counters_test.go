@@ -62,35 +62,65 @@ func TestCountersDBAsSonicGNMIServesIt(t *testing.T) {
 	}
 }
 
-func TestCountersDBVirtualPathNeedsAliases(t *testing.T) {
+func TestCountersDBNeedsEveryPortAlias(t *testing.T) {
 	tw := startTwin(t, Options{})
 	e, _ := tw.Entry("PORT", "Ethernet8")
 	delete(e, "alias")
 	tw.SetEntry("PORT", "Ethernet8", e)
 	c := dial(t, tw, nil)
-	_, err := countersGet(t, c, []string{"COUNTERS", "Ethernet0"})
-	wantCode(t, err, codes.NotFound, "alias")
-	if _, err := countersGet(t, c, []string{"COUNTERS_PORT_NAME_MAP"}); err != nil {
-		t.Errorf("a name map needs no alias: %v", err)
+	for _, p := range [][]string{{"COUNTERS", "Ethernet0"}, {"COUNTERS_PORT_NAME_MAP"}} {
+		_, err := countersGet(t, c, p)
+		wantCode(t, err, codes.NotFound, "alias")
 	}
+	_, err := countersGet(t, c)
+	wantCode(t, err, codes.NotFound)
 }
 
 func TestCountersDBWatchdogFieldsFollowPFCWD(t *testing.T) {
 	tw := startTwin(t, Options{})
-	storm := map[string]uint64{"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": 1}
-	if err := tw.AddQueueCounters("Ethernet0", 3, storm); err == nil {
-		t.Fatal("a storm counted on a queue the watchdog does not watch")
+	c := dial(t, tw, nil)
+	if err := tw.SetQueueStormed("Ethernet0", 3, true); err == nil {
+		t.Fatal("a storm on a queue the watchdog does not watch")
 	}
 	tw.SetEntry("PORT_QOS_MAP", "Ethernet0", sonic.Entry{"pfc_enable": "3,4"})
-	tw.SetEntry("PFC_WD", "Ethernet0", sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
-	if err := tw.AddQueueCounters("Ethernet0", 3, storm); err != nil {
-		t.Fatalf("watchdog on Ethernet0 priority 3: %v", err)
+	tw.SetEntry("PFC_WD", "Ethernet0", sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "400"})
+	queue := func() sonic.CounterHash {
+		t.Helper()
+		resp, err := countersGet(t, c, []string{"COUNTERS_QUEUE_NAME_MAP"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names map[string]string
+		_ = json.Unmarshal(resp.Notification[0].Update[0].Val.GetJsonIetfVal(), &names)
+		resp, err = countersGet(t, c, []string{"COUNTERS", names["Ethernet0:3"]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := sonic.DecodeCounterHash("q", resp.Notification[0].Update[0].Val.GetJsonIetfVal())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
 	}
-	if err := tw.AddQueueCounters("Ethernet0", 0, storm); err == nil {
-		t.Error("a storm counted on a priority without PFC")
+	if h := queue(); h.Text["PFC_WD_STATUS"] != "operational" || h.Counters["PFC_WD_DETECTION_TIME"] != 200000 || h.Counters["PFC_WD_RESTORATION_TIME"] != 400000 || h.Text["PFC_WD_ACTION"] != "drop" {
+		t.Errorf("watched queue = %+v", h)
+	}
+	for _, stormed := range []bool{true, true, false} {
+		if err := tw.SetQueueStormed("Ethernet0", 3, stormed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h := queue(); h.Counters["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"] != 1 || h.Counters["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"] != 1 || h.Text["PFC_WD_STATUS"] != "operational" {
+		t.Errorf("after one storm = %+v", h)
+	}
+	if err := tw.SetQueueStormed("Ethernet0", 0, true); err == nil {
+		t.Error("a storm on a priority without PFC")
+	}
+	if err := tw.AddQueueCounters("Ethernet0", 3, map[string]uint64{"PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED": 1}); err == nil {
+		t.Error("the watchdog's counters moved without a storm")
 	}
 	tw.DeleteEntry("PFC_WD", "Ethernet0")
-	if err := tw.AddQueueCounters("Ethernet0", 3, storm); err == nil {
-		t.Error("the watchdog's fields stayed after PFC_WD|Ethernet0 went")
+	if h := queue(); h.Text["PFC_WD_STATUS"] != "" || h.Counters["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"] != 0 {
+		t.Errorf("the watchdog's fields stayed after PFC_WD|Ethernet0 went: %+v", h)
 	}
 }

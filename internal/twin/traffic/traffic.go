@@ -36,7 +36,8 @@ type Link struct {
 	RDMA       string
 }
 
-// Model drives a fabric's counters. Its methods are safe for concurrent use.
+// Model drives a fabric's counters. Its fault methods are safe to call while another
+// goroutine steps it; steps themselves run one at a time (Run, or one caller of Step).
 type Model struct {
 	fleet    *hosttwin.Fleet
 	links    []Link
@@ -55,7 +56,7 @@ const (
 	cnpsPerMark         = 2  // one CNP per two marks: the NP's min_time_between_cnps
 	pausesWithECN       = 4  // ECN keeps queues short: few pauses
 	pausesWithoutECN    = 40 // without it, PFC does all the work
-	pauseMicroseconds   = 3  // per pause frame at 400 Gb/s, quanta 0xffff
+	pauseMicroseconds   = 84 // a pause of 0xffff quanta (512 bit times each) at 400 Gb/s
 	dropsWithoutPFC     = 25
 	faultDropsPerTick   = 30
 	stormPausesPerTick  = 5000
@@ -130,16 +131,6 @@ func switchPorts(t *switchtwin.Twin) []string {
 
 // Links returns the cables, for tests and reports.
 func (m *Model) Links() []Link { return slices.Clone(m.links) }
-
-// Link returns the cable of a host's netdev.
-func (m *Model) Link(host, netdev string) (Link, bool) {
-	for _, l := range m.links {
-		if l.Host == host && l.Netdev == netdev {
-			return l, true
-		}
-	}
-	return Link{}, false
-}
 
 // DropOn makes the lossless queue of a switch port drop packets every tick, as a queue does
 // whose buffer profile or WRED setting is wrong although PFC is on.
@@ -236,13 +227,15 @@ func (m *Model) Step() error {
 		s, hc := sw[l.Switch][l.Port], hostCfg[l.Host][l.Netdev]
 		key := l.SwitchName + "/" + l.Port
 		h := host[i]
+		h.eth["rx_packets"] += packetsPerTick
+		h.eth["tx_packets"] += packetsPerTick
 		h.eth[fmt.Sprintf("rx_prio%d_packets", p)] += packetsPerTick
 		h.eth[fmt.Sprintf("rx_prio%d_bytes", p)] += packetsPerTick * bytesPerPacket
 		h.eth[fmt.Sprintf("tx_prio%d_packets", p)] += packetsPerTick
 		h.eth[fmt.Sprintf("tx_prio%d_bytes", p)] += packetsPerTick * bytesPerPacket
 		queue := map[string]uint64{"SAI_QUEUE_STAT_PACKETS": packetsPerTick, "SAI_QUEUE_STAT_BYTES": packetsPerTick * bytesPerPacket}
 		port := map[string]uint64{}
-		pg := map[string]uint64{"SAI_INGRESS_PRIORITY_GROUP_STAT_PACKETS": packetsPerTick}
+		pg := map[string]uint64{}
 		if s.ecn {
 			queue["SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"] += ecnMarksPerTick
 			h.hw["np_ecn_marked_roce_packets"] += ecnMarksPerTick
@@ -286,18 +279,17 @@ func (m *Model) Step() error {
 			queue["SAI_QUEUE_STAT_DROPPED_PACKETS"] += faultDropsPerTick
 			h.hw["out_of_sequence"] += faultDropsPerTick
 		}
-		if storms[key] {
-			if hc.PFC[p] {
-				h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += stormPausesPerTick
-			}
+		if storms[key] && hc.PFC[p] { // a NIC without PFC on the priority sends no pauses on it
+			h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += stormPausesPerTick
 			h.eth["tx_pause_storm_warning_events"]++
 			if s.pfc {
 				port[fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", p)] += stormPausesPerTick
 			}
-			if s.watchdog && s.pfc {
-				queue["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"]++
-				queue["PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"]++
-			}
+		}
+		// The watchdog holds a queue it caught storming until the storm ends (restoration
+		// after restoration_time without pauses; the twin restores on the first quiet tick).
+		if s.watchdog && s.pfc {
+			errs = append(errs, l.Switch.SetQueueStormed(l.Port, p, storms[key] && hc.PFC[p]))
 		}
 		errs = append(errs, l.Switch.AddQueueCounters(l.Port, p, queue), l.Switch.AddPortCounters(l.Port, port),
 			l.Switch.AddPGCounters(l.Port, p, pg))
