@@ -1,0 +1,89 @@
+package traffic
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+)
+
+// hwCounter reads one hw_counters file of a host twin.
+func hwCounter(t *testing.T, fleet *hosttwin.Fleet, host, rdma, name string) uint64 {
+	t.Helper()
+	root, err := fleet.Root(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "sys/class/infiniband", rdma, "ports/1/hw_counters", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestTrafficFollowsTheConfiguration(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	fleet, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: "h1", Profile: "cx7"}, {Name: "h2", Profile: "cx7"}}})
+	if err != nil {
+		t.Fatalf("start host twins: %v (needs root and /usr/sbin/sshd: make tools)", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = fleet.Stop(ctx)
+	})
+	sw, err := switchtwin.New(switchtwin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Cable(fleet, []Switch{{Name: "leaf1", Twin: sw}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := m.Links()
+	if len(links) != 16 || links[0].Host != "h1" || links[1].Host != "h2" || links[0].RDMA != "mlx5_0" || links[2].RDMA != "mlx5_1" {
+		t.Fatalf("cabling is not rail by rail: %+v", links[:3])
+	}
+	l := links[0]
+	// ECN on the port's queue 3, PFC on the switch side only, NP on by the firmware default.
+	sw.SetEntry("WRED_PROFILE", "ROCE", sonic.Entry{"ecn": "ecn_all"})
+	sw.SetEntry("QUEUE", l.Port+"|3", sonic.Entry{"wred_profile": "ROCE"})
+	sw.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": "3"})
+	if err := m.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if got := hwCounter(t, fleet, l.Host, l.RDMA, "np_cnp_sent"); got == 0 {
+		t.Error("a marking queue and NP on drew no CNP")
+	}
+	if got := hwCounter(t, fleet, l.Host, l.RDMA, "out_of_sequence"); got == 0 {
+		t.Error("the NIC without PFC on 3 lost nothing")
+	}
+	// NP off: marks still arrive, CNPs stop.
+	if _, err := fleet.Run(ctx, l.Host, "echo 0 > /sys/class/net/"+l.Netdev+"/ecn/roce_np/enable/3"); err != nil {
+		t.Fatal(err)
+	}
+	before, marks := hwCounter(t, fleet, l.Host, l.RDMA, "np_cnp_sent"), hwCounter(t, fleet, l.Host, l.RDMA, "np_ecn_marked_roce_packets")
+	if err := m.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if hwCounter(t, fleet, l.Host, l.RDMA, "np_cnp_sent") != before || hwCounter(t, fleet, l.Host, l.RDMA, "np_ecn_marked_roce_packets") <= marks {
+		t.Error("NP off: want marks without CNPs")
+	}
+	// A storm needs the watchdog on the port to show in COUNTERS_DB: without PFC on the NIC there is none.
+	m.StormOn("leaf1", l.Port)
+	if err := m.Step(); err != nil {
+		t.Errorf("a storm the NIC cannot send failed the tick: %v", err)
+	}
+}
