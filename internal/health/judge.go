@@ -275,7 +275,7 @@ func (j *judge) ecnToCNP() {
 		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
 			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("received %d ECN-marked RoCE packets and sent no CNP", h.RDMA[ECNMarkedReceived]),
-				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it (roce_nic_dcqcn np_enabled, or 1 in /sys/class/net/%s/ecn/roce_np/enable/%d)", p, h.Netdev, p)})
+				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to /sys/class/net/%s/ecn/roce_np/enable/%d", p, p, h.Netdev, p)})
 		}
 	}
 	marks := "ECN marks " + j.rate(swMarks) + " on switches"
@@ -305,7 +305,7 @@ func (j *judge) cnpHandled() {
 		}
 		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
 			Detail: fmt.Sprintf("ignored CNPs: %s", describe(h.RDMA, CNPIgnored, CNPHandled)),
-			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d (roce_nic_dcqcn rp_enabled, or 1 in /sys/class/net/%s/ecn/roce_rp/enable/%d)", p, h.Netdev, p)})
+			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to /sys/class/net/%s/ecn/roce_rp/enable/%d", p, h.Netdev, p)})
 	}
 	handled := Sum(CNPHandled, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	j.report(checkCNPHandled, fails, fmt.Sprintf("CNPs handled %s, none ignored", j.rate(handled)))
