@@ -103,7 +103,7 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"gpus_per_host": schema.Int64Attribute{Optional: true, MarkdownDescription: fmt.Sprintf("Ranks (GPUs) per host. Default `%d`.", defaultNCCLTestGPUs)},
 			"binary": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "The `all_reduce_perf` program, a path or a name on the login user's PATH. Default `all_reduce_perf`."},
-			"mpirun":   schema.StringAttribute{Optional: true, MarkdownDescription: "The MPI launcher for several hosts. Default `mpirun` (Open MPI)."},
+			"mpirun": schema.StringAttribute{Optional: true, MarkdownDescription: "The MPI launcher for several hosts. Default `mpirun` (Open MPI)."},
 			"mpi_args": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "Extra `mpirun` arguments, e.g. `[\"--bind-to\", \"none\"]`; a root login needs `--allow-run-as-root`, which Open MPI otherwise refuses."},
 			"min_bytes": schema.StringAttribute{Optional: true,
