@@ -115,44 +115,34 @@ func zeroed(names []string) map[string]uint64 {
 
 // AddPortCounters adds to port's SAI port stats, as traffic would; an unknown port or stat is an error.
 func (t *Twin) AddPortCounters(port string, add map[string]uint64) error {
-	c := t.counters
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	oid, ok := c.ports[port]
-	if !ok {
-		return fmt.Errorf("switchtwin: no port %s", port)
-	}
-	return addStats(c.stats[oid], port, add)
+	return t.counters.add(t.counters.ports, port, "port", add)
 }
 
 // AddQueueCounters adds to the SAI queue stats of unicast queue q of port.
 func (t *Twin) AddQueueCounters(port string, q int, add map[string]uint64) error {
-	c := t.counters
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	oid, ok := c.queues[port+":"+strconv.Itoa(q)]
-	if !ok {
-		return fmt.Errorf("switchtwin: no queue %s:%d", port, q)
-	}
 	for _, f := range []string{pfcwdDetected, pfcwdRestored} {
 		if _, ok := add[f]; ok {
 			return fmt.Errorf("switchtwin: %s moves only with the storm state: use SetQueueStormed", f)
 		}
 	}
-	return addStats(c.stats[oid], fmt.Sprintf("%s:%d", port, q), add)
+	return t.counters.add(t.counters.queues, port+":"+strconv.Itoa(q), "queue", add)
 }
 
 // AddPGCounters adds to the ingress priority group pg of port (its drops when the port did not
 // pause the sender in time).
 func (t *Twin) AddPGCounters(port string, pg int, add map[string]uint64) error {
-	c := t.counters
+	return t.counters.add(t.counters.pgs, port+":"+strconv.Itoa(pg), "priority group", add)
+}
+
+// add adds to the stats of the object names maps to oids; every stat must exist.
+func (c *counterStore) add(names map[string]string, name, kind string, add map[string]uint64) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	oid, ok := c.pgs[port+":"+strconv.Itoa(pg)]
+	oid, ok := names[name]
 	if !ok {
-		return fmt.Errorf("switchtwin: no priority group %s:%d", port, pg)
+		return fmt.Errorf("switchtwin: no %s %s", kind, name)
 	}
-	return addStats(c.stats[oid], fmt.Sprintf("%s:%d", port, pg), add)
+	return addStats(c.stats[oid], name, add)
 }
 
 func addStats(st map[string]uint64, object string, add map[string]uint64) error {
