@@ -2,8 +2,10 @@ package host
 
 import (
 	"context"
+	"maps"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +17,15 @@ import (
 // reads and plans each resource on its own, so without it three resources on a host cost
 // three gathers per walk; with it they cost one. A gather asks for everything the process
 // has asked of any host so far (hosts of one fabric carry the same resources), so later
-// requests find their facts already read. Whatever writes to a host through a Runner from
-// [FactCache.Runner] makes the cache forget that host, and an entry older than maxAge is
-// read again, so a plan never works from facts older than its own last write.
+// requests find their facts already read.
+//
+// Whatever changes a host through a Runner from [FactCache.Runner] makes the cache forget
+// what it could have changed, so a plan never works from facts older than its own last
+// write: a command makes it forget the host; a file write forgets only that file, unless the
+// file is one that another fact reads ([factSources]). A request that then lacks only files
+// reads just those files, so a hundred resources writing a file each on one host cost one
+// gather and a hundred small reads instead of two hundred gathers. An entry older than
+// maxAge is read again.
 type FactCache struct {
 	maxAge time.Duration
 	now    func() time.Time
@@ -33,12 +41,16 @@ type cacheKey struct {
 }
 
 type cacheEntry struct {
-	gen      uint64 // bumped by every write to the host
+	gen      uint64 // bumped by every command on the host: drops every gather in flight
 	facts    Facts
 	have     FactSet
-	at       time.Time
+	at       time.Time // of the last whole gather
 	ok       bool
 	inflight *cacheCall
+	waiters  int // requests waiting for inflight
+
+	writes  uint64            // bumped by every file write to the host
+	written map[string]uint64 // path → writes when it was last written
 }
 
 // cacheCall is a gather in progress; requests it covers wait for it.
@@ -49,6 +61,29 @@ type cacheCall struct {
 
 // DefaultFactCacheAge bounds how long gathered facts serve later requests.
 const DefaultFactCacheAge = 2 * time.Minute
+
+// factSources are the files and directories that facts other than file facts read, directly
+// or as the programs the gather runs: a write there could change such a fact, so it makes the
+// cache forget the host. The engine's own writes (configuration under /etc, scripts) land
+// elsewhere, except for its scripts in /usr/local/sbin, which are forgotten conservatively.
+var factSources = []string{
+	"/etc/os-release", "/usr/lib/os-release", // FactOS
+	"/var/lib/dpkg/",                          // FactPackages, FactHolds, FactNCCL
+	"/var/lib/rpm/", "/usr/lib/sysimage/rpm/", // FactRPMPackages, FactNCCL
+	"/etc/dnf/",        // FactDnfLocks (versionlock.list, versionlock.toml)
+	"/etc/ld.so.cache", // FactNCCL (ldconfig -p)
+	"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", // the tools
+}
+
+// readByFacts reports whether a fact other than a file fact may read path.
+func readByFacts(path string) bool {
+	for _, s := range factSources {
+		if path == s || strings.HasSuffix(s, "/") && strings.HasPrefix(path, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // NewFactCache returns an empty cache whose entries serve for maxAge.
 func NewFactCache(maxAge time.Duration) *FactCache {
@@ -67,7 +102,8 @@ func (c *FactCache) Expect(want FactSet) {
 }
 
 // Runner wraps r so that every command and file write through it makes the cache forget
-// r's host, before and after: a gather running meanwhile is not kept either.
+// what it may change on r's host, before and after: a gather running meanwhile does not keep
+// it either.
 func (c *FactCache) Runner(r Runner) Runner { return forgettingRunner{Runner: r, cache: c} }
 
 type forgettingRunner struct {
@@ -82,8 +118,8 @@ func (r forgettingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.
 }
 
 func (r forgettingRunner) WriteFile(ctx context.Context, path string, data []byte, mode os.FileMode, owner string, sudo bool) error {
-	r.cache.forget(r.Address())
-	defer r.cache.forget(r.Address())
+	r.cache.forgetFile(r.Address(), path)
+	defer r.cache.forgetFile(r.Address(), path)
 	return r.Runner.WriteFile(ctx, path, data, mode, owner, sudo)
 }
 
@@ -98,6 +134,7 @@ func reader(r Runner) Runner {
 	return r
 }
 
+// forget drops everything known of host.
 func (c *FactCache) forget(host string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -106,12 +143,34 @@ func (c *FactCache) forget(host string) {
 			e.gen++
 			e.ok = false
 			e.facts = Facts{}
+			e.have = FactSet{}
 		}
 	}
 }
 
-// gather returns facts covering want, from the cache or from one gather of want and all
-// that was asked before.
+// forgetFile drops what is known of the file at path on host, or everything when another
+// fact may read it.
+func (c *FactCache) forgetFile(host, path string) {
+	if readByFacts(path) {
+		c.forget(host)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sudo := range []bool{false, true} {
+		if e := c.hosts[cacheKey{host, sudo}]; e != nil {
+			e.writes++
+			if e.written == nil {
+				e.written = map[string]uint64{}
+			}
+			e.written[path] = e.writes
+			e.facts, e.have = withoutFiles(e.facts, e.have, []string{path})
+		}
+	}
+}
+
+// gather returns facts covering want: from the cache; else, when the cache lacks only files,
+// from one read of those files; else from one gather of want and all that was asked before.
 func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, error) {
 	want = want.withDependencies()
 	key := cacheKey{r.Address(), sudo}
@@ -127,25 +186,36 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 		c.hosts[key] = e
 	}
 	for {
-		if e.ok && e.have.Covers(want) && c.now().Sub(e.at) < c.maxAge {
-			f := e.facts
-			c.mu.Unlock()
-			return f, nil
+		if e.ok && c.now().Sub(e.at) < c.maxAge {
+			if e.have.Covers(want) {
+				f := e.facts
+				c.mu.Unlock()
+				return f, nil
+			}
+			if e.have.bits&want.bits == want.bits {
+				return c.readFiles(ctx, r, e, want, sudo)
+			}
 		}
 		call := e.inflight
-		if call == nil || !call.set.Covers(want) {
+		if call == nil || call.set.bits&want.bits != want.bits {
 			break
 		}
+		// The gather in flight reads every fact asked for; files it lacks are read after it.
+		e.waiters++
 		c.mu.Unlock()
 		select {
 		case <-call.done:
 		case <-ctx.Done():
+			c.mu.Lock()
+			e.waiters--
+			c.mu.Unlock()
 			return Facts{}, &GatherError{Host: key.host, Err: context.Cause(ctx)}
 		}
 		c.mu.Lock()
+		e.waiters--
 	}
 	set := c.learned[si].Union(want)
-	gen := e.gen
+	gen, writes := e.gen, e.writes
 	call := &cacheCall{set: set, done: make(chan struct{})}
 	e.inflight = call
 	c.mu.Unlock()
@@ -154,7 +224,8 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 
 	c.mu.Lock()
 	if err == nil && e.gen == gen {
-		e.facts, e.have, e.at, e.ok = f, set, c.now(), true
+		e.facts, e.have = withoutFiles(f, set, e.writtenSince(writes))
+		e.at, e.ok = c.now(), true
 	}
 	if e.inflight == call {
 		e.inflight = nil
@@ -162,6 +233,92 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 	close(call.done)
 	c.mu.Unlock()
 	return f, err
+}
+
+// readFiles reads the files of want that e lacks, keeps them unless the host changed
+// meanwhile, and returns e's facts with them. c.mu is held on entry and released.
+func (c *FactCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want FactSet, sudo bool) (Facts, error) {
+	var missing []string
+	for _, p := range want.files {
+		if _, found := slices.BinarySearch(e.have.files, p); !found {
+			missing = append(missing, p)
+		}
+	}
+	base, gen, writes := e.facts, e.gen, e.writes
+	c.mu.Unlock()
+
+	f, err := gather(ctx, reader(r), FactSet{files: missing}, sudo)
+	if err != nil {
+		return Facts{}, err
+	}
+	merged := withFiles(base, f)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e.ok && e.gen == gen {
+		kept, _ := withoutFiles(f, f.Gathered, e.writtenSince(writes))
+		e.facts = withFiles(e.facts, kept)
+		e.have = e.have.Union(kept.Gathered)
+	}
+	return merged, nil
+}
+
+// writtenSince returns the paths written after the write count was writes.
+func (e *cacheEntry) writtenSince(writes uint64) []string {
+	var out []string
+	for p, n := range e.written {
+		if n > writes {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// withoutFiles returns f and set without the files at paths. f's maps are copied, not changed:
+// callers may hold f.
+func withoutFiles(f Facts, set FactSet, paths []string) (Facts, FactSet) {
+	var drop []string
+	for _, p := range paths {
+		if _, found := slices.BinarySearch(set.files, p); found {
+			drop = append(drop, p)
+		}
+	}
+	if len(drop) == 0 {
+		return f, set
+	}
+	keep := func(files []string) []string {
+		return slices.DeleteFunc(slices.Clone(files), func(p string) bool { return slices.Contains(drop, p) })
+	}
+	set = FactSet{bits: set.bits, files: keep(set.files)}
+	f.Gathered = FactSet{bits: f.Gathered.bits, files: keep(f.Gathered.files)}
+	f.Files, f.Absent = maps.Clone(f.Files), maps.Clone(f.Absent)
+	for _, p := range drop {
+		delete(f.Files, p)
+		delete(f.Absent, fileLabel(p))
+	}
+	return f, set
+}
+
+// withFiles returns base with the files that files read added. base's maps are copied, not
+// changed.
+func withFiles(base, files Facts) Facts {
+	base.Gathered = base.Gathered.Union(FactSet{files: files.Gathered.files})
+	base.Files, base.Absent = maps.Clone(base.Files), maps.Clone(base.Absent)
+	if base.Files == nil {
+		base.Files = map[string]FileInfo{}
+	}
+	if base.Absent == nil {
+		base.Absent = map[string]string{}
+	}
+	for _, p := range files.Gathered.files {
+		if fi, ok := files.Files[p]; ok {
+			base.Files[p] = fi
+		}
+		if why, ok := files.Absent[fileLabel(p)]; ok {
+			base.Absent[fileLabel(p)] = why
+		}
+	}
+	return base
 }
 
 // Covers reports whether s holds every fact and file of o.

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -101,46 +102,90 @@ func TestFactCacheLearnsWhatOtherHostsNeeded(t *testing.T) {
 	}
 }
 
-func TestFactCacheForgetsAHostOnWriteAndWithAge(t *testing.T) {
+func TestFactCacheForgetsWhatAChangeMayHaveChanged(t *testing.T) {
 	ctx := context.Background()
 	c := NewFactCache(time.Minute)
 	r := newTally("h1:22")
 	e := cachedEngine(c, r)
-	read := func() {
+	read := func(want FactSet, runs int32, after string) Facts {
 		t.Helper()
-		if _, err := e.Read(ctx, kernelOnly); err != nil {
+		f, err := e.Read(ctx, want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.runs.Load(); got != runs {
+			t.Errorf("after %s: %d runs in all, want %d", after, got, runs)
+		}
+		return f
+	}
+	read(kernelAndFile, 1, "the first read")
+	write := func(path string) {
+		t.Helper()
+		if err := e.Runner.WriteFile(ctx, path, nil, 0o644, "", false); err != nil {
 			t.Fatal(err)
 		}
 	}
-	read()
-	if err := e.Runner.WriteFile(ctx, "/etc/x", nil, 0o644, "", false); err != nil {
-		t.Fatal(err)
+	// A write to a file no other fact reads forgets that file only: the kernel still comes from
+	// the cache, the file is read again on its own.
+	write("/etc/hostname")
+	read(kernelOnly, 1, "a write to another file")
+	if f := read(kernelAndFile, 2, "a write to the file read"); f.Kernel.Release == "" || !f.Gathered.Covers(kernelAndFile) {
+		t.Errorf("facts after a re-read of the file: kernel %q, gathered %s", f.Kernel.Release, f.Gathered)
 	}
-	read()
-	if got := r.runs.Load(); got != 2 {
-		t.Errorf("after a file write: %d gathers, want 2", got)
-	}
+	read(kernelAndFile, 2, "the file was read again")
+	// A write to a file a fact reads (dpkg's database, os-release) forgets the host.
+	write("/etc/os-release")
+	read(kernelOnly, 3, "a write to /etc/os-release")
+	// So does a command.
 	if _, err := e.Runner.Run(ctx, shell.New("true"), ssh.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	read()
-	if got := r.runs.Load(); got != 4 { // the command itself and a new gather
-		t.Errorf("after a command: %d runs, want 4", got)
-	}
+	read(kernelOnly, 5, "a command") // the command itself and a new gather
 	now := time.Now()
 	c.now = func() time.Time { return now.Add(2 * time.Minute) }
-	read()
-	if got := r.runs.Load(); got != 5 {
-		t.Errorf("after maxAge: %d runs, want 5", got)
-	}
-	// Another host's write leaves this host's facts alone.
+	read(kernelOnly, 6, "maxAge")
+	// Another host's changes leave this host's facts alone.
 	other := cachedEngine(c, newTally("h2:22"))
-	if err := other.Runner.WriteFile(ctx, "/etc/x", nil, 0o644, "", false); err != nil {
+	if _, err := other.Runner.Run(ctx, shell.New("true"), ssh.RunOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	read()
-	if got := r.runs.Load(); got != 5 {
-		t.Errorf("a write to another host made this one gather again: %d runs, want 5", got)
+	read(kernelAndFile, 6, "a command on another host")
+}
+
+func TestFactCacheKeepsNoFileWrittenDuringItsGather(t *testing.T) {
+	ctx := context.Background()
+	c := NewFactCache(time.Minute)
+	r := newTally("h1:22")
+	r.holdGathering = make(chan struct{})
+	e := cachedEngine(c, r)
+	done := make(chan error)
+	go func() {
+		_, err := e.Read(ctx, kernelAndFile)
+		done <- err
+	}()
+	for r.runs.Load() == 0 {
+		runtime.Gosched()
+	}
+	// The gather has started: this write lands while it runs, so what it read of the file may
+	// be older than the write and must not be kept.
+	if err := e.Runner.WriteFile(ctx, "/etc/hostname", nil, 0o644, "", false); err != nil {
+		t.Fatal(err)
+	}
+	close(r.holdGathering)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Read(ctx, kernelOnly); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.runs.Load(); got != 1 {
+		t.Errorf("the kernel, read before the write, should come from the cache: %d runs, want 1", got)
+	}
+	if _, err := e.Read(ctx, kernelAndFile); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.runs.Load(); got != 2 {
+		t.Errorf("the file written during the gather should be read again: %d runs, want 2", got)
 	}
 }
 
@@ -176,6 +221,16 @@ func (w *writeOnce) Plan(Facts) ([]Change, error) {
 	return []Change{{Summary: "write", Apply: somethingWrite}}, nil
 }
 
+// waiting returns how many requests wait for a gather in flight on host.
+func (c *FactCache) waiting(host string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e := c.hosts[cacheKey{host, false}]; e != nil {
+		return e.waiters
+	}
+	return 0
+}
+
 func TestFactCacheJoinsAGatherInFlight(t *testing.T) {
 	ctx := context.Background()
 	c := NewFactCache(time.Minute)
@@ -187,10 +242,10 @@ func TestFactCacheJoinsAGatherInFlight(t *testing.T) {
 	for i := range errs {
 		wg.Go(func() { _, errs[i] = e.Read(ctx, kernelOnly) })
 	}
-	for r.runs.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	// The first read gathers; the others queue behind it.
+	for r.runs.Load() == 0 || c.waiting("h1:22") < len(errs)-1 {
+		runtime.Gosched()
 	}
-	time.Sleep(20 * time.Millisecond) // let the others queue behind the first
 	close(r.holdGathering)
 	wg.Wait()
 	for _, err := range errs {
