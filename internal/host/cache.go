@@ -70,8 +70,8 @@ var factSources = []string{
 	"/etc/os-release", "/usr/lib/os-release", // FactOS
 	"/var/lib/dpkg/",                          // FactPackages, FactHolds, FactNCCL
 	"/var/lib/rpm/", "/usr/lib/sysimage/rpm/", // FactRPMPackages, FactNCCL
-	"/etc/dnf/",        // FactDnfLocks (versionlock.list, versionlock.toml)
-	"/etc/ld.so.cache", // FactNCCL (ldconfig -p)
+	"/etc/dnf/",                                                                         // FactDnfLocks (versionlock.list, versionlock.toml)
+	"/etc/ld.so.cache",                                                                  // FactNCCL (ldconfig -p)
 	"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", // the tools
 }
 
