@@ -161,6 +161,18 @@ func yesNo(b bool) string {
 func (s *testServer) start() {
 	s.t.Helper()
 	cmd := exec.Command(sshdPath, "-D", "-e", "-f", s.cfgPath)
+	if os.Geteuid() == 0 {
+		// Root's sessions run its login shell, which reads /root/.bashrc: a machine's hooks
+		// there (pyenv, conda) slow every command and, when a test kills a session, leave
+		// locks that stall the next ones. sshd gets its own mount namespace with an empty
+		// /root, as on a fresh host; unshare and sh exec, so the pid stays sshd's.
+		home := filepath.Join(s.dir, "home")
+		if err := os.MkdirAll(home, 0o700); err != nil {
+			s.t.Fatalf("create %s: %v", home, err)
+		}
+		cmd = exec.Command("unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
+			`mount --bind "$0" /root && exec "$@"`, home, sshdPath, "-D", "-e", "-f", s.cfgPath)
+	}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		s.t.Fatalf("start sshd: %v", err)
@@ -395,4 +407,17 @@ func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
+}
+
+// TestServersGiveRootAnEmptyHome: the test servers do not run the machine's shell start-up
+// files, whose hooks would make the tests depend on the machine.
+func TestServersGiveRootAnEmptyHome(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("the SSH tests run as root (sshd's privilege separation, sudo)")
+	}
+	f := newFixture(t, serverOptions{})
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+	if got := string(mustRun(t, c, `ls -A "$HOME" | wc -l`).Stdout); strings.TrimSpace(got) != "0" {
+		t.Errorf("root's home in a test session holds %s entries, want none", strings.TrimSpace(got))
+	}
 }
