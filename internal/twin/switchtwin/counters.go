@@ -2,6 +2,7 @@ package switchtwin
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -198,6 +199,9 @@ func msToMicros(ms string) string {
 	return strconv.Itoa(n * 1000)
 }
 
+// ErrNotWatched is SetQueueStormed's error for a queue the PFC watchdog does not watch.
+var ErrNotWatched = errors.New("the PFC watchdog does not watch this queue")
+
 // SetQueueStormed puts a watched queue in the PFC watchdog's storm state or takes it out,
 // counting the detection or the restoration as pfcwdorch does (pfcactionhandler.cpp).
 func (t *Twin) SetQueueStormed(port string, q int, stormed bool) error {
@@ -210,7 +214,7 @@ func (t *Twin) SetQueueStormed(port string, q int, stormed bool) error {
 	}
 	tx, watched := c.text[oid]
 	if !watched {
-		return fmt.Errorf("switchtwin: queue %s:%d has no PFC watchdog (no PFC_WD|%s or priority %d not in pfc_enable)", port, q, port, q)
+		return fmt.Errorf("switchtwin: queue %s:%d: %w (no PFC_WD|%s or priority %d not in pfc_enable)", port, q, ErrNotWatched, port, q)
 	}
 	was := tx[pfcwdStatusField] == pfcwdStormed
 	switch {

@@ -289,7 +289,11 @@ func (m *Model) Step() error {
 		// The watchdog holds a queue it caught storming until the storm ends (restoration
 		// after restoration_time without pauses; the twin restores on the first quiet tick).
 		if s.watchdog && s.pfc {
-			errs = append(errs, l.Switch.SetQueueStormed(l.Port, p, storms[key] && hc.PFC[p]))
+			// The configuration may change between this tick's read of it and now: a queue the
+			// watchdog stopped watching has no storm state to hold.
+			if err := l.Switch.SetQueueStormed(l.Port, p, storms[key] && hc.PFC[p]); !errors.Is(err, switchtwin.ErrNotWatched) {
+				errs = append(errs, err)
+			}
 		}
 		errs = append(errs, l.Switch.AddQueueCounters(l.Port, p, queue), l.Switch.AddPortCounters(l.Port, port),
 			l.Switch.AddPGCounters(l.Port, p, pg))
