@@ -43,7 +43,6 @@ type cacheKey struct {
 type cacheEntry struct {
 	gen      uint64 // bumped by every command on the host: drops every gather in flight
 	facts    Facts
-	have     FactSet
 	at       time.Time // of the last whole gather
 	ok       bool
 	inflight *cacheCall
@@ -67,12 +66,16 @@ const DefaultFactCacheAge = 2 * time.Minute
 // cache forget the host. The engine's own writes (configuration under /etc, scripts) land
 // elsewhere, except for its scripts in /usr/local/sbin, which are forgotten conservatively.
 var factSources = []string{
-	"/etc/os-release", "/usr/lib/os-release", // FactOS
-	"/var/lib/dpkg/",                          // FactPackages, FactHolds, FactNCCL
-	"/var/lib/rpm/", "/usr/lib/sysimage/rpm/", // FactRPMPackages, FactNCCL
-	"/etc/dnf/",                                                                         // FactDnfLocks (versionlock.list, versionlock.toml)
-	"/etc/ld.so.cache",                                                                  // FactNCCL (ldconfig -p)
-	"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/", // the tools
+	// FactOS
+	"/etc/os-release", "/usr/lib/os-release",
+	// FactPackages, FactHolds and FactNCCL (dpkg); FactRPMPackages and FactNCCL (rpm)
+	"/var/lib/dpkg/", "/var/lib/rpm/", "/usr/lib/sysimage/rpm/",
+	// FactDnfLocks (versionlock.list on dnf 4, versionlock.toml on dnf 5)
+	"/etc/dnf/",
+	// FactNCCL (ldconfig -p)
+	"/etc/ld.so.cache",
+	// the tools the gather runs
+	"/bin/", "/sbin/", "/usr/bin/", "/usr/sbin/", "/usr/local/bin/", "/usr/local/sbin/",
 }
 
 // readByFacts reports whether a fact other than a file fact may read path.
@@ -143,7 +146,6 @@ func (c *FactCache) forget(host string) {
 			e.gen++
 			e.ok = false
 			e.facts = Facts{}
-			e.have = FactSet{}
 		}
 	}
 }
@@ -164,7 +166,7 @@ func (c *FactCache) forgetFile(host, path string) {
 				e.written = map[string]uint64{}
 			}
 			e.written[path] = e.writes
-			e.facts, e.have = withoutFiles(e.facts, e.have, []string{path})
+			e.facts = withoutFiles(e.facts, []string{path})
 		}
 	}
 }
@@ -187,12 +189,12 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 	}
 	for {
 		if e.ok && c.now().Sub(e.at) < c.maxAge {
-			if e.have.Covers(want) {
+			if e.facts.Gathered.Covers(want) {
 				f := e.facts
 				c.mu.Unlock()
 				return f, nil
 			}
-			if e.have.bits&want.bits == want.bits {
+			if e.facts.Gathered.bits&want.bits == want.bits {
 				return c.readFiles(ctx, r, e, want, sudo)
 			}
 		}
@@ -224,7 +226,7 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 
 	c.mu.Lock()
 	if err == nil && e.gen == gen {
-		e.facts, e.have = withoutFiles(f, set, e.writtenSince(writes))
+		e.facts = withoutFiles(f, e.writtenSince(writes))
 		e.at, e.ok = c.now(), true
 	}
 	if e.inflight == call {
@@ -240,7 +242,7 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 func (c *FactCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want FactSet, sudo bool) (Facts, error) {
 	var missing []string
 	for _, p := range want.files {
-		if _, found := slices.BinarySearch(e.have.files, p); !found {
+		if _, found := slices.BinarySearch(e.facts.Gathered.files, p); !found {
 			missing = append(missing, p)
 		}
 	}
@@ -256,9 +258,7 @@ func (c *FactCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e.ok && e.gen == gen {
-		kept, _ := withoutFiles(f, f.Gathered, e.writtenSince(writes))
-		e.facts = withFiles(e.facts, kept)
-		e.have = e.have.Union(kept.Gathered)
+		e.facts = withFiles(e.facts, withoutFiles(f, e.writtenSince(writes)))
 	}
 	return merged, nil
 }
@@ -274,29 +274,24 @@ func (e *cacheEntry) writtenSince(writes uint64) []string {
 	return out
 }
 
-// withoutFiles returns f and set without the files at paths. f's maps are copied, not changed:
-// callers may hold f.
-func withoutFiles(f Facts, set FactSet, paths []string) (Facts, FactSet) {
-	var drop []string
-	for _, p := range paths {
-		if _, found := slices.BinarySearch(set.files, p); found {
-			drop = append(drop, p)
-		}
-	}
+// withoutFiles returns f without the files at paths. f's maps are copied, not changed: callers
+// may hold f.
+func withoutFiles(f Facts, paths []string) Facts {
+	drop := slices.DeleteFunc(slices.Clone(paths), func(p string) bool {
+		_, found := slices.BinarySearch(f.Gathered.files, p)
+		return !found
+	})
 	if len(drop) == 0 {
-		return f, set
+		return f
 	}
-	keep := func(files []string) []string {
-		return slices.DeleteFunc(slices.Clone(files), func(p string) bool { return slices.Contains(drop, p) })
-	}
-	set = FactSet{bits: set.bits, files: keep(set.files)}
-	f.Gathered = FactSet{bits: f.Gathered.bits, files: keep(f.Gathered.files)}
+	f.Gathered = FactSet{bits: f.Gathered.bits, files: slices.DeleteFunc(slices.Clone(f.Gathered.files),
+		func(p string) bool { return slices.Contains(drop, p) })}
 	f.Files, f.Absent = maps.Clone(f.Files), maps.Clone(f.Absent)
 	for _, p := range drop {
 		delete(f.Files, p)
 		delete(f.Absent, fileLabel(p))
 	}
-	return f, set
+	return f
 }
 
 // withFiles returns base with the files that files read added. base's maps are copied, not
