@@ -1,9 +1,11 @@
 package hostprofile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -372,5 +374,44 @@ func TestCmaRoceTos(t *testing.T) {
 	}
 	if r := runTool(t, root, "", "cma_roce_tos", "-d", "mlx5_1", "-p", "2"); r.code != 1 || r.stdout != "Device mlx5_1 port 2 does not exist\n" {
 		t.Errorf("bad port: %d %q", r.code, r.stdout)
+	}
+}
+
+// TestMlnxQoSReadsWriteNothing: a call that only prints leaves the state alone, so a gather
+// beside an apply cannot put back what it read, and setters running at once each keep their
+// change, as netlink requests serialised by the kernel do.
+func TestMlnxQoSReadsWriteNothing(t *testing.T) {
+	root := renderRoot(t, mustProfile(t, "cx7"), HostID{Name: "n", Index: 0})
+	state := filepath.Join(root, "run/twin/qos/ens1f0np0")
+	mustRun(t, root, "mlnx_qos", "-i", "ens1f0np0")
+	mustRun(t, root, "mlnx_qos", "-i", "ens1f0np0", "-P", "3")
+	if _, err := os.Stat(state); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a read created the state file (stat: %v)", err)
+	}
+	mustRun(t, root, "mlnx_qos", "-i", "ens1f0np0", "--trust", "dscp")
+	before, err := os.Stat(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, root, "mlnx_qos", "-i", "ens1f0np0")
+	if after, err := os.Stat(state); err != nil || !os.SameFile(before, after) {
+		t.Fatalf("a read replaced the state file (stat: %v)", err)
+	}
+
+	var wg sync.WaitGroup
+	for p := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			one := strings.Split("x,x,x,x,x,x,x,x", ",")
+			one[p] = "1"
+			if r := runTool(t, root, "", "mlnx_qos", "-i", "ens1f0np0", "-F", strings.Join(one, ",")); r.code != 0 {
+				t.Errorf("-F %s: exit %d %s", strings.Join(one, ","), r.code, r.stdout+r.stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	if out := mustRun(t, root, "mlnx_qos", "-i", "ens1f0np0"); !strings.Contains(out, "\tenabled     1   1   1   1   1   1   1   1   \n") {
+		t.Errorf("eight setters at once lost a change:\n%s", out)
 	}
 }
