@@ -78,6 +78,10 @@ twin_cat() {
 	printf '%s\n' "$twin_line"
 }
 
+# twin_read VAR FILE sets VAR to the first line of FILE, or fails when it is
+# unreadable: twin_cat without the subshell a $(...) costs.
+twin_read() { { IFS= read -r "$1" <"$2"; } 2>/dev/null; }
+
 # twin_kmsg MSG appends a kernel log line with seconds since the twin booted.
 twin_kmsg() {
 	mkdir -p "$TWIN_RUN"

@@ -62,3 +62,13 @@ function ntop(g,    n, a, i, h, best, bestlen, cur, curlen, out) {
 	}
 	return out
 }
+
+# sysread returns the first line of file f and sets sysread_ok; an unreadable
+# or empty file gives "" with sysread_ok false, as twin_cat fails on it. It
+# reads in-process: the stand-ins read hundreds of GID files per call.
+function sysread(f,    l) {
+	l = ""
+	sysread_ok = (getline l < f) > 0
+	close(f)
+	return sysread_ok ? l : ""
+}
