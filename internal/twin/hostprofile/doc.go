@@ -24,7 +24,12 @@
 // formats. Profile-specific data comes from /etc/twin/profile.env, so one
 // base layer serves every profile. Every path in the scripts is prefixed
 // with $TWIN_ROOT, empty inside the twin; tests set it to run the scripts
-// from outside against a rendered tree.
+// from outside against a rendered tree. TestStandInOutputGolden pins every
+// stand-in's output per profile in testdata/standins, so a stand-in made
+// cheaper (one awk over the GID files instead of a subshell per file) prints
+// the same bytes; a change of behaviour shows there as a reviewed diff.
+// Read-only calls write nothing and setters serialise (mlnx_qos under a
+// lock), as a gather may run beside an apply on the same host.
 //
 // Behaviour a bootstrapper can rely on:
 //
