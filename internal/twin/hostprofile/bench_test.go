@@ -1,6 +1,12 @@
 package hostprofile
 
-import "testing"
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
 
 func BenchmarkRenderHost(b *testing.B) {
 	requireRoot(b)
@@ -47,5 +53,30 @@ func BenchmarkBuildBaseFresh(b *testing.B) {
 		if err := BuildBase(fastTempDir(b), false); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkStandIn is the cost of the stand-ins a gather runs, on a ConnectX-7 host with
+// OFED: wall time per call and the CPU the call's processes used (cpu-ms/op), which is what
+// a twin adds to every figure of make bench.
+func BenchmarkStandIn(b *testing.B) {
+	root := renderRoot(b, mustProfile(b, "cx7"), HostID{Name: "bench", Index: 1})
+	for _, c := range [][]string{
+		{"ibv_devinfo"}, {"ibdev2netdev"}, {"nvidia-smi", "topo", "-m"}, {"nvidia-smi", "-q", "-d", "MEMORY"},
+		{"lsmod"}, {"mlnx_qos", "-i", "ens1f0np0"}, {"cma_roce_tos", "-d", "mlx5_0"},
+		{"mlxconfig", "-d", "mlx5_0", "-e", "q"}, {"show_gids"}, {"ibv_devinfo", "-v"},
+	} {
+		b.Run(strings.Join(c, "_"), func(b *testing.B) {
+			var cpu time.Duration
+			for b.Loop() {
+				cmd := exec.Command("/bin/sh", append([]string{filepath.Join(root, "usr/local/sbin", c[0])}, c[1:]...)...)
+				cmd.Env = []string{"TWIN_ROOT=" + root, "PATH=" + filepath.Join(root, "usr/local/sbin") + ":/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
+				}
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
 	}
 }
