@@ -14,6 +14,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // Faults in the middle of an apply: the host's sshd dies, or its network goes away. Each
@@ -24,17 +25,7 @@ import (
 // on a silent connection within a second.
 func faultHost(t *testing.T, name string) (*hosttwin.Fleet, host.Engine, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	f, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: name, Profile: "cx7"}}, Network: true})
-	if err != nil {
-		t.Fatalf("start host twin: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := f.Stop(context.Background()); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
+	f := hosttwintest.Start(t, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: name, Profile: "cx7"}}, Network: true})
 	h, _ := f.Host(name)
 	pool, err := ssh.NewPool(ssh.Config{
 		User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile,

@@ -8,23 +8,16 @@ import (
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // TestPartitionMidApply: the host's network goes away while the apply runs a command on it
 // (the twin's modprobe is held). With a short ssh.keepalive_interval the apply fails within
 // seconds naming the host, and once the link is back the next apply converges.
 func TestPartitionMidApply(t *testing.T) {
+	f := hosttwintest.Start(t, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: "cutoff", Profile: "cx7"}}, Network: true})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	f, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: "cutoff", Profile: "cx7"}}, Network: true})
-	if err != nil {
-		t.Fatalf("start host twin: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := f.Stop(context.Background()); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
 	addr := twinAddress(t, f, "cutoff")
 	cli := newTerraformCLI(t, map[string]string{
 		"main.tf": fmt.Sprintf(`

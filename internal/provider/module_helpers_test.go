@@ -1,36 +1,22 @@
 package provider
 
 import (
-	"context"
 	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // podFleet starts host twins of their own for one test, apart from the package's shared
 // fleet, and stops them when the test ends.
 func podFleet(t *testing.T, specs ...hosttwin.HostSpec) *hosttwin.Fleet {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fleet, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: specs})
-	if err != nil {
-		t.Fatalf("start host twins: %v\nThe host tests need Linux, root and /usr/sbin/sshd (make tools installs it).", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := fleet.Stop(ctx); err != nil {
-			t.Errorf("stop host twins: %v", err)
-		}
-	})
-	return fleet
+	return hosttwintest.Start(t, hosttwin.Options{Hosts: specs})
 }
 
 // copyExamples copies the named directories of examples/ into a temporary examples/ tree, so

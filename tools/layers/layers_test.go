@@ -18,33 +18,34 @@ const module = "github.com/clusterbid/terraform-provider-roce/"
 // allowed lists, for each package of the module, the packages of the module its non-test
 // files may import. A package missing here fails the test: place it in a layer first.
 var allowed = map[string][]string{
-	"":                          {"internal/provider"},
-	"internal/shell":            {},
-	"internal/fabric":           {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
-	"internal/sonic":            {"internal/fabric"},
-	"internal/gnmi":             {"internal/sonic"},
-	"internal/nvue":             {},
-	"internal/switchcfg":        {"internal/fabric", "internal/gnmi", "internal/nvue", "internal/sonic"},
-	"internal/host/ssh":         {"internal/shell"},
-	"internal/host/facts":       {"internal/shell"},
-	"internal/host":             {"internal/host/facts", "internal/host/ssh", "internal/shell"},
-	"internal/host/tasks":       {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
-	"internal/ncclprofile":      {"internal/fabric", "internal/host/facts"},
-	"internal/preflight":        {"internal/host", "internal/host/facts"},
-	"internal/health":           {}, // verdicts from counter deltas: no I/O
-	"internal/nccltest":         {"internal/host/facts", "internal/preflight", "internal/shell"},
-	"internal/telemetry":        {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/sonic"},
-	"internal/provider":         {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
-	"internal/twin/hostprofile": {"internal/shell"},
-	"internal/twin/hosttwin":    {"internal/twin/hostprofile"},
-	"internal/twin/switchtwin":  {"internal/fabric", "internal/sonic"},
-	"internal/twin/nvuetwin":    {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
-	"internal/twin/traffic":     {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
-	"internal/twin/twinvars":    {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
-	"tools/bench":               {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
-	"tools/roce-twin":           {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
-	"tools/layers":              {},
-	"tools/release":             {},
+	"":                                    {"internal/provider"},
+	"internal/shell":                      {},
+	"internal/fabric":                     {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
+	"internal/sonic":                      {"internal/fabric"},
+	"internal/gnmi":                       {"internal/sonic"},
+	"internal/nvue":                       {},
+	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/nvue", "internal/sonic"},
+	"internal/host/ssh":                   {"internal/shell"},
+	"internal/host/facts":                 {"internal/shell"},
+	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
+	"internal/host/tasks":                 {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
+	"internal/ncclprofile":                {"internal/fabric", "internal/host/facts"},
+	"internal/preflight":                  {"internal/host", "internal/host/facts"},
+	"internal/health":                     {}, // verdicts from counter deltas: no I/O
+	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
+	"internal/telemetry":                  {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/sonic"},
+	"internal/provider":                   {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
+	"internal/twin/hostprofile":           {"internal/shell"},
+	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
+	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},
+	"internal/twin/switchtwin":            {"internal/fabric", "internal/sonic"},
+	"internal/twin/nvuetwin":              {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
+	"internal/twin/traffic":               {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
+	"internal/twin/twinvars":              {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
+	"tools/bench":                         {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
+	"tools/roce-twin":                     {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
+	"tools/layers":                        {},
+	"tools/release":                       {},
 }
 
 type pkg struct {

@@ -1,14 +1,13 @@
 package tasks
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hostprofile"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // Helpers of the twin tests of OFEDPin and GPUDirect. Each test starts its
@@ -19,20 +18,7 @@ import (
 // fails the test (never skips) when twins cannot start.
 func ofedFleet(t *testing.T, hosts ...hosttwin.HostSpec) *hosttwin.Fleet {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
-	defer cancel()
-	f, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: hosts})
-	if err != nil {
-		t.Fatalf("start host twins: %v\nThese tests need Linux, root and OpenSSH's server (/usr/sbin/sshd).", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := f.Stop(ctx); err != nil {
-			t.Errorf("stop host twins: %v", err)
-		}
-	})
-	return f
+	return hosttwintest.Start(t, hosttwin.Options{Hosts: hosts})
 }
 
 // ofedEngine returns an engine on host name of f, over SSH with host key

@@ -10,25 +10,14 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hostprofile"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // roceTwins starts host twins for one test, stopped when it ends, and
 // returns a client per host. It fails (never skips) when twins cannot start.
 func roceTwins(t *testing.T, specs ...hosttwin.HostSpec) (*hosttwin.Fleet, map[string]host.Runner) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	fleet, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: specs})
-	if err != nil {
-		t.Fatalf("start host twins: %v\nThese tests need Linux, root and OpenSSH's server (/usr/sbin/sshd).", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := fleet.Stop(ctx); err != nil {
-			t.Errorf("stop host twins: %v", err)
-		}
-	})
+	fleet := hosttwintest.Start(t, hosttwin.Options{Hosts: specs})
 	clients := map[string]host.Runner{}
 	for _, h := range fleet.Hosts() {
 		pool, err := ssh.NewPool(ssh.Config{User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -33,17 +34,9 @@ func hwCounter(t *testing.T, fleet *hosttwin.Fleet, host, rdma, name string) uin
 }
 
 func TestTrafficFollowsTheConfiguration(t *testing.T) {
+	fleet := hosttwintest.Start(t, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: "h1", Profile: "cx7"}, {Name: "h2", Profile: "cx7"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	fleet, err := hosttwin.Start(ctx, hosttwin.Options{Hosts: []hosttwin.HostSpec{{Name: "h1", Profile: "cx7"}, {Name: "h2", Profile: "cx7"}}})
-	if err != nil {
-		t.Fatalf("start host twins: %v (needs root and /usr/sbin/sshd: make tools)", err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = fleet.Stop(ctx)
-	})
 	sw, err := switchtwin.New(switchtwin.Options{})
 	if err != nil {
 		t.Fatal(err)
