@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -61,5 +62,71 @@ func TestTargets(t *testing.T) {
 	}
 	if table := renderTable(res); !strings.Contains(table, "| 64 | 2ms | terraform apply of that plan | 6.0 s | 6.0× | 1.5× | 2 |") {
 		t.Errorf("table row:\n%s", table)
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	// The example of proc(5) (man-pages 6.x, /proc/stat), with the per-CPU lines after it.
+	stat := "cpu  10132153 290696 3084719 46828483 16683 0 25195 0 175628 0\ncpu0 1393280 32966 572056 13343292 6130 0 17875 0 23933 0\nintr 1462898\n"
+	got, err := parseProcStat(stat)
+	// user+nice+system+irq+softirq+steal = 10132153+290696+3084719+0+25195+0 ticks of 10 ms.
+	if want := 13532763 * clockTick; err != nil || got != want {
+		t.Errorf("parseProcStat = %v, %v; want %v", got, err, want)
+	}
+	for _, bad := range []string{"", "cpu  1 2 3\n", "cpu  1 2 x 4 5 6 7 8\n"} {
+		if _, err := parseProcStat(bad); err == nil {
+			t.Errorf("parseProcStat(%q) accepted it", bad)
+		}
+	}
+	// The twins' share never goes below zero when the controller's exceeds the machine's
+	// (the two clocks are read a moment apart).
+	c, tw := split(cpuSample{children: time.Second, machine: 10 * time.Second}, cpuSample{children: 3 * time.Second, machine: 11 * time.Second})
+	if c != 2*time.Second || tw != 0 {
+		t.Errorf("split = %v, %v; want 2s, 0", c, tw)
+	}
+}
+
+func TestCPUTargets(t *testing.T) {
+	res := []scenarioResult{{
+		scenario: scenario{hosts: 64, rtt: 2 * time.Millisecond},
+		steps: []step{
+			{name: planStep, hosts: 64, controller: 1280 * time.Millisecond},
+			{name: applyStep, hosts: 64, controller: 6400 * time.Millisecond, twins: 30 * time.Second},
+			{name: noopStep, hosts: 64, controller: 2560 * time.Millisecond},
+		},
+	}}
+	out := renderTargets(res)
+	for _, want := range []string{
+		"controller CPU ≤ 30 ms per host on a no-op plan: MISSED (40 ms)",
+		"controller CPU ≤ 150 ms per host on a full apply (plan and apply): met (120 ms)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("targets lack %q:\n%s", want, out)
+		}
+	}
+	if table := renderTable(res); !strings.Contains(table, "| 6.4 s | 100 ms | 30.0 s |") {
+		t.Errorf("table lacks the CPU split of the apply:\n%s", table)
+	}
+}
+
+// TestSampleCPUCountsAChild: a child that burns CPU shows in the controller's clock once it
+// has been waited for.
+func TestSampleCPUCountsAChild(t *testing.T) {
+	before, err := sampleCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("sh", "-c", `i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done`).CombinedOutput(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	after, err := sampleCPU()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := split(before, after); c < 50*time.Millisecond {
+		t.Errorf("a child's busy loop counted %v of controller CPU, want at least 50ms", c)
+	}
+	if after.machine <= before.machine {
+		t.Errorf("machine busy time did not grow: %v then %v", before.machine, after.machine)
 	}
 }

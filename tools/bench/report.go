@@ -13,20 +13,22 @@ import (
 
 // Targets (benchmark results, not timed tests), for the largest scenario with a nonzero RTT.
 const (
-	targetVsDefault      = 5.0
-	targetVsTuned        = 2.0
-	targetConnsPerHost   = 1
-	targetCmdsPerRes     = 3
-	targetSetsPerSwitch  = 1
-	targetRSSMiB         = 200.0
-	planStep             = "terraform plan -out (empty state)"
-	applyStep            = "terraform apply of that plan"
-	noopStep             = "terraform plan (no changes)"
-	repairStep           = "terraform apply -auto-approve (drift on every host)"
-	ansibleStepPrefix    = "ansible-playbook ("
-	ansibleDefaultStep   = ansibleStepPrefix + ansibleDefault + ")"
-	ansibleTunedStep     = ansibleStepPrefix + ansibleTuned + ")"
-	resultsFileTimeStamp = "2006-01-02T15-04-05"
+	targetVsDefault       = 5.0
+	targetVsTuned         = 2.0
+	targetConnsPerHost    = 1
+	targetCmdsPerRes      = 3
+	targetSetsPerSwitch   = 1
+	targetRSSMiB          = 200.0
+	targetNoopCPUPerHost  = 30.0  // controller CPU-ms per host, no-op plan
+	targetApplyCPUPerHost = 150.0 // controller CPU-ms per host, plan and apply of fresh hosts
+	planStep              = "terraform plan -out (empty state)"
+	applyStep             = "terraform apply of that plan"
+	noopStep              = "terraform plan (no changes)"
+	repairStep            = "terraform apply -auto-approve (drift on every host)"
+	ansibleStepPrefix     = "ansible-playbook ("
+	ansibleDefaultStep    = ansibleStepPrefix + ansibleDefault + ")"
+	ansibleTunedStep      = ansibleStepPrefix + ansibleTuned + ")"
+	resultsFileTimeStamp  = "2006-01-02T15-04-05"
 )
 
 func (r scenarioResult) step(name string) (step, bool) {
@@ -51,8 +53,8 @@ func (r scenarioResult) speedup(ansibleStep string) (float64, bool) {
 
 func renderTable(results []scenarioResult) string {
 	var b strings.Builder
-	b.WriteString("| hosts | RTT | step | wall | × vs Ansible default | × vs Ansible tuned | SSH conns/host | commands/host | gNMI RPCs/switch | provider peak RSS | network lower bound |\n")
-	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|\n")
+	b.WriteString("| hosts | RTT | step | wall | × vs Ansible default | × vs Ansible tuned | SSH conns/host | commands/host | gNMI RPCs/switch | provider peak RSS | network lower bound | controller CPU | controller CPU/host | twins CPU |\n")
+	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		for _, s := range r.steps {
 			vsDefault, vsTuned := "", ""
@@ -68,13 +70,21 @@ func renderTable(results []scenarioResult) string {
 			if s.providers > 0 {
 				rss = fmt.Sprintf("%.0f MiB (%d processes)", s.rssMiB, s.providers)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %.1f s | %s | %s | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %d | %s | %s | %.1f s | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.0f ms | %.1f s |\n",
 				r.hosts, r.rtt, s.name, s.wall.Seconds(), vsDefault, vsTuned,
 				span(s.connsMin, s.connsMax), span(s.commandsMin, s.commandsMax), rpcSummary(s.rpcs), rss,
-				s.lowerBound.Round(time.Millisecond))
+				s.lowerBound.Round(time.Millisecond), s.controller.Seconds(), s.perHost(), s.twins.Seconds())
 		}
 	}
 	return b.String()
+}
+
+// perHost is the step's controller CPU per host, in milliseconds.
+func (s step) perHost() float64 {
+	if s.hosts == 0 {
+		return 0
+	}
+	return float64(s.controller.Microseconds()) / 1000 / float64(s.hosts)
 }
 
 // span prints a per-host count as one number, or min–max when hosts differ.
@@ -123,7 +133,10 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 		"gNMI RPCs/switch from the switch twins' counters (most on any switch); provider peak RSS is the largest " +
 		"maximum resident set of the provider processes the command started (`terraform apply` starts one for " +
 		"the plan and one for the apply, so it opens a connection per host in each). The network lower bound is the fewest round trips any tool needs on a " +
-		"host (an SSH connection, then reading, writing and verifying: bounds.go) times the RTT.\n\n")
+		"host (an SSH connection, then reading, writing and verifying: bounds.go) times the RTT. " +
+		"Controller CPU is what the command and the processes it waited for used (terraform with its providers; " +
+		"ansible-playbook with its workers and ssh clients), from the bench's RUSAGE_CHILDREN; twins CPU is the rest of " +
+		"the machine's busy time over the step (/proc/stat): the host twins' sessions and stand-ins and the switch twins (cpu.go).\n\n")
 	b.WriteString("Ansible and Terraform leave the same files on a host (bench/ansible/compare.sh on the hosts' overlay upper directories):\n\n")
 	for _, r := range results {
 		for _, mode := range c.ansibleFor(r.hosts) {
@@ -198,6 +211,17 @@ func renderTargets(results []scenarioResult) string {
 		}
 		check(fmt.Sprintf("one Set per switch: %s", s.name), most == targetSetsPerSwitch || (most == 0 && s.name == repairStep),
 			fmt.Sprintf("at most %d", most))
+	}
+	if s, ok := best.step(noopStep); ok {
+		check(fmt.Sprintf("controller CPU ≤ %.0f ms per host on a no-op plan", targetNoopCPUPerHost), s.perHost() <= targetNoopCPUPerHost,
+			fmt.Sprintf("%.0f ms", s.perHost()))
+	}
+	if p, ok1 := best.step(planStep); ok1 {
+		if a, ok2 := best.step(applyStep); ok2 {
+			per := p.perHost() + a.perHost()
+			check(fmt.Sprintf("controller CPU ≤ %.0f ms per host on a full apply (plan and apply)", targetApplyCPUPerHost), per <= targetApplyCPUPerHost,
+				fmt.Sprintf("%.0f ms", per))
+		}
 	}
 	var rss float64
 	for _, s := range best.steps {

@@ -32,6 +32,9 @@ type step struct {
 	rssMiB      float64          // provider peak RSS (0 for Ansible)
 	providers   int              // provider processes the step started
 	lowerBound  time.Duration    // network lower bound (bounds.go)
+	controller  time.Duration    // CPU of the command and what it waited for (cpu.go)
+	twins       time.Duration    // the rest of the machine's busy time: the twins
+	hosts       int
 }
 
 type scenarioResult struct {
@@ -183,11 +186,21 @@ func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, rs
 			return st, err
 		}
 	}
+	cpu0, err := sampleCPU()
+	if err != nil {
+		return st, err
+	}
 	began := time.Now()
 	if err := fn(); err != nil {
 		return st, err
 	}
 	st.wall = time.Since(began)
+	cpu1, err := sampleCPU()
+	if err != nil {
+		return st, err
+	}
+	st.controller, st.twins = split(cpu0, cpu1)
+	st.hosts = len(fleet.Hosts())
 	after, err := f.counters()
 	if err != nil {
 		return st, err
