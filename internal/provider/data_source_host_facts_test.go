@@ -21,77 +21,76 @@ import (
 // the profile says the hardware is.
 func TestHostFactsReportsEachProfile(t *testing.T) {
 	f, provider := hostTwins(t)
+	config := provider
+	var checks []statecheck.StateCheck
 	for _, spec := range twinHostSpecs {
 		p, ok := hostprofile.Lookup(spec.Profile)
 		if !ok {
 			t.Fatalf("unknown profile %q", spec.Profile)
 		}
-		t.Run(spec.Name, func(t *testing.T) {
-			const addr = "data.roce_host_facts.h"
-			model := p.NICModel
-			if p.VirtualFunctions {
-				model = "ConnectX VF"
-			}
-			flavor := p.Stack
-			dmabuf := p.DMABUF()
-			ncclUpstream, _, _ := strings.Cut(p.NCCLVersion, "-")
-			ncclSource := ""
-			osName, osFamily := machineOS(t), "debian"
+		addr := "data.roce_host_facts." + spec.Name
+		config += fmt.Sprintf("data \"roce_host_facts\" %q {\n  host = %q\n}\n", spec.Name, twinAddress(t, f, spec.Name))
+		model := p.NICModel
+		if p.VirtualFunctions {
+			model = "ConnectX VF"
+		}
+		flavor := p.Stack
+		dmabuf := p.DMABUF()
+		ncclUpstream, _, _ := strings.Cut(p.NCCLVersion, "-")
+		ncclSource := ""
+		osName, osFamily := machineOS(t), "debian"
+		if p.NCCLVersion != "" {
+			ncclSource = "package libnccl2 " + p.NCCLVersion
+		}
+		if p.RHEL() {
+			osName, osFamily = "Rocky Linux 9.6 (Blue Onyx)", "rhel"
 			if p.NCCLVersion != "" {
-				ncclSource = "package libnccl2 " + p.NCCLVersion
+				ncclSource = "package libnccl " + p.NCCLVersion
 			}
-			if p.RHEL() {
-				osName, osFamily = "Rocky Linux 9.6 (Blue Onyx)", "rhel"
-				if p.NCCLVersion != "" {
-					ncclSource = "package libnccl " + p.NCCLVersion
-				}
+		}
+		checks = append(checks,
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_flavor"), knownvalue.StringExact(flavor)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_version"), knownvalue.StringExact(p.OFEDVersion)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("lockdown"), knownvalue.StringExact(p.Lockdown)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("nics"), knownvalue.ListSizeExact(p.Ports)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpus"), knownvalue.ListSizeExact(p.GPUs)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("dmabuf_capable"), knownvalue.Bool(dmabuf)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_version"), knownvalue.StringExact(ncclUpstream)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_source"), knownvalue.StringExact(ncclSource)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("nvidia_open_kernel_modules"), knownvalue.Bool(p.OpenKernelModules)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("peermem_loaded"), knownvalue.Bool(false)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("os"), knownvalue.StringExact(osName)),
+			statecheck.ExpectKnownValue(addr, tfjsonpath.New("os_family"), knownvalue.StringExact(osFamily)),
+		)
+		for i := range p.Ports {
+			nic := tfjsonpath.New("nics").AtSliceIndex(i)
+			state := "PORT_ACTIVE"
+			if p.PortDown(i) {
+				state = "PORT_DOWN"
 			}
-			checks := []statecheck.StateCheck{
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_flavor"), knownvalue.StringExact(flavor)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_version"), knownvalue.StringExact(p.OFEDVersion)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("lockdown"), knownvalue.StringExact(p.Lockdown)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nics"), knownvalue.ListSizeExact(p.Ports)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpus"), knownvalue.ListSizeExact(p.GPUs)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("dmabuf_capable"), knownvalue.Bool(dmabuf)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_version"), knownvalue.StringExact(ncclUpstream)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nccl_source"), knownvalue.StringExact(ncclSource)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("nvidia_open_kernel_modules"), knownvalue.Bool(p.OpenKernelModules)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("peermem_loaded"), knownvalue.Bool(false)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("os"), knownvalue.StringExact(osName)),
-				statecheck.ExpectKnownValue(addr, tfjsonpath.New("os_family"), knownvalue.StringExact(osFamily)),
-			}
-			for i := range p.Ports {
-				nic := tfjsonpath.New("nics").AtSliceIndex(i)
-				state := "PORT_ACTIVE"
-				if p.PortDown(i) {
-					state = "PORT_DOWN"
-				}
-				checks = append(checks,
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("device"), knownvalue.StringExact(fmt.Sprintf("mlx5_%d", i))),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("model"), knownvalue.StringExact(model)),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("link_layer"), knownvalue.StringExact("Ethernet")),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("port_state"), knownvalue.StringExact(state)),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("is_vf"), knownvalue.Bool(p.VirtualFunctions)),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("netdev"), knownvalue.StringExact(p.Netdevs()[i])),
-					statecheck.ExpectKnownValue(addr, nic.AtMapKey("roce_v2_ipv4_gid_index"), knownvalue.Int64Exact(int64(p.RoCEv2IPv4GIDIndex))),
-				)
-			}
-			for i := range p.GPUs {
-				gpu := tfjsonpath.New("gpus").AtSliceIndex(i)
-				checks = append(checks,
-					statecheck.ExpectKnownValue(addr, gpu.AtMapKey("path_type"), knownvalue.StringExact("PIX")),
-					statecheck.ExpectKnownValue(addr, gpu.AtMapKey("bar1_mib"), knownvalue.Int64Exact(int64(p.BAR1MiB))),
-				)
-			}
-			resource.UnitTest(t, resource.TestCase{
-				ProtoV6ProviderFactories: testProviderFactories,
-				Steps: []resource.TestStep{{
-					Config:            provider + fmt.Sprintf("data \"roce_host_facts\" \"h\" {\n  host = %q\n}\n", twinAddress(t, f, spec.Name)),
-					ConfigStateChecks: checks,
-				}},
-			})
-		})
+			checks = append(checks,
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("device"), knownvalue.StringExact(fmt.Sprintf("mlx5_%d", i))),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("model"), knownvalue.StringExact(model)),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("link_layer"), knownvalue.StringExact("Ethernet")),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("port_state"), knownvalue.StringExact(state)),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("is_vf"), knownvalue.Bool(p.VirtualFunctions)),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("netdev"), knownvalue.StringExact(p.Netdevs()[i])),
+				statecheck.ExpectKnownValue(addr, nic.AtMapKey("roce_v2_ipv4_gid_index"), knownvalue.Int64Exact(int64(p.RoCEv2IPv4GIDIndex))),
+			)
+		}
+		for i := range p.GPUs {
+			gpu := tfjsonpath.New("gpus").AtSliceIndex(i)
+			checks = append(checks,
+				statecheck.ExpectKnownValue(addr, gpu.AtMapKey("path_type"), knownvalue.StringExact("PIX")),
+				statecheck.ExpectKnownValue(addr, gpu.AtMapKey("bar1_mib"), knownvalue.Int64Exact(int64(p.BAR1MiB))),
+			)
+		}
 	}
+	// One configuration reads every host: a Terraform run per host cost about 7 s each.
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps:                    []resource.TestStep{{Config: config, ConfigStateChecks: checks}},
+	})
 }
 
 func TestHostFactsRefusesAnUnknownHostKey(t *testing.T) {
