@@ -18,6 +18,7 @@ type faults struct {
 	failGet      []codes.Code
 	resetSet     []bool // afterApply of each queued ResetNextSet
 	slowSet      time.Duration
+	slowing      int // Sets now waiting out slowSet
 }
 
 // FailNextSet makes the next Set fail with code before anything is applied.
@@ -136,6 +137,21 @@ func (t *Twin) resetConn(ctx context.Context) {
 			l.reset(p.Addr.String())
 		}
 	}
+}
+
+// SlowSetsWaiting returns how many Sets are now waiting out a SlowSet delay: a test that
+// needs a Set in flight waits for it instead of sleeping.
+func (t *Twin) SlowSetsWaiting() int {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	return t.faults.slowing
+}
+
+// waiting counts a Set into (+1) or out of (-1) its SlowSet delay.
+func (f *faults) waiting(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slowing += n
 }
 
 func (f *faults) slow() time.Duration {

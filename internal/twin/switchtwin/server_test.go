@@ -145,7 +145,7 @@ func TestFaults(t *testing.T) {
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- set("23") }()
-	time.Sleep(100 * time.Millisecond)
+	waitFor(t, 3*time.Second, func() bool { return tw.SlowSetsWaiting() == 1 })
 	if weight() != "22" {
 		t.Errorf("weight during a slow Set = %s, want 22", weight())
 	}
@@ -227,8 +227,7 @@ func TestStopEndsSlowSet(t *testing.T) {
 		_, err := c.Set(ctxT(t), &gpb.SetRequest{Delete: []*gpb.Path{cfg("QUEUE", "Ethernet0|0")}})
 		done <- err
 	}()
-	waitFor(t, 3*time.Second, func() bool { return tw.Stats().Conns.Active == 1 })
-	time.Sleep(50 * time.Millisecond)
+	waitFor(t, 3*time.Second, func() bool { return tw.SlowSetsWaiting() == 1 })
 	tw.Stop()
 	select {
 	case err := <-done:

@@ -65,6 +65,8 @@ func (t *Twin) waitSlow() error {
 	if d <= 0 {
 		return nil
 	}
+	t.faults.waiting(1)
+	defer t.faults.waiting(-1)
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
