@@ -1,8 +1,6 @@
 package hostprofile
 
 import (
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -69,8 +67,7 @@ func BenchmarkStandIn(b *testing.B) {
 		b.Run(strings.Join(c, "_"), func(b *testing.B) {
 			var cpu time.Duration
 			for b.Loop() {
-				cmd := exec.Command("/bin/sh", append([]string{filepath.Join(root, "usr/local/sbin", c[0])}, c[1:]...)...)
-				cmd.Env = []string{"TWIN_ROOT=" + root, "PATH=" + filepath.Join(root, "usr/local/sbin") + ":/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+				cmd := standIn(root, c[0], c[1:]...)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					b.Fatalf("%s: %v\n%s", strings.Join(c, " "), err, out)
 				}

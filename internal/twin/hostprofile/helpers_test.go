@@ -109,16 +109,9 @@ func renderRoot(t testing.TB, p Profile, id HostID) string {
 	return root
 }
 
-// result is what a stand-in printed and returned.
-type result struct {
-	stdout, stderr string
-	code           int
-}
-
-// runTool runs stand-in name from root with /bin/sh, TWIN_ROOT=root and the
-// stand-ins first on PATH.
-func runTool(t testing.TB, root, stdin, name string, args ...string) result {
-	t.Helper()
+// standIn is the command that runs stand-in name from root with /bin/sh, TWIN_ROOT=root and
+// the stand-ins first on PATH.
+func standIn(root, name string, args ...string) *exec.Cmd {
 	cmd := exec.Command("/bin/sh", append([]string{filepath.Join(root, "usr/local/sbin", name)}, args...)...)
 	cmd.Env = []string{
 		"TWIN_ROOT=" + root,
@@ -126,6 +119,19 @@ func runTool(t testing.TB, root, stdin, name string, args ...string) result {
 		"LC_ALL=C",
 		"HOME=" + root,
 	}
+	return cmd
+}
+
+// result is what a stand-in printed and returned.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// runTool runs stand-in name from root (standIn) with stdin and returns what it printed.
+func runTool(t testing.TB, root, stdin, name string, args ...string) result {
+	t.Helper()
+	cmd := standIn(root, name, args...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

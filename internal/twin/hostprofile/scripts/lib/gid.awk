@@ -63,12 +63,15 @@ function ntop(g,    n, a, i, h, best, bestlen, cur, curlen, out) {
 	return out
 }
 
-# sysread returns the first line of file f and sets sysread_ok; an unreadable
-# or empty file gives "" with sysread_ok false, as twin_cat fails on it. It
-# reads in-process: the stand-ins read hundreds of GID files per call.
-function sysread(f,    l) {
+# sysread returns the first line of file f and sets sysread_ok and
+# sysread_found: an empty file gives "" with sysread_ok false, as twin_cat
+# fails on it; a missing one also leaves sysread_found false. It reads
+# in-process: the stand-ins read hundreds of GID files per call.
+function sysread(f,    l, r) {
 	l = ""
-	sysread_ok = (getline l < f) > 0
+	r = (getline l < f)
 	close(f)
+	sysread_ok = r > 0
+	sysread_found = r >= 0
 	return sysread_ok ? l : ""
 }
