@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,14 +26,14 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-func TestPeakRSS(t *testing.T) {
+func TestReadProviderLog(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "rss.log")
-	if err := os.WriteFile(log, []byte("40960\n102400\ngarbage\n51200\n"), 0o644); err != nil {
+	if err := os.WriteFile(log, []byte("40960 1500000\n102400 250000\ngarbage\n51200 x\n51200 1000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mib, n := peakRSS(log)
-	if mib != 100 || n != 3 {
-		t.Errorf("peakRSS = %v MiB over %d processes, want 100 over 3", mib, n)
+	u := readProviderLog(log)
+	if u.peakMiB != 100 || u.processes != 3 || u.cpu != 1751*time.Millisecond {
+		t.Errorf("readProviderLog = %+v, want 100 MiB, 3 processes, 1.751 s", u)
 	}
 }
 
@@ -41,7 +42,7 @@ func TestTargets(t *testing.T) {
 		scenario: scenario{hosts: 64, rtt: 2 * time.Millisecond},
 		steps: []step{
 			{name: planStep, wall: 4 * time.Second, connsMin: 1, connsMax: 1},
-			{name: applyStep, wall: 6 * time.Second, connsMin: 2, connsMax: 2, rpcs: []map[string]int{{"Set": 1, "Get": 3}}, rssMiB: 80, providers: 6},
+			{name: applyStep, wall: 6 * time.Second, connsMin: 2, connsMax: 2, rpcs: []map[string]int{{"Set": 1, "Get": 3}}, provider: providerUsage{peakMiB: 80, processes: 6}},
 			{name: noopStep, wall: 2 * time.Second, connsMin: 1, connsMax: 1, commandsMin: 1, commandsMax: 1, rpcs: []map[string]int{{"Get": 1}}},
 			{name: ansibleDefaultStep, wall: 60 * time.Second},
 			{name: ansibleTunedStep, wall: 15 * time.Second},
@@ -49,8 +50,8 @@ func TestTargets(t *testing.T) {
 	}}
 	out := renderTargets(res)
 	for _, want := range []string{
-		"apply ≥ 5× faster than default Ansible: met (6.0×)",
-		"apply ≥ 2× faster than tuned Ansible: MISSED (1.5×)",
+		"apply ≥ 6× faster than default Ansible: met (6.0×)",
+		"apply ≥ 4× faster than tuned Ansible: MISSED (1.5×)",
 		"terraform apply of that plan: MISSED (2)",
 		"no-op plan: met (1 commands for 3 resources)",
 		"one Set per switch: terraform apply of that plan: met",
@@ -60,7 +61,7 @@ func TestTargets(t *testing.T) {
 			t.Errorf("targets lack %q:\n%s", want, out)
 		}
 	}
-	if table := renderTable(res); !strings.Contains(table, "| 64 | 2ms | terraform apply of that plan | 6.0 s | 6.0× | 1.5× | 2 |") {
+	if table := renderTable(res); !strings.Contains(table, "| 64 | 2ms | 10 | terraform apply of that plan | 6.0 s | 6.0× | 1.5× | 2 |") {
 		t.Errorf("table row:\n%s", table)
 	}
 }
@@ -91,7 +92,8 @@ func TestCPUTargets(t *testing.T) {
 		scenario: scenario{hosts: 64, rtt: 2 * time.Millisecond},
 		steps: []step{
 			{name: planStep, hosts: 64, controller: 1280 * time.Millisecond},
-			{name: applyStep, hosts: 64, controller: 6400 * time.Millisecond, twins: 30 * time.Second},
+			{name: applyStep, hosts: 64, controller: 6400 * time.Millisecond, twins: 30 * time.Second,
+				provider: providerUsage{processes: 1, cpu: 4200 * time.Millisecond}},
 			{name: noopStep, hosts: 64, controller: 2560 * time.Millisecond},
 		},
 	}}
@@ -104,7 +106,7 @@ func TestCPUTargets(t *testing.T) {
 			t.Errorf("targets lack %q:\n%s", want, out)
 		}
 	}
-	if table := renderTable(res); !strings.Contains(table, "| 6.4 s | 100 ms | 30.0 s |") {
+	if table := renderTable(res); !strings.Contains(table, "| 6.4 s | 100 ms | 4.2 s | 30.0 s |") {
 		t.Errorf("table lacks the CPU split of the apply:\n%s", table)
 	}
 }
@@ -128,5 +130,43 @@ func TestSampleCPUCountsAChild(t *testing.T) {
 	}
 	if after.machine <= before.machine {
 		t.Errorf("machine busy time did not grow: %v then %v", before.machine, after.machine)
+	}
+}
+
+func TestGrowthExponent(t *testing.T) {
+	// cpu = 0.05 s · hosts^1.2 exactly: the fit returns 1.2.
+	var g growthSeries
+	for _, n := range []int{16, 64, 256} {
+		g.hosts = append(g.hosts, n)
+		g.cpu = append(g.cpu, time.Duration(0.05*math.Pow(float64(n), 1.2)*float64(time.Second)))
+	}
+	if x, ok := g.exponent(); !ok || math.Abs(x-1.2) > 1e-6 {
+		t.Errorf("exponent = %v, %v; want 1.2", x, ok)
+	}
+	if _, ok := (growthSeries{hosts: []int{16}, cpu: []time.Duration{time.Second}}).exponent(); ok {
+		t.Error("one host count gave an exponent")
+	}
+}
+
+func TestRenderGrowth(t *testing.T) {
+	at := func(n int, noop time.Duration) scenarioResult {
+		return scenarioResult{scenario: scenario{hosts: n, rtt: 2 * time.Millisecond}, steps: []step{
+			{name: planStep, controller: time.Duration(n) * 10 * time.Millisecond},
+			{name: applyStep, controller: time.Duration(n) * 90 * time.Millisecond},
+			{name: noopStep, controller: noop},
+		}}
+	}
+	// No-op CPU quadruples when hosts double: exponent 2, missed; the apply is linear.
+	out := renderGrowth([]scenarioResult{at(16, time.Second), at(32, 4*time.Second)})
+	for _, want := range []string{
+		"RTT 2ms, parallelism 10, no-op plan: exponent 2.00, target ≤ 1.1: MISSED (controller CPU: 16 hosts 1.0 s, 32 hosts 4.0 s)",
+		"RTT 2ms, parallelism 10, full apply (plan and apply): exponent 1.00, target ≤ 1.1: met",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("growth lacks %q:\n%s", want, out)
+		}
+	}
+	if out := renderGrowth([]scenarioResult{at(16, time.Second)}); out != "" {
+		t.Errorf("one host count rendered growth:\n%s", out)
 	}
 }

@@ -17,7 +17,7 @@
 // both tools leave a host with the same files.
 //
 //	bench [-hosts 8,32,64] [-rtt 0,2ms] [-switches 2] [-ports 32] [-ansible default,tuned]
-//	      [-out bench/results]
+//	      [-out bench/results] [-pprof DIR]
 package main
 
 import (
@@ -61,13 +61,18 @@ type config struct {
 	provider     string
 	work         string
 	keep         bool
+	// parallelism holds Terraform's -parallelism per run of a host count: 0 for its default,
+	// -1 for the host count.
+	parallelism []int
+	pprof       string // where the provider processes write CPU profiles (empty: none)
 }
 
 func run() error {
 	var c config
-	var hosts, rtts, ansible, ansibleHosts string
+	var hosts, rtts, ansible, ansibleHosts, parallelism string
 	flag.StringVar(&hosts, "hosts", "8,32,64", "host counts, comma-separated")
 	flag.StringVar(&rtts, "rtt", "0,2ms", "round-trip times between Terraform/Ansible and the hosts, comma-separated")
+	flag.StringVar(&parallelism, "parallelism", "", "Terraform -parallelism values to run each host count with, comma-separated: numbers, or hosts for the host count (default: Terraform's, 10)")
 	flag.IntVar(&c.switches, "switches", 2, "switch twins")
 	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
 	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned), comma-separated; empty for none")
@@ -76,6 +81,7 @@ func run() error {
 	flag.StringVar(&c.out, "out", "bench/results", "directory for the results table")
 	flag.StringVar(&c.root, "root", ".", "the repository root")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (workspaces, logs)")
+	flag.StringVar(&c.pprof, "pprof", "", "directory for CPU profiles of the provider processes, one folder per scenario and step (go tool pprof)")
 	flag.Parse()
 	var err error
 	if c.hosts, err = parseInts(hosts); err != nil {
@@ -83,6 +89,9 @@ func run() error {
 	}
 	if c.rtts, err = parseDurations(rtts); err != nil {
 		return fmt.Errorf("-rtt: %w", err)
+	}
+	if c.parallelism, err = parseParallelism(parallelism); err != nil {
+		return fmt.Errorf("-parallelism: %w", err)
 	}
 	if ansibleHosts != "" {
 		if c.ansibleHosts, err = parseInts(ansibleHosts); err != nil {
@@ -100,6 +109,11 @@ func run() error {
 	}
 	if c.root, err = filepath.Abs(c.root); err != nil {
 		return err
+	}
+	if c.pprof != "" {
+		if c.pprof, err = filepath.Abs(c.pprof); err != nil {
+			return err
+		}
 	}
 	c.terraform = filepath.Join(c.root, "bin", "terraform")
 	c.provider = filepath.Join(c.root, "bin", providerBinary)
@@ -128,12 +142,18 @@ func run() error {
 	var results []scenarioResult
 	for _, n := range c.hosts {
 		for _, rtt := range c.rtts {
-			r, err := runScenario(ctx, c, scenario{hosts: n, rtt: rtt})
-			if err != nil {
-				return fmt.Errorf("%d hosts, RTT %s: %w", n, rtt, err)
+			for _, p := range c.parallelism {
+				if p == parallelismHosts {
+					p = n
+				}
+				sc := scenario{hosts: n, rtt: rtt, parallelism: p}
+				r, err := runScenario(ctx, c, sc)
+				if err != nil {
+					return fmt.Errorf("%s: %w", sc, err)
+				}
+				results = append(results, r)
+				fmt.Println(renderTable(results[len(results)-1:]))
 			}
-			results = append(results, r)
-			fmt.Println(renderTable(results[len(results)-1:]))
 		}
 	}
 	table := renderReport(c, results, time.Since(began))
@@ -155,6 +175,30 @@ func parseInts(s string) ([]int, error) {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n <= 0 {
 			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// parallelismHosts in config.parallelism stands for the scenario's host count.
+const parallelismHosts = -1
+
+// parseParallelism reads -parallelism: "" is Terraform's default alone.
+func parseParallelism(s string) ([]int, error) {
+	if strings.TrimSpace(s) == "" {
+		return []int{0}, nil
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "hosts" {
+			out = append(out, parallelismHosts)
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is neither a positive number nor hosts", f)
 		}
 		out = append(out, n)
 	}

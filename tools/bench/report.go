@@ -13,14 +13,17 @@ import (
 
 // Targets (benchmark results, not timed tests), for the largest scenario with a nonzero RTT.
 const (
-	targetVsDefault       = 5.0
-	targetVsTuned         = 2.0
+	targetVsDefault       = 6.0
+	targetVsTuned         = 4.0
 	targetConnsPerHost    = 1
 	targetCmdsPerRes      = 3
 	targetSetsPerSwitch   = 1
 	targetRSSMiB          = 200.0
 	targetNoopCPUPerHost  = 30.0  // controller CPU-ms per host, no-op plan
 	targetApplyCPUPerHost = 150.0 // controller CPU-ms per host, plan and apply of fresh hosts
+	targetGrowthExponent  = 1.1   // of controller CPU over host counts (growth.go)
+	scaleHosts            = 256   // the host count of the scale targets
+	targetScaleNoopWall   = 30 * time.Second
 	planStep              = "terraform plan -out (empty state)"
 	applyStep             = "terraform apply of that plan"
 	noopStep              = "terraform plan (no changes)"
@@ -53,8 +56,8 @@ func (r scenarioResult) speedup(ansibleStep string) (float64, bool) {
 
 func renderTable(results []scenarioResult) string {
 	var b strings.Builder
-	b.WriteString("| hosts | RTT | step | wall | × vs Ansible default | × vs Ansible tuned | SSH conns/host | commands/host | gNMI RPCs/switch | provider peak RSS | network lower bound | controller CPU | controller CPU/host | twins CPU |\n")
-	b.WriteString("|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| hosts | RTT | parallelism | step | wall | × vs Ansible default | × vs Ansible tuned | SSH conns/host | commands/host | gNMI RPCs/switch | provider peak RSS | network lower bound | controller CPU | controller CPU/host | of it provider | twins CPU | state |\n")
+	b.WriteString("|---:|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		for _, s := range r.steps {
 			vsDefault, vsTuned := "", ""
@@ -66,17 +69,30 @@ func renderTable(results []scenarioResult) string {
 					vsTuned = fmt.Sprintf("%.1f×", x)
 				}
 			}
-			rss := ""
-			if s.providers > 0 {
-				rss = fmt.Sprintf("%.0f MiB (%d processes)", s.rssMiB, s.providers)
+			rss, providerCPU := "", ""
+			if s.provider.processes > 0 {
+				rss = fmt.Sprintf("%.0f MiB (%d processes)", s.provider.peakMiB, s.provider.processes)
+				providerCPU = fmt.Sprintf("%.1f s", s.provider.cpu.Seconds())
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %.1f s | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.0f ms | %.1f s |\n",
-				r.hosts, r.rtt, s.name, s.wall.Seconds(), vsDefault, vsTuned,
+			state := ""
+			if s.stateBytes > 0 {
+				state = fmt.Sprintf("%.0f KiB", float64(s.stateBytes)/1024)
+			}
+			fmt.Fprintf(&b, "| %d | %s | %d | %s | %.1f s | %s | %s | %s | %s | %s | %s | %s | %.1f s | %.0f ms | %s | %.1f s | %s |\n",
+				r.hosts, r.rtt, r.effectiveParallelism(), s.name, s.wall.Seconds(), vsDefault, vsTuned,
 				span(s.connsMin, s.connsMax), span(s.commandsMin, s.commandsMax), rpcSummary(s.rpcs), rss,
-				s.lowerBound.Round(time.Millisecond), s.controller.Seconds(), s.perHost(), s.twins.Seconds())
+				s.lowerBound.Round(time.Millisecond), s.controller.Seconds(), s.perHost(), providerCPU, s.twins.Seconds(), state)
 		}
 	}
 	return b.String()
+}
+
+// effectiveParallelism is the -parallelism Terraform ran with.
+func (s scenario) effectiveParallelism() int {
+	if s.parallelism == 0 {
+		return defaultParallelism
+	}
+	return s.parallelism
 }
 
 // perHost is the step's controller CPU per host, in milliseconds.
@@ -122,10 +138,10 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 	var b strings.Builder
 	fmt.Fprintf(&b, "# make bench, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(&b, "Command: `roce-bench %s`\n\n", strings.Join(os.Args[1:], " "))
-	fmt.Fprintf(&b, "Machine: %d CPUs, %s; %s; %s; %s. %d switch twins of %d ports; host twins of profile %s "+
+	fmt.Fprintf(&b, "Machine: %d CPUs (%s; a fork and exec of /bin/true takes %s), %s; %s; %s; %s. %d switch twins of %d ports; host twins of profile %s "+
 		"(8 ConnectX-7 ports each), each in its own network namespace behind a relay adding the RTT. "+
 		"Whole run: %s.\n\n",
-		runtime.NumCPU(), runtime.Version(), versionLine("Terraform v", c.terraform, "version"),
+		runtime.NumCPU(), cpuModel(), forkExecCost().Round(10*time.Microsecond), runtime.Version(), versionLine("Terraform v", c.terraform, "version"),
 		versionLine("ansible-playbook", "ansible-playbook", "--version"), versionLine("OpenSSH", "sshd", "-V"), c.switches, c.ports, hostProfile, took.Round(time.Second))
 	b.WriteString(renderTable(results))
 	b.WriteString("\nThe speed-ups compare Ansible on fresh hosts with Terraform's plan and apply of that plan together. " +
@@ -135,7 +151,7 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 		"the plan and one for the apply, so it opens a connection per host in each). The network lower bound is the fewest round trips any tool needs on a " +
 		"host (an SSH connection, then reading, writing and verifying: bounds.go) times the RTT. " +
 		"Controller CPU is what the command and the processes it waited for used (terraform with its providers; " +
-		"ansible-playbook with its workers and ssh clients), from the bench's RUSAGE_CHILDREN; twins CPU is the rest of " +
+		"ansible-playbook with its workers and ssh clients), from the bench's RUSAGE_CHILDREN, and of it the provider processes' own (each one's rusage); the rest is Terraform's. Twins CPU is the rest of " +
 		"the machine's busy time over the step (/proc/stat): the host twins' sessions and stand-ins and the switch twins (cpu.go).\n\n")
 	b.WriteString("Ansible and Terraform leave the same files on a host (bench/ansible/compare.sh on the hosts' overlay upper directories):\n\n")
 	for _, r := range results {
@@ -154,6 +170,7 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 			fmt.Fprintf(&b, "- %s, Ansible %s: %s (%s)\n", r.scenario, mode, verdict, idem)
 		}
 	}
+	b.WriteString("\n" + renderGrowth(results))
 	b.WriteString("\n" + renderTargets(results))
 	return b.String()
 }
@@ -225,10 +242,41 @@ func renderTargets(results []scenarioResult) string {
 	}
 	var rss float64
 	for _, s := range best.steps {
-		rss = max(rss, s.rssMiB)
+		rss = max(rss, s.provider.peakMiB)
 	}
 	check(fmt.Sprintf("provider peak RSS < %.0f MB", targetRSSMiB), rss < targetRSSMiB, fmt.Sprintf("%.0f MiB", rss))
+	if best.hosts >= scaleHosts {
+		if s, ok := best.step(noopStep); ok {
+			check(fmt.Sprintf("%d-host no-op plan under %s", scaleHosts, targetScaleNoopWall), s.wall < targetScaleNoopWall, fmt.Sprintf("%.1f s", s.wall.Seconds()))
+		}
+	}
 	return b.String()
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo, or "unknown CPU".
+func cpuModel() string {
+	b, _ := os.ReadFile("/proc/cpuinfo")
+	for line := range strings.Lines(string(b)) {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
+
+// forkExecCost is the mean wall time of starting /bin/true and waiting for it. Twins are
+// shell scripts and sshd sessions, so every figure scales with it: the same commit's 8-host
+// no-op plan took 2.4 s on one 2-CPU machine and 16.8 s on another, whose fork and exec took
+// about 4 ms.
+func forkExecCost() time.Duration {
+	const n = 50
+	began := time.Now()
+	for range n {
+		if err := exec.Command("/bin/true").Run(); err != nil {
+			return 0
+		}
+	}
+	return time.Since(began) / n
 }
 
 // versionLine is the first line of a version command's output that starts with prefix

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // providerBinary is the provider's executable name, which Terraform's dev_overrides look for.
 const providerBinary = "terraform-provider-roce"
 
-// Environment of the wrapper: the real provider, and the file that collects peak RSS.
+// Environment of the wrapper: the real provider, and the file that collects each provider
+// process's peak RSS and CPU.
 const (
 	envRealProvider = "ROCE_BENCH_PROVIDER"
 	envRSSLog       = "ROCE_BENCH_RSS_LOG"
@@ -23,7 +24,8 @@ const (
 // wrapProvider runs when Terraform starts this binary as the provider (a link named
 // terraform-provider-roce in the dev_overrides directory): it runs the real provider with the
 // same arguments, environment and standard streams, so the plugin handshake passes through
-// untouched, and appends the provider's peak resident set (KiB) to the RSS log when it exits.
+// untouched, and appends the provider's peak resident set (KiB) and its user+system CPU
+// (microseconds) to the RSS log when it exits.
 func wrapProvider() int {
 	cmd := exec.Command(os.Getenv(envRealProvider), os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -36,7 +38,8 @@ func wrapProvider() int {
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		if f, err := os.OpenFile(os.Getenv(envRSSLog), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err == nil {
-			fmt.Fprintln(f, ru.Maxrss) // KiB on Linux
+			cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+			fmt.Fprintln(f, ru.Maxrss, cpu.Microseconds()) // Maxrss is KiB on Linux
 			f.Close()
 		}
 	}
@@ -55,25 +58,37 @@ func providerWrap(dir string) error {
 	return os.Symlink(self, filepath.Join(dir, providerBinary))
 }
 
-// peakRSS returns the largest peak RSS in the log, in MiB, and how many provider processes
-// reported one.
-func peakRSS(log string) (mib float64, processes int) {
-	f, err := os.Open(log)
+// providerUsage is what the provider processes of one step reported.
+type providerUsage struct {
+	peakMiB   float64       // the largest peak RSS of any of them
+	cpu       time.Duration // their user+system CPU together
+	processes int
+}
+
+// readProviderLog sums the wrapper's log: one "<maxrss KiB> <CPU µs>" line per process.
+func readProviderLog(log string) providerUsage {
+	var u providerUsage
+	b, err := os.ReadFile(log)
 	if err != nil {
-		return 0, 0
+		return u
 	}
-	defer f.Close()
 	var most int64
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		kib, err := strconv.ParseInt(strings.TrimSpace(s.Text()), 10, 64)
-		if err != nil {
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) != 2 {
 			continue
 		}
-		processes++
+		kib, err1 := strconv.ParseInt(f[0], 10, 64)
+		us, err2 := strconv.ParseInt(f[1], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		u.processes++
 		most = max(most, kib)
+		u.cpu += time.Duration(us) * time.Microsecond
 	}
-	return float64(most) / 1024, processes
+	u.peakMiB = float64(most) / 1024
+	return u
 }
 
 func lookPath(name string) (string, error) { return exec.LookPath(name) }

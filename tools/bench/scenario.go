@@ -16,9 +16,27 @@ import (
 type scenario struct {
 	hosts int
 	rtt   time.Duration
+	// parallelism is Terraform's -parallelism (0: its default, 10).
+	parallelism int
 }
 
-func (s scenario) String() string { return fmt.Sprintf("%d hosts, RTT %s", s.hosts, s.rtt) }
+// defaultParallelism is Terraform's when -parallelism is not given.
+const defaultParallelism = 10
+
+func (s scenario) String() string {
+	if s.parallelism == 0 {
+		return fmt.Sprintf("%d hosts, RTT %s", s.hosts, s.rtt)
+	}
+	return fmt.Sprintf("%d hosts, RTT %s, -parallelism=%d", s.hosts, s.rtt, s.parallelism)
+}
+
+// label names the scenario's folders.
+func (s scenario) label() string {
+	if s.parallelism == 0 {
+		return fmt.Sprintf("%dh-%s", s.hosts, s.rtt)
+	}
+	return fmt.Sprintf("%dh-%s-p%d", s.hosts, s.rtt, s.parallelism)
+}
 
 // step is one measured command.
 type step struct {
@@ -29,9 +47,9 @@ type step struct {
 	commandsMax int // remote commands of the busiest host
 	commandsMin int
 	rpcs        []map[string]int // gNMI RPCs per switch (nil for Ansible)
-	rssMiB      float64          // provider peak RSS (0 for Ansible)
-	providers   int              // provider processes the step started
+	provider    providerUsage    // the provider processes the step started (none for Ansible)
 	lowerBound  time.Duration    // network lower bound (bounds.go)
+	stateBytes  int64            // terraform.tfstate after the step (0 for Ansible)
 	controller  time.Duration    // CPU of the command and what it waited for (cpu.go)
 	twins       time.Duration    // the rest of the machine's busy time: the twins
 	hosts       int
@@ -58,7 +76,7 @@ echo NCCL_DEBUG=TRACE >>/etc/nccl.conf`
 
 func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult, err error) {
 	res = scenarioResult{scenario: sc, equivalent: map[string]bool{}, diff: map[string]string{}, idempotent: map[string]bool{}}
-	dir := filepath.Join(c.work, fmt.Sprintf("%dh-%s", sc.hosts, sc.rtt))
+	dir := filepath.Join(c.work, sc.label())
 	fmt.Printf("==> %s: starting %d switch twins and %d host twins\n", sc, c.switches, sc.hosts)
 	fab, err := startSwitches(c, dir)
 	if err != nil {
@@ -76,7 +94,11 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if err := fab.useHosts(ctx, fleet); err != nil {
 		return res, err
 	}
-	ws, err := newWorkspace(c, filepath.Join(dir, "terraform"))
+	var profiles string
+	if c.pprof != "" {
+		profiles = filepath.Join(c.pprof, sc.label())
+	}
+	ws, err := newWorkspace(c, filepath.Join(dir, "terraform"), profiles)
 	if err != nil {
 		return res, err
 	}
@@ -86,17 +108,21 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if _, err := ws.run(ctx, "get", []int{0}, "get", "-no-color"); err != nil {
 		return res, err
 	}
+	var parallelism []string
+	if sc.parallelism > 0 {
+		parallelism = []string{fmt.Sprintf("-parallelism=%d", sc.parallelism)}
+	}
 	terraform := func(name string, args ...string) func() error {
 		return func() error {
 			// Options before the plan file, which must come last.
-			args = append([]string{args[0], "-input=false", "-no-color"}, args[1:]...)
+			args = append(append([]string{args[0], "-input=false", "-no-color"}, parallelism...), args[1:]...)
 			_, err := ws.run(ctx, name, []int{0}, args...)
 			return err
 		}
 	}
 	plan := func(name string) func() error {
 		return func() error {
-			code, err := ws.run(ctx, name, []int{0, 2}, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+			code, err := ws.run(ctx, name, []int{0, 2}, append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, parallelism...)...)
 			if err == nil && code == 2 {
 				err = fmt.Errorf("plan after apply has changes; see %s", filepath.Join(ws.logs, name+".log"))
 			}
@@ -127,6 +153,9 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 			return res, err
 		}
 		st.lowerBound = s.bound(sc.rtt)
+		if fi, err := os.Stat(filepath.Join(ws.dir, "terraform.tfstate")); err == nil {
+			st.stateBytes = fi.Size()
+		}
 		res.steps = append(res.steps, st)
 	}
 	if err := plan("after-repair")(); err != nil {
@@ -222,7 +251,7 @@ func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, rs
 		st.rpcs = append(st.rpcs, d)
 	}
 	if rssLog != "" {
-		st.rssMiB, st.providers = peakRSS(rssLog)
+		st.provider = readProviderLog(rssLog)
 	}
 	return st, nil
 }

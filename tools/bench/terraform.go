@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,11 +18,12 @@ type workspace struct {
 	env       []string
 	rssLog    string
 	logs      string
+	profiles  string // CPU profiles of the provider, a folder per run (empty: none)
 }
 
 // newWorkspace copies the demo into dir and writes a CLI configuration whose dev_overrides
 // point at the wrapper.
-func newWorkspace(c config, dir string) (*workspace, error) {
+func newWorkspace(c config, dir, profiles string) (*workspace, error) {
 	examples := filepath.Join(dir, "examples")
 	for _, sub := range []string{"demo", filepath.Join("modules", "rail-optimized-pod")} {
 		if err := copyTF(filepath.Join(c.root, "examples", sub), filepath.Join(examples, sub)); err != nil {
@@ -42,6 +44,7 @@ func newWorkspace(c config, dir string) (*workspace, error) {
 		terraform: c.terraform,
 		rssLog:    filepath.Join(dir, "rss.log"),
 		logs:      filepath.Join(dir, "logs"),
+		profiles:  profiles,
 	}
 	w.env = append(os.Environ(),
 		"TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
@@ -85,6 +88,14 @@ func (w *workspace) run(ctx context.Context, name string, ok []int, args ...stri
 	defer out.Close()
 	cmd := exec.CommandContext(ctx, w.terraform, append([]string{"-chdir=" + w.dir}, args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = w.env, out, out
+	if w.profiles != "" {
+		// The provider's own hook (main.go): one cpu-<pid>.pprof per provider process.
+		dir := filepath.Join(w.profiles, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return 0, err
+		}
+		cmd.Env = append(slices.Clip(w.env), "ROCE_PROVIDER_CPUPROFILE="+dir)
+	}
 	err = cmd.Run()
 	code := cmd.ProcessState.ExitCode()
 	for _, c := range ok {
