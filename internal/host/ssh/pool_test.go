@@ -70,11 +70,12 @@ func TestRedialAfterServerRestart(t *testing.T) {
 	mustRun(t, c, "true")
 
 	f.srv.kill()
-	// The connection is dead; sshd comes back on the same port a little later.
+	// The connection is dead; sshd comes back on the same port once the client has failed to
+	// redial twice.
 	restarted := make(chan struct{})
 	go func() {
 		defer close(restarted)
-		time.Sleep(700 * time.Millisecond)
+		waitFor(t, 20*time.Second, "two failed redials", func() bool { return hostCount(p, f.srv.addr).DialFailures >= 2 })
 		f.srv.start()
 	}()
 	got, err := c.Run(testContext(t), "echo back", RunOptions{})
@@ -101,13 +102,7 @@ func TestKeepAliveDropsDeadConnection(t *testing.T) {
 		t.Fatal("not connected after Run")
 	}
 	f.srv.kill()
-	deadline := time.Now().Add(5 * time.Second)
-	for hostCount(p, f.srv.addr).Connected {
-		if time.Now().After(deadline) {
-			t.Fatal("dead connection still pooled after 5s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitFor(t, 5*time.Second, "the dead connection to leave the pool", func() bool { return !hostCount(p, f.srv.addr).Connected })
 	f.srv.start()
 	mustRun(t, c, "true")
 	if got := hostCount(p, f.srv.addr).Dials; got != 2 {
@@ -274,7 +269,8 @@ func TestPoolClose(t *testing.T) {
 		_, err := c.Run(ctx, "sleep 36", RunOptions{})
 		running <- err
 	}()
-	time.Sleep(300 * time.Millisecond)
+	// The Run is in progress once its session is open (the first was mustRun's).
+	waitFor(t, 10*time.Second, "the second session", func() bool { return hostCount(p, f.srv.addr).Sessions >= 2 })
 	if err := p.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}

@@ -393,6 +393,18 @@ func newTestPool(t *testing.T, cfg Config) *Pool {
 
 func hostCount(p *Pool, addr string) HostStats { return p.Stats()[addr] }
 
+// waitFor polls cond until it holds, failing the test (from any goroutine: it calls t.Error
+// and returns) after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("timed out after %s waiting for %s", timeout, what)
+			return
+		}
+	}
+}
+
 func mustRun(t *testing.T, c *Client, cmd string) Result {
 	t.Helper()
 	res, err := c.Run(testContext(t), cmd, RunOptions{})
