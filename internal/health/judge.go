@@ -126,14 +126,6 @@ func (j *judge) rate(n uint64) string {
 	return fmt.Sprintf("+%d in %.0fs (%.1f/s)", n, j.d.Seconds, float64(n)/j.d.Seconds)
 }
 
-func (j *judge) lossless() []Counters {
-	var qs []Counters
-	for _, p := range j.d.Switches {
-		qs = append(qs, p.Queues[j.o.Priority])
-	}
-	return qs
-}
-
 func (j *judge) hostCounters(pick func(HostPort) Counters) []Counters {
 	var cs []Counters
 	for _, h := range j.d.Hosts {
@@ -157,7 +149,10 @@ func (j *judge) readable() {
 
 func (j *judge) traffic() {
 	p := j.o.Priority
-	sw := Sum(QueuePackets, j.lossless()...)
+	var sw uint64
+	for _, sp := range j.d.Switches {
+		sw += sp.Queues[p][sp.names().queuePackets]
+	}
 	nic := Sum(HostPackets(p), j.hostCounters(func(h HostPort) Counters { return h.Ethtool })...)
 	detail := fmt.Sprintf("priority %d: switch queue %d packets %s, NIC packets %s", p, p, j.rate(sw), j.rate(nic))
 	if sw+nic > 0 || !j.o.RequireTraffic {
@@ -172,15 +167,15 @@ func (j *judge) losslessDrops() {
 	p := j.o.Priority
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
-		q, pg := sp.Queues[p], sp.PriorityGroups[p]
-		if pg[PGDropped] > 0 {
+		q, pg, n := sp.Queues[p], sp.PriorityGroups[p], sp.names()
+		if pg[n.pgDropped] > 0 {
 			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, p),
-				Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, PGDropped)),
-				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: make pfc_enable of PORT_QOS_MAP|%s include %d (and give priority group %d a lossless buffer profile), and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, p, sp.Port, p, p, p)})
+				Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, n.pgDropped)),
+				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, p, n.pausesOn(sp.Port, p), p)})
 		}
-		if q[QueueDropped]+q[QueueWREDDropped] > 0 {
+		if q[n.queueDropped]+q[n.queueWREDDropped] > 0 {
 			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, p),
-				Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, QueueDropped, QueueWREDDropped)),
+				Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, n.queueDropped, n.queueWREDDropped)),
 				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), check the PFC watchdog did not drop a stormed queue, and check that the NIC behind %s has PFC on %d", p, sp.Port, sp.Port, p)})
 		}
 	}
@@ -202,9 +197,10 @@ func (j *judge) pfcPriority() {
 			if prio == p {
 				continue
 			}
-			if n := sp.Stats[SwitchPFCRx(prio)] + sp.Stats[SwitchPFCTx(prio)]; n > 0 {
+			names := sp.names()
+			if n := sp.Stats[names.pfcRx(prio)] + sp.Stats[names.pfcTx(prio)]; n > 0 {
 				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
-					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, SwitchPFCRx(prio), SwitchPFCTx(prio))),
+					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, names.pfcRx(prio), names.pfcTx(prio))),
 					Remedy: fmt.Sprintf("enable PFC on priority %d only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", p, prio)})
 			}
 		}
@@ -232,23 +228,26 @@ func (j *judge) pfcPriority() {
 func (j *judge) watchdog() {
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
+		n := sp.names()
 		for q := range numPriorities {
 			c := sp.Queues[q]
 			stormed := slices.Contains(sp.Stormed, q)
-			if c[WatchdogDetected] == 0 && !stormed {
+			if c[n.watchdogDetected] == 0 && !stormed {
 				continue
 			}
 			var parts []string
-			if c[WatchdogDetected] > 0 {
-				parts = append(parts, "PFC watchdog storms: "+describe(c, WatchdogDetected, WatchdogRestored))
+			if c[n.watchdogDetected] > 0 {
+				parts = append(parts, "PFC watchdog storms: "+describe(c, n.watchdogDetected, n.watchdogRestored))
 			}
-			if stormed {
+			if stormed && sp.OS == OSCumulus {
+				parts = append(parts, "the queue is in storm state (pfc-watchdog status DEADLOCK)")
+			} else if stormed {
 				parts = append(parts, "the queue is in storm state (PFC_WD_STATUS stormed)")
 			}
 			detail := strings.Join(parts, "; ")
 			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
 				Detail: detail,
-				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run show pfcwd stats", sp.Port, q)})
+				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run %s", sp.Port, q, n.showWatchdog(sp.Port))})
 		}
 	}
 	for _, h := range j.d.Hosts {
@@ -265,7 +264,10 @@ func (j *judge) watchdog() {
 func (j *judge) ecnToCNP() {
 	p := j.o.Priority
 	var fails []Verdict
-	swMarks := Sum(QueueECNMarked, j.lossless()...)
+	var swMarks uint64
+	for _, sp := range j.d.Switches {
+		swMarks += sp.Queues[p][sp.names().queueECNMarked]
+	}
 	nicMarks := Sum(ECNMarkedReceived, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	if swMarks > 0 && nicMarks == 0 && len(j.d.Hosts) > 0 {
 		fails = append(fails, Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on queue %d but no sampled NIC received a marked RoCE packet", swMarks, p),
@@ -279,21 +281,24 @@ func (j *judge) ecnToCNP() {
 		}
 	}
 	marks := "ECN marks " + j.rate(swMarks) + " on switches"
-	if !j.switchCounts(QueueECNMarked) && len(j.d.Switches) > 0 {
-		marks = "ECN marks not counted on the switches (their WRED_ECN_QUEUE counters are off: counterpoll wredqueue enable)"
+	if uncounted := j.ecnUncounted(); uncounted != "" {
+		marks = "ECN marks not counted on the switches (" + uncounted + ")"
 	}
 	j.report(checkECNToCNP, fails, fmt.Sprintf("%s, marked RoCE packets %s at NICs, every marking receiver sent CNPs", marks, j.rate(nicMarks)))
 }
 
-// switchCounts reports whether any sampled switch queue has the counter at all: a switch
-// counts ECN marks only with its WRED_ECN_QUEUE flex counters on.
-func (j *judge) switchCounts(name string) bool {
-	for _, q := range j.lossless() {
-		if _, ok := q[name]; ok {
-			return true
+// ecnUncounted says why no sampled switch queue has an ECN counter at all (a SONiC switch
+// counts ECN marks only with its WRED_ECN_QUEUE flex counters on), or "" when one has.
+func (j *judge) ecnUncounted() string {
+	why := ""
+	for _, sp := range j.d.Switches {
+		n := sp.names()
+		if _, ok := sp.Queues[j.o.Priority][n.queueECNMarked]; ok {
+			return ""
 		}
+		why = n.ecnUncounted
 	}
-	return false
+	return why
 }
 
 func (j *judge) cnpHandled() {

@@ -16,6 +16,9 @@ type Counters map[string]uint64
 type SwitchPort struct {
 	// Switch is the switch's address, Port its interface name.
 	Switch, Port string
+	// OS is the switch's operating system, whose names the counters carry: OSSONiC (the
+	// default when empty) or OSCumulus.
+	OS string
 	// Stats are the port's counters (PFC frames per priority).
 	Stats Counters
 	// Queues are the unicast queues' counters (ECN marks, drops, PFC watchdog) by index.
@@ -87,7 +90,7 @@ func Diff(before, after Sample) Delta {
 			continue
 		}
 		name := p.Switch + " " + p.Port
-		out := SwitchPort{Switch: p.Switch, Port: p.Port, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{}, Stormed: p.Stormed}
+		out := SwitchPort{Switch: p.Switch, Port: p.Port, OS: p.OS, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{}, Stormed: p.Stormed}
 		for q, c := range p.Queues {
 			out.Queues[q] = d.counters(fmt.Sprintf("%s queue %d", name, q), prev.Queues[q], c)
 		}

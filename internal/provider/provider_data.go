@@ -63,6 +63,16 @@ func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, n
 }
 
 func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (switchcfg.Backend, error) {
+	client, err := d.nvueClient(address, o)
+	if err != nil {
+		return nil, err
+	}
+	return loggingBackend{Backend: switchcfg.NewNVUE(client), address: client.Address(), api: apiNVUE}, nil
+}
+
+// nvueClient is the pooled NVUE client of a Cumulus switch, with the provider's nvue settings
+// and the resource's overrides o (nil for none).
+func (d *providerData) nvueClient(address string, o *nvueOverrideModel) (*nvue.Client, error) {
 	s := d.settings.NVUE
 	if o != nil {
 		override(&s.Username, o.Username.ValueString())
@@ -80,12 +90,8 @@ func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (swi
 	if err != nil {
 		return nil, err
 	}
-	client, err := d.cumulus.Client(nvue.Config{Address: addr, Username: s.Username, Password: s.Password, CAFile: s.CAFile,
+	return d.cumulus.Client(nvue.Config{Address: addr, Username: s.Username, Password: s.Password, CAFile: s.CAFile,
 		ServerName: s.ServerName, Insecure: s.Insecure, ApplyTimeout: s.ApplyTimeout})
-	if err != nil {
-		return nil, err
-	}
-	return loggingBackend{Backend: switchcfg.NewNVUE(client), address: addr, api: apiNVUE}, nil
 }
 
 func (d *providerData) gnmiConfig(address string, o *gnmiOverrideModel) (gnmi.Config, error) {

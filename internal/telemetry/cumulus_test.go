@@ -1,0 +1,126 @@
+package telemetry
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/health"
+)
+
+func TestParseCumulusQoSCounters(t *testing.T) {
+	raw, err := os.ReadFile("testdata/cumulus/counters-qos.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stats, queues, pgs, err := ParseCumulusQoSCounters(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]uint64{
+		health.CumulusPFC(3, "rx-pause-frames"): 1289, health.CumulusPFC(3, "tx-pause-frames"): 77,
+		health.CumulusPFC(3, "rx-pause-duration"): 4187, health.CumulusPFC(0, "tx-pause-frames"): 0,
+	} {
+		if got, ok := stats[name]; !ok || got != want {
+			t.Errorf("stats[%s] = %d (present %v), want %d", name, got, ok, want)
+		}
+	}
+	if len(stats) != 32 {
+		t.Errorf("%d port counters, want 4 per priority (32)", len(stats))
+	}
+	if q := queues[3]; q[health.CumulusTxFrames] != 9012345 || q[health.CumulusECNMarked] != 4412 || q[health.CumulusTxBufferDiscards] != 0 {
+		t.Errorf("queue 3 = %v", q)
+	}
+	if len(queues) != 8 || len(pgs) != 8 || pgs[3]["rx-frames"] != 9011001 {
+		t.Errorf("queues %d, priority groups %d (pg 3 %v), want 8 each", len(queues), len(pgs), pgs[3])
+	}
+}
+
+func TestParseCumulusQoSCountersRefuses(t *testing.T) {
+	for name, raw := range map[string]string{
+		"not an object":      `[1,2]`,
+		"priority 8":         `{"pfc-stats":{"8":{"rx-pause-frames":1}}}`,
+		"negative":           `{"egress-queue-stats":{"3":{"tx-frames":-1}}}`,
+		"fraction":           `{"egress-queue-stats":{"3":{"tx-frames":1.5}}}`,
+		"text":               `{"ingress-buffer-stats":{"3":{"rx-frames":"12 KB"}}}`,
+		"member not objects": `{"pfc-stats":{"3":7}}`,
+	} {
+		if _, _, _, err := ParseCumulusQoSCounters([]byte(raw)); err == nil {
+			t.Errorf("%s: %s accepted", name, raw)
+		}
+	}
+	// A release without a group, and integral numbers as NVUE's JSON may write them.
+	stats, queues, _, err := ParseCumulusQoSCounters([]byte(`{"egress-queue-stats":{"3":{"tx-frames":1e3,"wred-discards":12.0}},"port-stats":{}}`))
+	if err != nil || len(stats) != 0 || queues[3][health.CumulusTxFrames] != 1000 || queues[3][health.CumulusWREDDiscards] != 12 {
+		t.Errorf("stats %v, queues %v, err %v", stats, queues, err)
+	}
+}
+
+func TestParseCumulusWatchdog(t *testing.T) {
+	raw, err := os.ReadFile("testdata/cumulus/pfc-watchdog.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadlocks, stormed, err := ParseCumulusWatchdog(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deadlocks[3] != 2 || len(deadlocks) != 8 || !slices.Equal(stormed, []int{3}) {
+		t.Errorf("deadlocks %v, stormed %v; want 2 on 3 of 8, 3 stormed", deadlocks, stormed)
+	}
+	if _, _, err := ParseCumulusWatchdog([]byte(`{"status":{"3":{"status":"STORM"}}}`)); err == nil || !strings.Contains(err.Error(), "OK or DEADLOCK") {
+		t.Errorf("an unknown status: %v", err)
+	}
+	// A port whose watchdog is off has no status.
+	if d, s, err := ParseCumulusWatchdog([]byte(`{"state":"disable"}`)); err != nil || len(d) != 0 || s != nil {
+		t.Errorf("disabled watchdog: %v %v %v", d, s, err)
+	}
+}
+
+func FuzzParseCumulusQoSCounters(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/cumulus/counters-qos.json"); err == nil {
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"pfc-stats":{"3":{"rx-pause-frames":18446744073709551615}}}`))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		stats, queues, pgs, err := ParseCumulusQoSCounters(raw)
+		if err != nil {
+			return
+		}
+		for k := range stats {
+			if !strings.HasPrefix(k, "pfc-stats/") {
+				t.Fatalf("port counter %q outside pfc-stats", k)
+			}
+		}
+		for _, m := range []map[int]health.Counters{queues, pgs} {
+			for i := range m {
+				if i < 0 || i > 7 {
+					t.Fatalf("index %d outside 0-7", i)
+				}
+			}
+		}
+	})
+}
+
+func FuzzParseCumulusWatchdog(f *testing.F) {
+	if raw, err := os.ReadFile("testdata/cumulus/pfc-watchdog.json"); err == nil {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		deadlocks, stormed, err := ParseCumulusWatchdog(raw)
+		if err != nil {
+			return
+		}
+		for _, tc := range stormed {
+			if tc < 0 || tc > 7 {
+				t.Fatalf("stormed traffic class %d", tc)
+			}
+		}
+		for tc := range deadlocks {
+			if tc < 0 || tc > 7 {
+				t.Fatalf("deadlock traffic class %d", tc)
+			}
+		}
+	})
+}
