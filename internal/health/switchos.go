@@ -30,8 +30,8 @@ func CumulusPFC(prio int, field string) string { return fmt.Sprintf("pfc-stats/%
 // switchNames are one switch operating system's counter names and the advice that fits it.
 type switchNames struct {
 	queuePackets, queueDropped, queueWREDDropped, queueECNMarked, pgDropped string
-	watchdogDetected, watchdogRestored                                     string
-	pfcRx, pfcTx                                                           func(prio int) string
+	watchdogDetected, watchdogRestored                                      string
+	pfcRx, pfcTx                                                            func(prio int) string
 	// pausesOn says how to make port pause its sender on prio; showWatchdog how to read the
 	// watchdog's view of port; ecnUncounted why a switch's queues lack the ECN counter.
 	pausesOn     func(port string, prio int) string
