@@ -1,13 +1,23 @@
 package telemetry
 
 import (
+	"context"
 	"os"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
 )
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
 
 func TestParseCumulusQoSCounters(t *testing.T) {
 	raw, err := os.ReadFile("testdata/cumulus/counters-qos.json")
@@ -123,4 +133,86 @@ func FuzzParseCumulusWatchdog(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Ports: 4, Username: "cumulus", Password: "Passw0rd!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := nvue.Dial(nvue.Config{Address: tw.Addr(), Username: "cumulus", Password: "Passw0rd!", CAFile: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tw.SetApplied("interface/swp2/qos/pfc-watchdog", map[string]any{"state": "enable"})
+	for _, e := range []error{
+		tw.AddCounter("swp1", "pfc-stats", 3, "rx-pause-frames", 40),
+		tw.AddCounter("swp1", "egress-queue-stats", 3, "tx-uc-buffer-discards", 7),
+		tw.AddCounter("swp2", "ingress-buffer-stats", 3, "rx-buffer-discards", 5),
+		tw.SetDeadlock("swp2", 3, true),
+	} {
+		if e != nil {
+			t.Fatal(e)
+		}
+	}
+	if err := tw.AddCounter("swp9", "pfc-stats", 3, "rx-pause-frames", 1); err == nil {
+		t.Error("the twin counted on a port it does not have")
+	}
+	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "rx-pause-frames", 1); err == nil {
+		t.Error("the twin took a pfc-stats field in egress-queue-stats")
+	}
+	ports, err := Cumulus(testCtx(t), c, tw.Addr(), 3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range ports {
+		names = append(names, p.Port)
+		if p.OS != health.OSCumulus || p.Switch != tw.Addr() {
+			t.Errorf("%s: OS %q switch %q", p.Port, p.OS, p.Switch)
+		}
+	}
+	if !slices.Equal(names, []string{"swp1", "swp2", "swp3", "swp4"}) {
+		t.Fatalf("ports %v", names)
+	}
+	if ports[0].Stats[health.CumulusPFC(3, "rx-pause-frames")] != 40 || ports[0].Queues[3][health.CumulusTxBufferDiscards] != 7 {
+		t.Errorf("swp1: %v %v", ports[0].Stats, ports[0].Queues[3])
+	}
+	if ports[0].Stormed != nil || ports[0].Queues[3][health.CumulusDeadlocks] != 0 {
+		t.Errorf("swp1 has no watchdog, yet %v %v", ports[0].Stormed, ports[0].Queues[3])
+	}
+	if ports[1].PriorityGroups[3][health.CumulusRxBufferDiscards] != 5 || !slices.Equal(ports[1].Stormed, []int{3}) || ports[1].Queues[3][health.CumulusDeadlocks] != 1 {
+		t.Errorf("swp2: %v stormed %v queue %v", ports[1].PriorityGroups[3], ports[1].Stormed, ports[1].Queues[3])
+	}
+	// Counters are operational state: the applied revision has none.
+	if _, err := c.Get(testCtx(t), "interface/swp1/counters/qos", nvue.RevApplied); err == nil {
+		t.Error("counters served at the applied revision")
+	}
+	// The judge names the port and gives Cumulus' advice.
+	before, err := Cumulus(testCtx(t), c, tw.Addr(), 3, []string{"swp1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "tx-uc-buffer-discards", 9); err != nil {
+		t.Fatal(err)
+	}
+	after, err := Cumulus(testCtx(t), c, tw.Addr(), 3, []string{"swp1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := health.Diff(health.Sample{Switches: before}, health.Sample{Switches: after})
+	var found bool
+	for _, v := range health.Judge(d, health.Options{Priority: 3}) {
+		if v.Check == "lossless_drops" && !v.Pass {
+			found = v.Subject == "swp1 queue 3" && strings.Contains(v.Detail, "tx-uc-buffer-discards +9")
+			if !found {
+				t.Errorf("verdict %+v", v)
+			}
+		}
+	}
+	if !found {
+		t.Error("no lossless_drops verdict for swp1 queue 3")
+	}
 }

@@ -63,6 +63,9 @@ type Twin struct {
 	// faultDrop; "" applies normally.
 	fault string
 
+	// counters are the ports' operational QoS counters (counters.go), made on first use.
+	counters map[string]*portCounters
+
 	srv  *http.Server
 	addr string
 }
@@ -344,7 +347,18 @@ func equalTrees(a, b nvue.Tree) bool {
 // get reads the tree at path from the applied configuration or a revision.
 func (t *Twin) get(w http.ResponseWriter, r *http.Request, path string) {
 	tree := t.applied
-	switch rev := r.URL.Query().Get("rev"); rev {
+	rev := r.URL.Query().Get("rev")
+	if rev == "" || rev == nvue.RevOperational {
+		if v, found, ok := t.operational(path); ok {
+			if !found {
+				writeError(w, http.StatusNotFound, "The requested item does not exist.")
+				return
+			}
+			writeJSON(w, http.StatusOK, v)
+			return
+		}
+	}
+	switch rev {
 	case "", nvue.RevApplied, nvue.RevOperational, "startup":
 	default:
 		rv, ok := t.revs[rev]
