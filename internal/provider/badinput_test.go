@@ -371,7 +371,7 @@ ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
 		summary: "Duplicate Address", detail: `hosts[0] and hosts[1] are both "192.0.2.20"`},
 	{where: "roce_fabric_health", attr: "switches", hcl: `switches = []
 hosts    = []`,
-		summary: "Nothing to Sample", detail: "switches and hosts are both empty"},
+		summary: "Nothing to Sample", detail: "switches, cumulus_switches and hosts are all empty or unset"},
 
 	// roce_nccl_test: what all_reduce_perf or mpirun would refuse.
 	{where: "roce_nccl_test", attr: "hosts", hcl: `hosts = []`,

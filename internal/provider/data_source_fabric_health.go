@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"slices"
 	"strings"
 	"sync"
@@ -35,6 +36,7 @@ type fabricHealthDataSource struct {
 
 type fabricHealthModel struct {
 	Switches        types.List         `tfsdk:"switches"`
+	CumulusSwitches types.List         `tfsdk:"cumulus_switches"`
 	Hosts           types.List         `tfsdk:"hosts"`
 	Priority        types.Int64        `tfsdk:"priority"`
 	IntervalSeconds types.Int64        `tfsdk:"interval_seconds"`
@@ -91,7 +93,8 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		MarkdownDescription: "The counters that rose between the samples, by their source's name, with the increase."}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Whether the fabric is lossless, judged from its counters: two samples `interval_seconds` apart of every " +
-			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI), and of every host " +
+			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI; Cumulus Linux NVUE " +
+			"QoS counters and PFC watchdog status), and of every host " +
 			"RDMA port's `hw_counters` and `ethtool -S` (over SSH). Verdicts, with remedies, cover drops on the lossless priority, " +
 			"PFC frames on other priorities, PFC storms (the switch's watchdog, the NIC's stall detection), ECN marks that " +
 			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off) and RDMA retransmissions. " +
@@ -99,6 +102,10 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		Attributes: map[string]schema.Attribute{
 			"switches": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "gNMI addresses of the SONiC switches, reached with the provider's `gnmi` settings."},
+			"cumulus_switches": schema.ListAttribute{Optional: true, ElementType: types.StringType,
+				MarkdownDescription: "NVUE addresses of the Cumulus Linux switches, reached with the provider's `nvue` settings: per port, " +
+					"`counters/qos` (PFC frames per switch priority, egress queue and ingress buffer counters) and `qos/pfc-watchdog` " +
+					"at the operational revision."},
 			"hosts": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "SSH addresses of the hosts, reached with the provider's `ssh` settings."},
 			"priority": schema.Int64Attribute{Optional: true,
@@ -146,10 +153,13 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	switches, hosts := knownStrings(m.Switches), knownStrings(m.Hosts)
-	if isSet(m.Switches) && isSet(m.Hosts) && len(switches) == 0 && len(hosts) == 0 {
+	switches, cumulus, hosts := knownStrings(m.Switches), knownStrings(m.CumulusSwitches), knownStrings(m.Hosts)
+	// Known to be empty: every list unset or empty, and one of them set (when all are unset,
+	// Read says so).
+	lists := []attr.Value{m.Switches, m.CumulusSwitches, m.Hosts}
+	if len(switches)+len(cumulus)+len(hosts) == 0 && !slices.ContainsFunc(lists, attr.Value.IsUnknown) && slices.ContainsFunc(lists, isSet) {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
-			"switches and hosts are both empty: list the SONiC switches (gNMI addresses) and the hosts (SSH addresses) whose counters should be judged.")
+			nothingToSample+" are all empty or unset: "+listTargets)
 	}
 	if v := m.Priority; isSet(v) && (v.ValueInt64() < 0 || v.ValueInt64() > 7) {
 		resp.Diagnostics.AddAttributeError(path.Root("priority"), "Value Out of Range",
@@ -159,7 +169,7 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 		resp.Diagnostics.AddAttributeError(path.Root("interval_seconds"), "Value Out of Range",
 			fmt.Sprintf("interval_seconds is %d; the samples are 1-%d seconds apart: set a few seconds while traffic runs (10 is the default).", v.ValueInt64(), maxHealthInterval))
 	}
-	for attr, list := range map[string][]types.String{"switches": switches, "hosts": hosts} {
+	for attr, list := range map[string][]types.String{"switches": switches, "cumulus_switches": cumulus, "hosts": hosts} {
 		seen := map[string]int{}
 		for i, v := range list {
 			if !isSet(v) {
@@ -180,9 +190,9 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(knownStrings(m.Switches)) == 0 && len(knownStrings(m.Hosts)) == 0 {
+	if len(knownStrings(m.Switches))+len(knownStrings(m.CumulusSwitches))+len(knownStrings(m.Hosts)) == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
-			"switches and hosts are both empty or unset: list the SONiC switches (gNMI addresses) and the hosts (SSH addresses) whose counters should be judged.")
+			nothingToSample+" are all empty or unset: "+listTargets)
 		return
 	}
 	opts := health.Options{Priority: defaultLosslessPrio, RequireTraffic: true}
@@ -234,10 +244,19 @@ type sampler struct {
 }
 
 type switchTarget struct {
+	attr    string // switches or cumulus_switches
 	index   int
 	address string
 	read    func(context.Context) ([]health.SwitchPort, error)
+	// what the read is, for the log and errors; advice is what to check when it fails.
+	what, advice string
 }
+
+// The Nothing to Sample diagnostic.
+const (
+	nothingToSample = "switches, cumulus_switches and hosts"
+	listTargets     = "list the SONiC switches (gNMI addresses), the Cumulus switches (NVUE addresses) or the hosts (SSH addresses) whose counters should be judged."
+)
 
 type hostTarget struct {
 	index  int
@@ -260,9 +279,22 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 				fmt.Sprintf("Switch %s: %v. Fix the provider's gnmi block.", cfg.Address, err))
 			continue
 		}
-		s.switches = append(s.switches, switchTarget{index: i, address: cfg.Address, read: func(ctx context.Context) ([]health.SwitchPort, error) {
+		s.switches = append(s.switches, switchTarget{attr: "switches", index: i, address: cfg.Address, read: func(ctx context.Context) ([]health.SwitchPort, error) {
 			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
-		}})
+		}, what: "COUNTERS_DB over gNMI",
+			advice: "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable)."})
+	}
+	for i, v := range knownStrings(m.CumulusSwitches) {
+		client, err := d.data.nvueClient(v.ValueString(), nil)
+		if err != nil {
+			diags.AddAttributeError(path.Root("cumulus_switches").AtListIndex(i), "Invalid NVUE Settings",
+				fmt.Sprintf("Switch %q: %v. Fix the address or the provider's nvue block.", v.ValueString(), err))
+			continue
+		}
+		s.switches = append(s.switches, switchTarget{attr: "cumulus_switches", index: i, address: client.Address(), read: func(ctx context.Context) ([]health.SwitchPort, error) {
+			return telemetry.Cumulus(ctx, client, client.Address(), priority, nil)
+		}, what: "the QoS counters over NVUE",
+			advice: "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials."})
 	}
 	for i, v := range knownStrings(m.Hosts) {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
@@ -288,16 +320,21 @@ func (s *sampler) sample(ctx context.Context) (health.Sample, diag.Diagnostics) 
 		wg.Go(func() {
 			began := time.Now()
 			ports, err := t.read(ctx)
-			fields := map[string]any{"switch": t.address, "rpc": "Get", "target": "COUNTERS_DB", "ports": len(ports), "duration_ms": time.Since(began).Milliseconds()}
+			fields := map[string]any{"switch": t.address, "ports": len(ports), "duration_ms": time.Since(began).Milliseconds()}
 			if err != nil {
 				fields["error"] = redact(err.Error())
 			}
-			tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of COUNTERS_DB", fields)
+			if t.attr == "switches" {
+				fields["rpc"], fields["target"] = "Get", "COUNTERS_DB"
+				tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of COUNTERS_DB", fields)
+			} else {
+				tflog.Debug(ctx, "nvue read of the QoS counters", fields)
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				diags.AddAttributeError(path.Root("switches").AtListIndex(t.index), "Unable to Read Switch Counters",
-					fmt.Sprintf("Reading COUNTERS_DB of %s over gNMI: %v. Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).", t.address, err))
+				diags.AddAttributeError(path.Root(t.attr).AtListIndex(t.index), "Unable to Read Switch Counters",
+					fmt.Sprintf("Reading %s of %s: %v. %s", t.what, t.address, err, t.advice))
 				return
 			}
 			out.Switches = append(out.Switches, ports...)

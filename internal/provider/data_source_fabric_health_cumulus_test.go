@@ -1,0 +1,83 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+)
+
+const cumulusHealthConfig = `
+data "roce_fabric_health" "fabric" {
+  cumulus_switches = [%q]
+  interval_seconds = 1
+  require_traffic  = false
+}
+`
+
+// TestFabricHealthOnCumulus judges a Cumulus switch's NVUE counters through the real CLI: a
+// quiet switch passes, then a drop on the lossless queue of one port and a watchdog deadlock
+// on another are each named with Cumulus' advice.
+func TestFabricHealthOnCumulus(t *testing.T) {
+	f := newCumulusFixture(t, "5.14")
+	f.twin.SetApplied("interface/swp3/qos/pfc-watchdog", map[string]any{"state": "enable"})
+	cfg := f.provider + fmt.Sprintf(cumulusHealthConfig, f.addr)
+	const ds = "data.roce_fabric_health.fabric"
+
+	// drops adds to swp2's lossless queue discards every 50 ms until the test ends (at most
+	// 10 minutes), as an overflowing queue would.
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	drops := func() {
+		wg.Go(func() {
+			tick := time.NewTicker(50 * time.Millisecond)
+			defer tick.Stop()
+			for range 12000 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+				}
+				if err := f.twin.AddCounter("swp2", "egress-queue-stats", 3, "tx-uc-buffer-discards", 3); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(ds, "ok", "true"),
+					resource.TestCheckResourceAttr(ds, "switch_ports.#", "8"),
+					resource.TestCheckResourceAttr(ds, "switch_ports.0.port", "swp1"),
+				),
+			},
+			{
+				PreConfig: func() {
+					drops()
+					if err := f.twin.SetDeadlock("swp3", 3, true); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(ds, "ok", "false"),
+					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3: the lossless queue dropped packets: tx-uc-buffer-discards \+\d+`)),
+					resource.TestMatchResourceAttr(ds, "failures.1", regexp.MustCompile(`^pfc_watchdog \S+ swp3 queue 3: the queue is in storm state \(pfc-watchdog status DEADLOCK\)`)),
+					resource.TestCheckTypeSetElemNestedAttrs(ds, "checks.*", map[string]string{"check": "pfc_watchdog", "subject": "swp3 queue 3", "pass": "false"}),
+					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{
+						"check": regexp.MustCompile(`^pfc_watchdog$`), "remedy": regexp.MustCompile(`nv show interface swp3 qos pfc-watchdog`)}),
+				),
+			},
+		},
+	})
+}
