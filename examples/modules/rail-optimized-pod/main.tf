@@ -161,6 +161,7 @@ data "roce_fabric_health" "pod" {
   count = var.checks.fabric_health ? 1 : 0
 
   switches         = [for s in var.switches : s.address if s.os != "cumulus"]
+  cumulus_switches = [for s in var.switches : s.address if s.os == "cumulus"]
   hosts            = [for h in var.hosts : h.address]
   priority         = local.rdma.priority
   interval_seconds = var.checks.interval_seconds
