@@ -292,7 +292,7 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 			continue
 		}
 		s.switches = append(s.switches, switchTarget{attr: "cumulus_switches", index: i, address: client.Address(), read: func(ctx context.Context) ([]health.SwitchPort, error) {
-			return telemetry.Cumulus(ctx, client, client.Address(), priority, nil)
+			return telemetry.Cumulus(ctx, client, client.Address(), nil)
 		}, what: "the QoS counters over NVUE",
 			advice: "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials."})
 	}

@@ -26,14 +26,15 @@ import (
 //	                                traffic class, ingress-buffer-stats per priority group
 //	/interface/<swp>/qos/pfc-watchdog   state, and status and deadlock-count per traffic class
 //
-// The lossless priority's traffic class and priority group are taken to have its index, as
-// the egress queue mapping roce_switch_qos sets on Cumulus (switch priority n to traffic class
-// n) does for the queue. A port without a watchdog object (404) is read without one. ports,
+// Every priority, traffic class and priority group is read; the judge takes the lossless
+// priority's traffic class and priority group to have its index, as the egress queue mapping
+// roce_switch_qos sets on Cumulus (switch priority n to traffic class n) does for the queue.
+// A port without a watchdog object (404) is read without one. ports,
 // when empty, are the switch's swp interfaces.
 //
 // Cumulus 5.13 and later also stream these counters over gNMI Subscribe (no Get); this reader
 // uses NVUE, which every release of 5.9 to 5.14 serves.
-func Cumulus(ctx context.Context, c *nvue.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
+func Cumulus(ctx context.Context, c *nvue.Client, address string, ports []string) ([]health.SwitchPort, error) {
 	if len(ports) == 0 {
 		var err error
 		if ports, err = cumulusPorts(ctx, c); err != nil {
@@ -48,7 +49,7 @@ func Cumulus(ctx context.Context, c *nvue.Client, address string, priority int, 
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			out[i], errs[i] = cumulusPort(ctx, c, address, p, priority)
+			out[i], errs[i] = cumulusPort(ctx, c, address, p)
 		})
 	}
 	wg.Wait()
@@ -86,7 +87,7 @@ func cumulusPorts(ctx context.Context, c *nvue.Client) ([]string, error) {
 	return ports, nil
 }
 
-func cumulusPort(ctx context.Context, c *nvue.Client, address, port string, priority int) (health.SwitchPort, error) {
+func cumulusPort(ctx context.Context, c *nvue.Client, address, port string) (health.SwitchPort, error) {
 	sp := health.SwitchPort{Switch: address, Port: port, OS: health.OSCumulus}
 	qosPath := "interface/" + port + "/counters/qos"
 	raw, err := c.Get(ctx, qosPath, nvue.RevOperational)

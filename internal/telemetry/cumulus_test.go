@@ -163,7 +163,7 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "rx-pause-frames", 1); err == nil {
 		t.Error("the twin took a pfc-stats field in egress-queue-stats")
 	}
-	ports, err := Cumulus(testCtx(t), c, tw.Addr(), 3, nil)
+	ports, err := Cumulus(testCtx(t), c, tw.Addr(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,14 +191,14 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 		t.Error("counters served at the applied revision")
 	}
 	// The judge names the port and gives Cumulus' advice.
-	before, err := Cumulus(testCtx(t), c, tw.Addr(), 3, []string{"swp1"})
+	before, err := Cumulus(testCtx(t), c, tw.Addr(), []string{"swp1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "tx-uc-buffer-discards", 9); err != nil {
 		t.Fatal(err)
 	}
-	after, err := Cumulus(testCtx(t), c, tw.Addr(), 3, []string{"swp1"})
+	after, err := Cumulus(testCtx(t), c, tw.Addr(), []string{"swp1"})
 	if err != nil {
 		t.Fatal(err)
 	}
