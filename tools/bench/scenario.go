@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -157,6 +158,9 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 			st.stateBytes = fi.Size()
 		}
 		res.steps = append(res.steps, st)
+		// The step's row now, so that a run stopped later still shows it.
+		rows := strings.Split(strings.TrimSpace(renderTable([]scenarioResult{{scenario: sc, steps: []step{st}}})), "\n")
+		fmt.Println("    " + rows[len(rows)-1])
 	}
 	if err := plan("after-repair")(); err != nil {
 		return res, err
