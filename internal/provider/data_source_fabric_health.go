@@ -4,12 +4,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -248,8 +249,11 @@ type switchTarget struct {
 	index   int
 	address string
 	read    func(context.Context) ([]health.SwitchPort, error)
-	// what the read is, for the log and errors; advice is what to check when it fails.
+	// what the read is, for errors; advice is what to check when it fails; logged is the
+	// read's log message and its fields beyond the switch, ports and duration.
 	what, advice string
+	logged       string
+	logFields    map[string]any
 }
 
 // The Nothing to Sample diagnostic.
@@ -282,7 +286,8 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 		s.switches = append(s.switches, switchTarget{attr: "switches", index: i, address: cfg.Address, read: func(ctx context.Context) ([]health.SwitchPort, error) {
 			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
 		}, what: "COUNTERS_DB over gNMI",
-			advice: "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable)."})
+			advice: "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).",
+			logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"}})
 	}
 	for i, v := range knownStrings(m.CumulusSwitches) {
 		client, err := d.data.nvueClient(v.ValueString(), nil)
@@ -294,7 +299,8 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 		s.switches = append(s.switches, switchTarget{attr: "cumulus_switches", index: i, address: client.Address(), read: func(ctx context.Context) ([]health.SwitchPort, error) {
 			return telemetry.Cumulus(ctx, client, client.Address(), nil)
 		}, what: "the QoS counters over NVUE",
-			advice: "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials."})
+			advice: "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials.",
+			logged: "nvue read of the QoS counters", logFields: map[string]any{"rpc": "GET", "target": "counters/qos, qos/pfc-watchdog"}})
 	}
 	for i, v := range knownStrings(m.Hosts) {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
@@ -321,15 +327,11 @@ func (s *sampler) sample(ctx context.Context) (health.Sample, diag.Diagnostics) 
 			began := time.Now()
 			ports, err := t.read(ctx)
 			fields := map[string]any{"switch": t.address, "ports": len(ports), "duration_ms": time.Since(began).Milliseconds()}
+			maps.Copy(fields, t.logFields)
 			if err != nil {
 				fields["error"] = redact(err.Error())
 			}
-			if t.attr == "switches" {
-				fields["rpc"], fields["target"] = "Get", "COUNTERS_DB"
-				tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, "gnmi read of COUNTERS_DB", fields)
-			} else {
-				tflog.Debug(ctx, "nvue read of the QoS counters", fields)
-			}
+			tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, t.logged, fields)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

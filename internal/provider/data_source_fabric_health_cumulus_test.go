@@ -3,12 +3,16 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
 const cumulusHealthConfig = `
@@ -26,6 +30,9 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 	f := newCumulusFixture(t, "5.14")
 	f.twin.SetApplied("interface/swp3/qos/pfc-watchdog", map[string]any{"state": "enable"})
 	cfg := f.provider + fmt.Sprintf(cumulusHealthConfig, f.addr)
+	logPath := filepath.Join(t.TempDir(), "debug.log")
+	t.Setenv("TF_LOG", "DEBUG")
+	t.Setenv("TF_LOG_PATH", logPath)
 	const ds = "data.roce_fabric_health.fabric"
 
 	// drops adds to swp2's lossless queue discards every 50 ms until the test ends (at most
@@ -59,6 +66,16 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 					resource.TestCheckResourceAttr(ds, "ok", "true"),
 					resource.TestCheckResourceAttr(ds, "switch_ports.#", "8"),
 					resource.TestCheckResourceAttr(ds, "switch_ports.0.port", "swp1"),
+					func(*terraform.State) error {
+						b, err := os.ReadFile(logPath)
+						if err != nil {
+							return err
+						}
+						if want := "nvue read of the QoS counters"; !strings.Contains(string(b), want) || !strings.Contains(string(b), f.addr) {
+							return fmt.Errorf("TF_LOG=DEBUG lacks %q for %s", want, f.addr)
+						}
+						return nil
+					},
 				),
 			},
 			{
