@@ -41,6 +41,8 @@ var allowed = map[string][]string{
 	"internal/twin/switchtwin":            {"internal/fabric", "internal/sonic"},
 	"internal/twin/nvuetwin":              {"internal/nvue", "internal/twin/switchtwin"}, // its PKI
 	"internal/twin/traffic":               {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
+	"internal/twin/standin":               {}, // the Go stand-in tools: read the fake sysfs, no product code
+	"tools/twin-standin":                  {"internal/twin/standin"},
 	"internal/twin/twinvars":              {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":                         {"internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":                     {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
