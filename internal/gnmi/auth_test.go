@@ -1,4 +1,4 @@
-package gnmi
+package gnmi_test
 
 import (
 	"testing"
@@ -6,20 +6,22 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi/gnmitest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 func TestTLSWithPassword(t *testing.T) {
 	pki, files := pkiFiles(t)
-	tw := newTwin(t, switchtwin.Options{Username: "admin", Password: "s3cret", TLS: pki.ServerTLS(false)})
-	cfg := fast(tw.Addr())
+	tw := gnmitest.Twin(t, switchtwin.Options{Username: "admin", Password: "s3cret", TLS: pki.ServerTLS(false)})
+	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Insecure, cfg.CAFile, cfg.Username, cfg.Password = false, files.CA, "admin", "s3cret"
 
-	c := newClient(t, cfg)
-	if _, err := c.Capabilities(testCtx(t)); err != nil {
+	c := gnmitest.Client(t, cfg)
+	if _, err := c.Capabilities(gnmitest.Ctx(t)); err != nil {
 		t.Fatalf("Capabilities: %v", err)
 	}
-	if _, err := c.Set(testCtx(t), (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet0", "mtu"), "9000")); err != nil {
+	if _, err := c.Set(gnmitest.Ctx(t), mtu9000("Ethernet0")); err != nil {
 		t.Fatalf("Set: %v", err)
 	}
 	if e, _ := tw.Entry("PORT", "Ethernet0"); e["mtu"] != "9000" {
@@ -30,7 +32,7 @@ func TestTLSWithPassword(t *testing.T) {
 		tw.ResetStats()
 		bad := cfg
 		bad.Password, bad.Retries = "nope", 3
-		_, err := newClient(t, bad).Get(testCtx(t), ConfigDBPath("PORT", "Ethernet0", "mtu"))
+		_, err := gnmitest.Client(t, bad).Get(gnmitest.Ctx(t), configDB("PORT", "Ethernet0", "mtu"))
 		if status.Code(err) != codes.Unauthenticated {
 			t.Fatalf("err = %v, want Unauthenticated", err)
 		}
@@ -42,14 +44,14 @@ func TestTLSWithPassword(t *testing.T) {
 		_, otherFiles := pkiFiles(t)
 		bad := cfg
 		bad.CAFile = otherFiles.CA
-		if _, err := newClient(t, bad).Capabilities(testCtx(t)); status.Code(err) != codes.Unavailable {
+		if _, err := gnmitest.Client(t, bad).Capabilities(gnmitest.Ctx(t)); status.Code(err) != codes.Unavailable {
 			t.Fatalf("err = %v, want Unavailable (handshake failure)", err)
 		}
 	})
 	t.Run("missing CA file", func(t *testing.T) {
 		bad := cfg
 		bad.CAFile = files.CA + ".missing"
-		if _, err := Dial(bad); err == nil {
+		if _, err := gnmi.Dial(bad); err == nil {
 			t.Fatal("Dial with a missing CA file succeeded")
 		}
 	})
@@ -57,32 +59,46 @@ func TestTLSWithPassword(t *testing.T) {
 
 func TestMutualTLS(t *testing.T) {
 	pki, files := pkiFiles(t)
-	tw := newTwin(t, switchtwin.Options{TLS: pki.ServerTLS(true)})
-	cfg := fast(tw.Addr())
+	tw := gnmitest.Twin(t, switchtwin.Options{TLS: pki.ServerTLS(true)})
+	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Insecure, cfg.CAFile, cfg.CertFile, cfg.KeyFile = false, files.CA, files.ClientCert, files.ClientKey
-	if _, err := newClient(t, cfg).Get(testCtx(t), ConfigDBPath("DEVICE_METADATA", "localhost", "hwsku")); err != nil {
+	if _, err := gnmitest.Client(t, cfg).Get(gnmitest.Ctx(t), configDB("DEVICE_METADATA", "localhost", "hwsku")); err != nil {
 		t.Fatalf("Get with a client certificate: %v", err)
 	}
 
 	noCert := cfg
 	noCert.CertFile, noCert.KeyFile = "", ""
-	if _, err := newClient(t, noCert).Capabilities(testCtx(t)); err == nil {
+	if _, err := gnmitest.Client(t, noCert).Capabilities(gnmitest.Ctx(t)); err == nil {
 		t.Fatal("Capabilities without a client certificate succeeded")
 	}
 }
 
 func TestInsecure(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Username: "admin", Password: "lab"})
-	cfg := fast(tw.Addr())
+	tw := gnmitest.Twin(t, switchtwin.Options{Username: "admin", Password: "lab"})
+	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Username, cfg.Password = "admin", "lab" // allowed in plaintext only because Insecure is set
-	if _, err := newClient(t, cfg).Capabilities(testCtx(t)); err != nil {
+	if _, err := gnmitest.Client(t, cfg).Capabilities(gnmitest.Ctx(t)); err != nil {
 		t.Fatalf("Capabilities over plaintext: %v", err)
 	}
 
 	// A TLS client cannot talk to a plaintext switch.
 	tlsCfg := cfg
 	tlsCfg.Insecure = false
-	if _, err := newClient(t, tlsCfg).Capabilities(testCtx(t)); status.Code(err) != codes.Unavailable {
+	if _, err := gnmitest.Client(t, tlsCfg).Capabilities(gnmitest.Ctx(t)); status.Code(err) != codes.Unavailable {
 		t.Fatalf("TLS to a plaintext server: err = %v, want Unavailable", err)
 	}
+}
+
+// pkiFiles writes a fresh PKI into a temporary directory.
+func pkiFiles(t *testing.T) (*switchtwin.PKI, switchtwin.PKIFiles) {
+	t.Helper()
+	pki, err := switchtwin.NewPKI("roce-provider")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := pki.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pki, files
 }

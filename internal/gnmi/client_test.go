@@ -1,4 +1,4 @@
-package gnmi
+package gnmi_test
 
 import (
 	"context"
@@ -8,78 +8,54 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi/gnmitest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
-func TestSetAndGet(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Release: "202511"})
-	c := newClient(t, fast(tw.Addr()))
-	ctx := testCtx(t)
+// The switch twin speaks SONiC, so the transport is exercised with CONFIG_DB paths built
+// by hand; package sonicdb owns them in the product.
 
-	b := &Batch{}
-	b.Update(ConfigDBPath("SCHEDULER", "scheduler.1", ""), map[string]string{"type": "STRICT"})
-	b.UpdateField(ConfigDBPath("PORT_QOS_MAP", "Ethernet0", "pfc_enable"), "3")
-	b.Delete(ConfigDBPath("WRED_PROFILE", "NOT_THERE", ""))
-	res, err := c.Set(ctx, b)
-	if err != nil {
-		t.Fatalf("Set: %v", err)
+// configDB is the sonic-db path of a CONFIG_DB table, entry or field.
+func configDB(table, key, field string) gnmi.Path {
+	elems := []string{"CONFIG_DB", "localhost", table}
+	if key != "" {
+		elems = append(elems, key)
 	}
-	if res.Attempts != 1 || len(res.Response.GetResponse()) != 3 {
-		t.Errorf("result = %+v", res)
+	if field != "" {
+		elems = append(elems, field)
 	}
-
-	// Update replaced the whole entry: weight vanished.
-	got, err := c.GetEntry(ctx, "SCHEDULER", "scheduler.1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(sonic.Entry{"type": "STRICT"}, got); diff != "" {
-		t.Errorf("SCHEDULER|scheduler.1 (-want +got):\n%s", diff)
-	}
-	// The field update left the other fields alone.
-	qos, err := c.GetEntry(ctx, "PORT_QOS_MAP", "Ethernet0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if qos["pfc_enable"] != "3" || qos["pfcwd_sw_enable"] != "3,4" || qos["dscp_to_tc_map"] != "AZURE" {
-		t.Errorf("PORT_QOS_MAP|Ethernet0 = %v", qos)
-	}
-
-	values, err := c.Get(ctx, ConfigDBPath("PORT", "Ethernet0", "mtu"), ConfigDBPath("NO_TABLE", "", ""))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(map[string]string{"sonic-db:CONFIG_DB/localhost/PORT/Ethernet0/mtu": `"9100"`}, rawStrings(values)); diff != "" {
-		t.Errorf("Get (-want +got):\n%s", diff)
-	}
-
-	db, err := c.GetTables(ctx, "SCHEDULER", "NO_TABLE")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(db) != 1 || len(db["SCHEDULER"]) != 2 {
-		t.Errorf("GetTables = %v", db)
-	}
+	return gnmi.Path{Origin: "sonic-db", Elems: elems}
 }
 
-func rawStrings[V ~[]byte](m map[string]V) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		out[k] = string(v)
+// mtu9000 is a SetRequest that sets the mtu of PORT|port to 9000.
+func mtu9000(port string) *gpb.SetRequest {
+	return &gpb.SetRequest{Update: []*gpb.Update{{
+		Path: configDB("PORT", port, "mtu").Proto(),
+		Val:  &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: []byte(`"9000"`)}},
+	}}}
+}
+
+func TestSetEmptyRequestSendsNothing(t *testing.T) {
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	c := gnmitest.Client(t, gnmitest.Fast(tw.Addr()))
+	if _, err := c.Set(gnmitest.Ctx(t), &gpb.SetRequest{}); err == nil || !strings.Contains(err.Error(), "empty request") {
+		t.Fatalf("err = %v, want an empty-request error", err)
 	}
-	return out
+	if n := tw.Stats().RPCs["Set"]; n != 0 {
+		t.Errorf("Set sent %d times", n)
+	}
 }
 
 func TestGetMissingIsNotFound(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	c := newClient(t, fast(tw.Addr()))
-	_, err := c.GetEntry(testCtx(t), "WRED_PROFILE", "ROCE")
-	if !IsNotFound(err) {
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	c := gnmitest.Client(t, gnmitest.Fast(tw.Addr()))
+	_, err := c.Get(gnmitest.Ctx(t), configDB("WRED_PROFILE", "ROCE", ""))
+	if !gnmi.IsNotFound(err) {
 		t.Fatalf("err = %v, want NotFound", err)
 	}
 	if !strings.Contains(err.Error(), "gnmi get "+tw.Addr()) || !strings.Contains(err.Error(), "No valid entry found") {
@@ -90,118 +66,29 @@ func TestGetMissingIsNotFound(t *testing.T) {
 	}
 }
 
-func TestBuildVersion(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Release: "202505", BuildVersion: "SONiC.202505.77-abc"})
-	c := newClient(t, fast(tw.Addr()))
-	v, err := c.BuildVersion(testCtx(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, err := sonic.ParseRelease(v)
-	if err != nil || rel.String() != "202505" {
-		t.Errorf("BuildVersion = %q → %v, %v", v, rel, err)
-	}
-}
-
-func TestSetValidationErrorIsNotApplied(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Release: "202511"})
-	c := newClient(t, fast(tw.Addr()))
-	before := tw.Snapshot()
-	b := &Batch{}
-	b.Update(ConfigDBPath("SCHEDULER", "roce", ""), map[string]string{"type": "DWRR", "weight": "50"})
-	b.Update(ConfigDBPath("WRED_PROFILE", "ROCE", ""), map[string]string{"green_min_threshold": "300", "green_max_threshold": "200"})
-	_, err := c.Set(testCtx(t), b)
-
-	var se *SetError
-	if !errors.As(err, &se) {
-		t.Fatalf("err = %v, want *SetError", err)
-	}
-	if se.Code != codes.Unknown || se.Applied == nil || *se.Applied || se.NotSent {
-		t.Errorf("SetError = %+v, want Unknown, applied false", se)
-	}
-	wantMismatch := []string{"CONFIG_DB/SCHEDULER/roce", "CONFIG_DB/WRED_PROFILE/ROCE"}
-	if diff := cmp.Diff(wantMismatch, se.Mismatches); diff != "" {
-		t.Errorf("mismatches (-want +got):\n%s", diff)
-	}
-	for _, f := range []string{"gnmi set " + tw.Addr(), "WRED_PROFILE|ROCE", "not on the switch"} {
-		if !strings.Contains(err.Error(), f) {
-			t.Errorf("err %q lacks %q", err, f)
-		}
-	}
-	if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
-		t.Errorf("CONFIG_DB changed (-before +after):\n%s", diff)
-	}
-	if n := tw.Stats().RPCs["Set"]; n != 1 {
-		t.Errorf("Set sent %d times, want 1", n)
-	}
-}
-
-func TestSetGCURejection(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Release: "202411"})
-	c := newClient(t, fast(tw.Addr()))
-	b := (&Batch{}).Update(ConfigDBPath("WRED_PROFILE", "ROCE", ""), map[string]string{"ecn": "ecn_all"})
-	_, err := c.Set(testCtx(t), b)
-	if status.Code(err) != codes.Unknown || !strings.Contains(err.Error(), "not allowed by sonic gcu") {
-		t.Fatalf("err = %v, want a GCU rejection", err)
-	}
-}
-
-func TestSetInvalidBatchSendsNothing(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	c := newClient(t, fast(tw.Addr()))
-	b := (&Batch{}).Update(ConfigDBPath("PORT", "Ethernet0", "mtu"), map[string]string{"mtu": "1"})
-	if _, err := c.Set(testCtx(t), b); err == nil || !strings.Contains(err.Error(), "gnmi batch") {
-		t.Fatalf("err = %v, want the batch error", err)
-	}
-	if _, err := c.Set(testCtx(t), &Batch{}); err == nil {
-		t.Fatal("empty batch was sent")
-	}
-	if n := tw.Stats().RPCs["Set"]; n != 0 {
-		t.Errorf("Set sent %d times", n)
-	}
-}
-
-func TestFailedButApplied(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{Release: "202511"})
-	c := newClient(t, fast(tw.Addr()))
-	tw.FailNextSetButApply(codes.Unknown)
-	b := (&Batch{}).Update(ConfigDBPath("SCHEDULER", "roce", ""), map[string]string{"type": "DWRR", "weight": "50"})
-	_, err := c.Set(testCtx(t), b)
-	var se *SetError
-	if !errors.As(err, &se) {
-		t.Fatalf("err = %v, want *SetError", err)
-	}
-	if se.Applied == nil || !*se.Applied {
-		t.Fatalf("Applied = %v (%v), want true", se.Applied, se.VerifyErr)
-	}
-	if !strings.Contains(err.Error(), "holds the change anyway") {
-		t.Errorf("err = %q", err)
-	}
-}
-
 func TestSetRetries(t *testing.T) {
-	b := (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet0", "mtu"), "9000")
+	b := mtu9000("Ethernet0")
 	t.Run("not retried after send by default", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{})
-		cfg := fast(tw.Addr())
+		tw := gnmitest.Twin(t, switchtwin.Options{})
+		cfg := gnmitest.Fast(tw.Addr())
 		cfg.Retries = 3
 		tw.FailNextSet(codes.Unavailable)
-		_, err := newClient(t, cfg).Set(testCtx(t), b)
-		var se *SetError
-		if !errors.As(err, &se) || se.Code != codes.Unavailable || se.Applied == nil || *se.Applied {
-			t.Fatalf("err = %v, want a SetError Unavailable, not applied", err)
+		_, err := gnmitest.Client(t, cfg).Set(gnmitest.Ctx(t), b)
+		var se *gnmi.SetError
+		if !errors.As(err, &se) || se.Code != codes.Unavailable || se.NotSent {
+			t.Fatalf("err = %v, want a SetError Unavailable, sent", err)
 		}
 		if n := tw.Stats().RPCs["Set"]; n != 1 {
 			t.Errorf("Set sent %d times, want 1", n)
 		}
 	})
 	t.Run("retried with opt-in", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{})
-		cfg := fast(tw.Addr())
+		tw := gnmitest.Twin(t, switchtwin.Options{})
+		cfg := gnmitest.Fast(tw.Addr())
 		cfg.Retries, cfg.RetrySetAfterSend = 3, true
 		tw.FailNextSet(codes.Unavailable)
 		tw.FailNextSet(codes.ResourceExhausted)
-		res, err := newClient(t, cfg).Set(testCtx(t), b)
+		res, err := gnmitest.Client(t, cfg).Set(gnmitest.Ctx(t), b)
 		if err != nil {
 			t.Fatalf("Set: %v", err)
 		}
@@ -210,11 +97,11 @@ func TestSetRetries(t *testing.T) {
 		}
 	})
 	t.Run("invalid argument is never retried", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{})
-		cfg := fast(tw.Addr())
+		tw := gnmitest.Twin(t, switchtwin.Options{})
+		cfg := gnmitest.Fast(tw.Addr())
 		cfg.Retries, cfg.RetrySetAfterSend = 3, true
 		tw.FailNextSet(codes.InvalidArgument)
-		if _, err := newClient(t, cfg).Set(testCtx(t), b); status.Code(err) != codes.InvalidArgument {
+		if _, err := gnmitest.Client(t, cfg).Set(gnmitest.Ctx(t), b); status.Code(err) != codes.InvalidArgument {
 			t.Fatalf("err = %v, want InvalidArgument", err)
 		}
 		if n := tw.Stats().RPCs["Set"]; n != 1 {
@@ -222,15 +109,15 @@ func TestSetRetries(t *testing.T) {
 		}
 	})
 	t.Run("switch down: retried, never sent", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{})
+		tw := gnmitest.Twin(t, switchtwin.Options{})
 		addr := tw.Addr()
 		tw.Stop()
-		cfg := fast(addr)
+		cfg := gnmitest.Fast(addr)
 		cfg.Retries, cfg.DialTimeout = 2, 100*time.Millisecond
-		_, err := newClient(t, cfg).Set(testCtx(t), b)
-		var se *SetError
-		if !errors.As(err, &se) || !se.NotSent || se.Code != codes.Unavailable || se.Applied == nil || *se.Applied {
-			t.Fatalf("err = %v, want a SetError not sent, Unavailable, applied false", err)
+		_, err := gnmitest.Client(t, cfg).Set(gnmitest.Ctx(t), b)
+		var se *gnmi.SetError
+		if !errors.As(err, &se) || !se.NotSent || se.Code != codes.Unavailable {
+			t.Fatalf("err = %v, want a SetError not sent, Unavailable", err)
 		}
 		if !strings.Contains(err.Error(), "nothing was sent") {
 			t.Errorf("err = %q", err)
@@ -239,15 +126,15 @@ func TestSetRetries(t *testing.T) {
 }
 
 func TestGetRetries(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	cfg := fast(tw.Addr())
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Retries = 3
-	c := newClient(t, cfg)
-	p := ConfigDBPath("PORT", "Ethernet0", "mtu")
+	c := gnmitest.Client(t, cfg)
+	p := configDB("PORT", "Ethernet0", "mtu")
 
 	tw.FailNextGet(codes.Unavailable)
 	tw.FailNextGet(codes.Aborted)
-	if _, err := c.Get(testCtx(t), p); err != nil {
+	if _, err := c.Get(gnmitest.Ctx(t), p); err != nil {
 		t.Fatalf("Get after two retryable failures: %v", err)
 	}
 	if n := tw.Stats().RPCs["Get"]; n != 3 {
@@ -256,7 +143,7 @@ func TestGetRetries(t *testing.T) {
 
 	tw.ResetStats()
 	tw.FailNextGet(codes.InvalidArgument)
-	if _, err := c.Get(testCtx(t), p); status.Code(err) != codes.InvalidArgument {
+	if _, err := c.Get(gnmitest.Ctx(t), p); status.Code(err) != codes.InvalidArgument {
 		t.Fatalf("err = %v, want InvalidArgument", err)
 	}
 	if n := tw.Stats().RPCs["Get"]; n != 1 {
@@ -265,17 +152,17 @@ func TestGetRetries(t *testing.T) {
 }
 
 func TestBackoffStopsOnContext(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	cfg := fast(tw.Addr())
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Retries, cfg.RetryDelay, cfg.RetryMaxDelay = 5, 10*time.Second, 10*time.Second
-	c := newClient(t, cfg)
+	c := gnmitest.Client(t, cfg)
 	for range 6 {
 		tw.FailNextGet(codes.Unavailable)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := c.Get(ctx, ConfigDBPath("PORT", "", ""))
+	_, err := c.Get(ctx, configDB("PORT", "", ""))
 	if elapsed := time.Since(start); elapsed > 2*time.Second {
 		t.Fatalf("Get returned after %s; backoff slept past the context", elapsed)
 	}
@@ -285,9 +172,9 @@ func TestBackoffStopsOnContext(t *testing.T) {
 }
 
 func TestIdleCloseThenCall(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{IdleTimeout: 200 * time.Millisecond})
-	c := newClient(t, fast(tw.Addr())) // Retries 0: only the built-in read retry
-	if _, err := c.Capabilities(testCtx(t)); err != nil {
+	tw := gnmitest.Twin(t, switchtwin.Options{IdleTimeout: 200 * time.Millisecond})
+	c := gnmitest.Client(t, gnmitest.Fast(tw.Addr())) // Retries 0: only the built-in read retry
+	if _, err := c.Capabilities(gnmitest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(3 * time.Second)
@@ -297,11 +184,11 @@ func TestIdleCloseThenCall(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	b := (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet0", "mtu"), "9000")
-	if _, err := c.Set(testCtx(t), b); err != nil {
+	b := mtu9000("Ethernet0")
+	if _, err := c.Set(gnmitest.Ctx(t), b); err != nil {
 		t.Fatalf("Set after idle close: %v", err)
 	}
-	if _, err := c.Get(testCtx(t), ConfigDBPath("PORT", "Ethernet0", "mtu")); err != nil {
+	if _, err := c.Get(gnmitest.Ctx(t), configDB("PORT", "Ethernet0", "mtu")); err != nil {
 		t.Fatalf("Get after idle close: %v", err)
 	}
 	st := tw.Stats()
@@ -311,20 +198,20 @@ func TestIdleCloseThenCall(t *testing.T) {
 }
 
 func TestReadAfterDroppedConnection(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	c := newClient(t, fast(tw.Addr()))
-	if _, err := c.Capabilities(testCtx(t)); err != nil {
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	c := gnmitest.Client(t, gnmitest.Fast(tw.Addr()))
+	if _, err := c.Capabilities(gnmitest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	tw.DropConnections()
-	if _, err := c.Get(testCtx(t), ConfigDBPath("PORT", "Ethernet0", "")); err != nil {
+	if _, err := c.Get(gnmitest.Ctx(t), configDB("PORT", "Ethernet0", "")); err != nil {
 		t.Fatalf("Get after the switch dropped the connection: %v", err)
 	}
 }
 
 func TestOneSetInFlight(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{RecordRPCs: true})
-	c := newClient(t, fast(tw.Addr()))
+	tw := gnmitest.Twin(t, switchtwin.Options{RecordRPCs: true})
+	c := gnmitest.Client(t, gnmitest.Fast(tw.Addr()))
 	tw.SlowSet(150 * time.Millisecond)
 	var wg sync.WaitGroup
 	errs := make([]error, 3)
@@ -332,7 +219,7 @@ func TestOneSetInFlight(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = c.Set(testCtx(t), (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet0", "mtu"), "9000"))
+			_, errs[i] = c.Set(gnmitest.Ctx(t), mtu9000("Ethernet0"))
 		}()
 	}
 	wg.Wait()
@@ -358,15 +245,13 @@ func TestOneSetInFlight(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_, _ = c.Set(testCtx(t), (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet4", "mtu"), "9000"))
+		_, _ = c.Set(gnmitest.Ctx(t), mtu9000("Ethernet4"))
 	}()
-	for len(c.setSlot) == 0 { // wait until the slow Set holds the slot
-		time.Sleep(5 * time.Millisecond)
-	}
+	gnmitest.WaitFor(t, 3*time.Second, "the slow Set in flight", func() bool { return tw.SlowSetsWaiting() == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := c.Set(ctx, (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet8", "mtu"), "9000"))
-	var se *SetError
+	_, err := c.Set(ctx, mtu9000("Ethernet8"))
+	var se *gnmi.SetError
 	if !errors.As(err, &se) || !se.NotSent || se.Code != codes.DeadlineExceeded {
 		t.Errorf("err = %v, want a SetError not sent with DeadlineExceeded", err)
 	}
@@ -377,63 +262,39 @@ func TestOneSetInFlight(t *testing.T) {
 }
 
 func TestPool(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	p := NewPool()
-	c1, err := p.Client(fast(tw.Addr()))
+	tw := gnmitest.Twin(t, switchtwin.Options{})
+	p := gnmi.NewPool()
+	c1, err := p.Client(gnmitest.Fast(tw.Addr()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := p.Client(fast(tw.Addr()))
+	c2, err := p.Client(gnmitest.Fast(tw.Addr()))
 	if err != nil || c1 != c2 {
 		t.Fatalf("second Client = %p, %v; want the same client %p", c2, err, c1)
 	}
-	other := fast(tw.Addr())
+	other := gnmitest.Fast(tw.Addr())
 	other.Username, other.Password = "a", "b"
 	if _, err := p.Client(other); err == nil {
 		t.Error("a second configuration for the same address was accepted")
 	}
-	if _, err := p.Client(Config{Address: "nope"}); err == nil {
+	if _, err := p.Client(gnmi.Config{Address: "nope"}); err == nil {
 		t.Error("an invalid config was accepted")
 	}
-	if _, err := c1.Capabilities(testCtx(t)); err != nil {
+	if _, err := c1.Capabilities(gnmitest.Ctx(t)); err != nil {
 		t.Fatal(err)
 	}
 	_ = c1.Close()
-	c3, err := p.Client(fast(tw.Addr()))
+	c3, err := p.Client(gnmitest.Fast(tw.Addr()))
 	if err != nil || c3 == c1 {
 		t.Fatalf("closed client not replaced: %p, %v", c3, err)
 	}
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c3.Capabilities(testCtx(t)); err == nil {
+	if _, err := c3.Capabilities(gnmitest.Ctx(t)); err == nil {
 		t.Error("client works after Pool.Close")
 	}
-	if _, err := p.Client(fast(tw.Addr())); err == nil {
+	if _, err := p.Client(gnmitest.Fast(tw.Addr())); err == nil {
 		t.Error("closed pool handed out a client")
-	}
-}
-
-func TestSetTimeoutWhileSwitchStillApplies(t *testing.T) {
-	tw := newTwin(t, switchtwin.Options{})
-	cfg := fast(tw.Addr())
-	cfg.SetTimeout = 100 * time.Millisecond
-	c := newClient(t, cfg)
-	tw.SlowSet(400 * time.Millisecond)
-	_, err := c.Set(testCtx(t), (&Batch{}).UpdateField(ConfigDBPath("PORT", "Ethernet0", "mtu"), "9000"))
-	var se *SetError
-	if !errors.As(err, &se) || se.Code != codes.DeadlineExceeded || se.NotSent || se.Applied == nil || *se.Applied {
-		t.Fatalf("err = %v, want DeadlineExceeded, sent, not applied yet", err)
-	}
-	// Like GCU, the switch finishes the patch after the client gave up.
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		if e, _ := tw.Entry("PORT", "Ethernet0"); e["mtu"] == "9000" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the slow Set never applied")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

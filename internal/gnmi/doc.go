@@ -1,20 +1,12 @@
-// Package gnmi is the provider's gNMI client for SONiC switches (NVIDIA
-// Spectrum-4 running SONiC's gnmi container), writing CONFIG_DB through the
-// native "sonic-db" path.
+// Package gnmi is the provider's gNMI client: one gRPC connection per switch, credentials
+// (TLS, mTLS, username and password metadata), Get, Set and Capabilities with retries and
+// backoff, and a Pool that shares one Client per switch address for the life of the
+// process. It knows nothing of any switch's data model: package sonicdb builds SONiC's
+// CONFIG_DB requests on top of it.
 //
-// Requests are values built first and sent last: a Batch collects the
-// deletes, replaces and updates of one Terraform operation, prints itself as
-// readable lines for a plan (Batch.Lines) and becomes one SetRequest, which
-// SONiC applies as one transaction (Batch.Request, Client.Set).
-//
-// SONiC facts the client is built around (shared/research/switch.md §1b):
-// Set values are JSON_IETF and every CONFIG_DB value is a string; an update
-// of an entry replaces the whole entry; a validated Set can take tens of
-// seconds (default SetTimeout 10 minutes); a Set can report failure although
-// it was applied (sonic-gnmi#238), so after any Set error the client re-reads
-// what it sent and says whether it is there (SetError.Applied); the server
-// closes idle connections after 5 seconds, so the client re-dials
-// transparently; only one Set may be in flight per switch.
-//
-// A Pool keeps one Client per switch address for the life of the process.
+// Transport facts the client is built around (shared/research/switch.md §1b): a validated
+// Set can take tens of seconds (default SetTimeout 10 minutes); servers close idle
+// connections (SONiC after 5 seconds), so the client re-dials transparently; only one Set
+// is kept in flight per switch; a Set that may have reached the switch is not re-sent
+// unless the caller opts in, because only the data-model layer can tell whether it applied.
 package gnmi

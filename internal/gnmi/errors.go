@@ -2,21 +2,13 @@ package gnmi
 
 import (
 	"fmt"
-	"strings"
 
 	"google.golang.org/grpc/codes"
 )
 
-// maxMismatchesShown limits the paths SetError.Error lists.
-const maxMismatchesShown = 5
-
-// SetError is a failed Set, with what a re-read of the switch found.
-//
-// SONiC can report a failed Set that it applied anyway (sonic-gnmi#238), so
-// the error alone does not say whether the switch changed: Applied does.
-// When Code is DeadlineExceeded or Canceled the switch may still be working
-// on the request (GCU keeps going after the client gives up), so Applied
-// false then means "not yet": read again before relying on it.
+// SetError is a failed Set. Whether the switch applied the request is not known from the
+// error alone unless NotSent (a server can fail a Set it applied, and a lost reply looks like
+// a failure): the layer that knows the data model re-reads to tell.
 type SetError struct {
 	// Address is the switch.
 	Address string
@@ -28,40 +20,15 @@ type SetError struct {
 	// NotSent reports that no attempt reached the switch (no connection, or
 	// the context ended while another Set was in flight).
 	NotSent bool
-	// Applied is true when the switch holds everything the batch sent,
-	// false when it does not, and nil when the re-read failed (VerifyErr).
-	Applied *bool
-	// Mismatches lists the paths that differ from what was sent, when
-	// Applied is false after a re-read.
-	Mismatches []string
-	// VerifyErr is why the re-read failed.
-	VerifyErr error
 }
 
-// Error describes the failure and the re-read, e.g.
-// "gnmi set 10.0.0.1:8080: rpc error: ...; re-read: applied".
+// Error is "gnmi set ADDRESS: cause", with "; nothing was sent" when no attempt reached the
+// switch.
 func (e *SetError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "gnmi set %s: %v", e.Address, e.Err)
-	switch {
-	case e.NotSent:
-		b.WriteString("; nothing was sent")
-	case e.Applied == nil:
-		fmt.Fprintf(&b, "; re-read failed, the switch may or may not hold the change: %v", e.VerifyErr)
-	case *e.Applied:
-		b.WriteString("; re-read: the switch holds the change anyway")
-	default:
-		shown := e.Mismatches
-		if len(shown) > maxMismatchesShown {
-			shown = shown[:maxMismatchesShown]
-		}
-		fmt.Fprintf(&b, "; re-read: the change is not on the switch (%d paths differ: %s", len(e.Mismatches), strings.Join(shown, ", "))
-		if len(e.Mismatches) > len(shown) {
-			b.WriteString(", ...")
-		}
-		b.WriteString(")")
+	if e.NotSent {
+		return fmt.Sprintf("gnmi set %s: %v; nothing was sent", e.Address, e.Err)
 	}
-	return b.String()
+	return fmt.Sprintf("gnmi set %s: %v", e.Address, e.Err)
 }
 
 // Unwrap returns Err, so errors.Is, errors.As and status.Code see the

@@ -8,14 +8,7 @@ import (
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
-
-// verifyTimeout bounds the re-read after a failed Set; it runs even when
-// the caller's context has ended, because knowing whether the switch holds
-// the change matters most then.
-const verifyTimeout = 30 * time.Second
 
 // SetResult describes a successful Set.
 type SetResult struct {
@@ -28,30 +21,23 @@ type SetResult struct {
 	Duration time.Duration
 }
 
-// Set sends b as one SetRequest, after any Set already in flight to this
-// switch has finished. Each attempt is bounded by Config.SetTimeout. An
-// attempt that fails before the request leaves the client (no connection
-// within DialTimeout) is retried per Config.Retries; one that may have
-// reached the switch is retried only with Config.RetrySetAfterSend.
-//
-// An invalid batch is an error before anything is sent. Every other failure
-// is a *SetError, for which the client has re-read the tables b touches to
-// tell whether the switch holds what b sent (SetError.Applied).
-func (c *Client) Set(ctx context.Context, b *Batch) (*SetResult, error) {
-	if err := b.Err(); err != nil {
-		return nil, fmt.Errorf("gnmi set %s: %w", c.cfg.Address, err)
-	}
-	if b.Len() == 0 {
-		return nil, fmt.Errorf("gnmi set %s: empty batch", c.cfg.Address)
+// Set sends req, after any Set already in flight to this switch has finished: a switch
+// applies one configuration transaction at a time (SONiC's config lock), so the client keeps
+// one in flight. Each attempt is bounded by Config.SetTimeout. An attempt that fails before
+// the request leaves the client (no connection within DialTimeout) is retried per
+// Config.Retries; one that may have reached the switch is retried only with
+// Config.RetrySetAfterSend. Every failure is a *SetError, whose NotSent says whether the
+// switch can have seen the request.
+func (c *Client) Set(ctx context.Context, req *gpb.SetRequest) (*SetResult, error) {
+	if len(req.GetDelete())+len(req.GetReplace())+len(req.GetUpdate())+len(req.GetUnionReplace()) == 0 {
+		return nil, fmt.Errorf("gnmi set %s: empty request", c.cfg.Address)
 	}
 	select {
 	case c.setSlot <- struct{}{}:
 		defer func() { <-c.setSlot }()
 	case <-ctx.Done():
-		return nil, c.setFailed(ctx, b, false, fmt.Errorf("waiting for the Set in flight: %w", ctx.Err()))
+		return nil, c.setError(false, fmt.Errorf("waiting for the Set in flight: %w", ctx.Err()))
 	}
-
-	req := b.Request()
 	start := time.Now()
 	for attempt := 1; ; attempt++ {
 		resp, sent, err := c.setOnce(ctx, req)
@@ -61,10 +47,10 @@ func (c *Client) Set(ctx context.Context, b *Batch) (*SetResult, error) {
 		again := Retryable(err) && ctx.Err() == nil && attempt <= c.cfg.Retries &&
 			(!sent || c.cfg.RetrySetAfterSend)
 		if !again {
-			return nil, c.setFailed(ctx, b, sent, err)
+			return nil, c.setError(sent, err)
 		}
 		if serr := sleep(ctx, c.backoff().delay(attempt-1)); serr != nil {
-			return nil, c.setFailed(ctx, b, sent, &interruptedError{ctx: serr, last: err})
+			return nil, c.setError(sent, &interruptedError{ctx: serr, last: err})
 		}
 	}
 }
@@ -81,59 +67,8 @@ func (c *Client) setOnce(ctx context.Context, req *gpb.SetRequest) (resp *gpb.Se
 	return resp, true, err
 }
 
-// setFailed builds the SetError of a failed Set, re-reading the switch when
-// the request may have reached it.
-func (c *Client) setFailed(ctx context.Context, b *Batch, sent bool, err error) *SetError {
-	se := &SetError{Address: c.cfg.Address, Code: codeOf(err), Err: err, NotSent: !sent}
-	if !sent {
-		se.Applied = ptr(false)
-		return se
-	}
-	vctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), verifyTimeout)
-	defer cancel()
-	applied, mismatches, verr := c.verify(vctx, b)
-	if verr != nil {
-		se.VerifyErr = verr
-		return se
-	}
-	se.Applied, se.Mismatches = ptr(applied), mismatches
-	return se
-}
-
-// verify re-reads the tables b touches and reports whether applying b again
-// would change nothing, that is whether the switch holds what b sent, and
-// otherwise which paths differ.
-func (c *Client) verify(ctx context.Context, b *Batch) (bool, []string, error) {
-	current, err := c.GetTables(ctx, b.tables()...)
-	if err != nil {
-		return false, nil, err
-	}
-	want := current.Clone()
-	b.applyTo(want)
-	var mismatches []string
-	for _, ch := range sonic.Diff(current, want) {
-		mismatches = append(mismatches, ConfigDBPath(ch.Table, ch.Key, ch.Field).short())
-	}
-	return len(mismatches) == 0, mismatches, nil
-}
-
-// applyTo applies b to db with SONiC's semantics, in request order.
-func (b *Batch) applyTo(db sonic.DB) {
-	for _, o := range b.sorted() {
-		t, k, f := o.path.Table(), o.path.Key(), o.path.Field()
-		switch {
-		case o.kind == opDelete && k == "":
-			delete(db, t)
-		case o.kind == opDelete && f == "":
-			db.DeleteEntry(t, k)
-		case o.kind == opDelete:
-			db.DeleteField(t, k, f)
-		case o.entry != nil:
-			db.SetEntry(t, k, o.entry)
-		default:
-			db.SetField(t, k, f, o.value)
-		}
-	}
+func (c *Client) setError(sent bool, err error) *SetError {
+	return &SetError{Address: c.cfg.Address, Code: codeOf(err), Err: err, NotSent: !sent}
 }
 
 // codeOf returns the gRPC code of err, mapping bare context errors to
@@ -144,5 +79,3 @@ func codeOf(err error) codes.Code {
 	}
 	return status.FromContextError(err).Code()
 }
-
-func ptr[T any](v T) *T { return &v }

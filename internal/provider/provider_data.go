@@ -13,6 +13,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
@@ -59,7 +60,7 @@ func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, n
 	if err != nil {
 		return nil, err
 	}
-	return loggingBackend{Backend: switchcfg.NewSONiC(client, rel), address: cfg.Address, api: apiGNMI}, nil
+	return loggingBackend{Backend: switchcfg.NewSONiC(sonicdb.New(client), rel), address: cfg.Address, api: apiGNMI}, nil
 }
 
 func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (switchcfg.Backend, error) {

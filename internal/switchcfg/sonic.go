@@ -6,19 +6,19 @@ import (
 	"fmt"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
-	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
 // SONiC is the backend for switches running SONiC: it reads and writes CONFIG_DB over gNMI.
 type SONiC struct {
-	client  *gnmi.Client
+	client  *sonicdb.Client
 	release sonic.Release
 }
 
 // NewSONiC returns a backend on client. release, when not zero, is used instead of the
 // release the switch reports.
-func NewSONiC(client *gnmi.Client, release sonic.Release) *SONiC {
+func NewSONiC(client *sonicdb.Client, release sonic.Release) *SONiC {
 	return &SONiC{client: client, release: release}
 }
 
@@ -52,7 +52,7 @@ func (s *SONiC) observe(ctx context.Context) (sonicObservation, error) {
 	}
 	o := sonicObservation{Facts: f, db: db}
 	if f.BufferModel == BufferModelDynamic {
-		if o.appl, err = s.client.GetDBTables(ctx, gnmi.ApplDB, applBufferPG, applBufferProfile); err != nil {
+		if o.appl, err = s.client.GetDBTables(ctx, sonicdb.ApplDB, applBufferPG, applBufferProfile); err != nil {
 			return sonicObservation{}, fmt.Errorf("read APPL_DB buffer tables of %s (dynamic buffer model): %w", s.client.Address(), err)
 		}
 	}
@@ -180,7 +180,7 @@ func (s *SONiC) Apply(ctx context.Context, changes Changes) (warning string, err
 		return "", nil
 	}
 	_, err = s.client.Set(ctx, c.Batch)
-	var setErr *gnmi.SetError
+	var setErr *sonicdb.SetError
 	if errors.As(err, &setErr) && setErr.Applied != nil && *setErr.Applied {
 		return fmt.Sprintf("the Set to switch %s ended with %v, but a read-back shows every change in place (SONiC can report a failure after applying, and a lost connection hides the reply); nothing else to do", s.client.Address(), setErr.Err), nil
 	}

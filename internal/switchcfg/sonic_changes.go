@@ -3,13 +3,13 @@ package switchcfg
 import (
 	"fmt"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
 // sonicChanges is one planned Set: the batch to send and the CONFIG_DB it leaves behind.
 type sonicChanges struct {
-	Batch *gnmi.Batch
+	Batch *sonicdb.Batch
 	after sonic.DB
 	// notes say what the operations touch beyond the resource (a shared profile).
 	notes []string
@@ -47,7 +47,7 @@ func (c *sonicChanges) Len() int {
 func (c *sonicChanges) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
 
 func newChanges(observed sonic.DB) *sonicChanges {
-	return &sonicChanges{Batch: &gnmi.Batch{}, after: observed.Clone()}
+	return &sonicChanges{Batch: &sonicdb.Batch{}, after: observed.Clone()}
 }
 
 // converge adds the operations that bring the switch to d, skipping what already matches.
@@ -56,7 +56,7 @@ func (c *sonicChanges) converge(d desired) {
 		if cur, ok := c.after.Entry(e.table, e.key); ok && cur.Equal(e.value) {
 			continue
 		}
-		c.Batch.Update(gnmi.ConfigDBPath(e.table, e.key, ""), e.value)
+		c.Batch.Update(sonicdb.ConfigDBPath(e.table, e.key, ""), e.value)
 		c.after.SetEntry(e.table, e.key, e.value)
 	}
 	for _, f := range d.fields {
@@ -64,7 +64,7 @@ func (c *sonicChanges) converge(d desired) {
 		if v, ok := cur[f.field]; ok && v == f.value {
 			continue
 		}
-		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
+		p := sonicdb.ConfigDBPath(f.table, f.key, f.field)
 		if f.replaceOnly {
 			c.Batch.ReplaceField(p, f.value)
 		} else {

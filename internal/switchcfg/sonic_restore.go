@@ -1,8 +1,8 @@
 package switchcfg
 
 import (
-	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
 // Snapshot holds, for every shared field a policy sets, the value it had before the provider
@@ -59,7 +59,7 @@ func stockSnapshot(d desired, observed sonic.DB) Snapshot {
 // from the snapshot or removed.
 func (c *sonicChanges) restore(d desired, snap Snapshot) {
 	for _, f := range d.fields {
-		p := gnmi.ConfigDBPath(f.table, f.key, f.field)
+		p := sonicdb.ConfigDBPath(f.table, f.key, f.field)
 		prior, had := snap[f.key3()]
 		cur, _ := c.after.Entry(f.table, f.key)
 		now, exists := cur[f.field]
@@ -78,7 +78,7 @@ func (c *sonicChanges) restore(d desired, snap Snapshot) {
 	}
 	for _, e := range d.entries {
 		if _, ok := c.after.Entry(e.table, e.key); ok {
-			c.Batch.Delete(gnmi.ConfigDBPath(e.table, e.key, ""))
+			c.Batch.Delete(sonicdb.ConfigDBPath(e.table, e.key, ""))
 			c.after.DeleteEntry(e.table, e.key)
 		}
 	}

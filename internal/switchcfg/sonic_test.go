@@ -11,6 +11,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -46,7 +47,7 @@ func startTwin(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *SONiC)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	return tw, NewSONiC(client, sonic.Release{})
+	return tw, NewSONiC(sonicdb.New(client), sonic.Release{})
 }
 
 func observe(t *testing.T, b *SONiC) sonicObservation {

@@ -22,9 +22,11 @@ var allowed = map[string][]string{
 	"internal/shell":                      {},
 	"internal/fabric":                     {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
 	"internal/sonic":                      {"internal/fabric"},
-	"internal/gnmi":                       {"internal/sonic"},
+	"internal/gnmi":                       {},                                            // the transport: no switch data model
+	"internal/gnmi/gnmitest":              {"internal/gnmi", "internal/twin/switchtwin"}, // test support
+	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
 	"internal/nvue":                       {},
-	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/nvue", "internal/sonic"},
+	"internal/switchcfg":                  {"internal/fabric", "internal/nvue", "internal/sonic", "internal/sonicdb"},
 	"internal/host/ssh":                   {"internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
@@ -34,7 +36,7 @@ var allowed = map[string][]string{
 	"internal/health":                     {}, // verdicts from counter deltas: no I/O
 	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
 	"internal/telemetry":                  {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/nvue", "internal/sonic"},
-	"internal/provider":                   {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
+	"internal/provider":                   {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
 	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},

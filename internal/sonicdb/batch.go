@@ -1,4 +1,4 @@
-package gnmi
+package sonicdb
 
 import (
 	"cmp"
@@ -80,7 +80,7 @@ func (b *Batch) Delete(p Path) *Batch {
 		b.errs = append(b.errs, fmt.Errorf("delete: %w", err))
 		return b
 	}
-	b.ops = append(b.ops, batchOp{kind: opDelete, path: clonePath(p)})
+	b.ops = append(b.ops, batchOp{kind: opDelete, path: p})
 	return b
 }
 
@@ -88,7 +88,7 @@ func (b *Batch) addEntry(kind opKind, p Path, value map[string]string) *Batch {
 	switch err := p.validate(); {
 	case err != nil:
 		b.errs = append(b.errs, fmt.Errorf("%s: %w", kind, err))
-	case p.Key() == "" || p.Field() != "":
+	case p.Key == "" || p.Field != "":
 		b.errs = append(b.errs, fmt.Errorf("%s %s: want an entry path (TABLE/KEY); use %sField for a field", kind, p, strings.ToUpper(kind.String()[:1])+kind.String()[1:]))
 	case len(value) == 0:
 		b.errs = append(b.errs, fmt.Errorf("%s %s: an entry needs at least one field", kind, p))
@@ -97,7 +97,7 @@ func (b *Batch) addEntry(kind opKind, p Path, value map[string]string) *Batch {
 		for f, v := range value {
 			entry[f] = v
 		}
-		b.ops = append(b.ops, batchOp{kind: kind, path: clonePath(p), entry: entry})
+		b.ops = append(b.ops, batchOp{kind: kind, path: p, entry: entry})
 	}
 	return b
 }
@@ -106,15 +106,13 @@ func (b *Batch) addField(kind opKind, p Path, value string) *Batch {
 	switch err := p.validate(); {
 	case err != nil:
 		b.errs = append(b.errs, fmt.Errorf("%s: %w", kind, err))
-	case p.Field() == "":
+	case p.Field == "":
 		b.errs = append(b.errs, fmt.Errorf("%s %s: want a field path (TABLE/KEY/field)", kind, p))
 	default:
-		b.ops = append(b.ops, batchOp{kind: kind, path: clonePath(p), value: value})
+		b.ops = append(b.ops, batchOp{kind: kind, path: p, value: value})
 	}
 	return b
 }
-
-func clonePath(p Path) Path { return Path{Origin: p.Origin, Elems: slices.Clone(p.Elems)} }
 
 // Len returns the number of operations.
 func (b *Batch) Len() int { return len(b.ops) }
@@ -142,13 +140,15 @@ func (b *Batch) sorted() []batchOp {
 	return ops
 }
 
+// comparePaths orders by table, key and field, a table before its entries and an entry
+// before its fields.
 func comparePaths(a, b Path) int {
-	for i := 0; i < len(a.Elems) && i < len(b.Elems); i++ {
-		if c := sonic.NaturalCompare(a.Elems[i], b.Elems[i]); c != 0 {
+	for _, e := range [...][2]string{{a.Table, b.Table}, {a.Key, b.Key}, {a.Field, b.Field}} {
+		if c := sonic.NaturalCompare(e[0], e[1]); c != 0 {
 			return c
 		}
 	}
-	return cmp.Compare(len(a.Elems), len(b.Elems))
+	return 0
 }
 
 // Request returns the batch as one gNMI SetRequest: paths with origin
@@ -157,7 +157,7 @@ func (b *Batch) Request() *gpb.SetRequest {
 	req := &gpb.SetRequest{}
 	for _, o := range b.sorted() {
 		if o.kind == opDelete {
-			req.Delete = append(req.Delete, o.path.Proto())
+			req.Delete = append(req.Delete, o.path.GNMI().Proto())
 			continue
 		}
 		var raw []byte
@@ -166,7 +166,7 @@ func (b *Batch) Request() *gpb.SetRequest {
 		} else {
 			raw, _ = json.Marshal(o.value)
 		}
-		u := &gpb.Update{Path: o.path.Proto(), Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}}
+		u := &gpb.Update{Path: o.path.GNMI().Proto(), Val: &gpb.TypedValue{Value: &gpb.TypedValue_JsonIetfVal{JsonIetfVal: raw}}}
 		if o.kind == opReplace {
 			req.Replace = append(req.Replace, u)
 		} else {
@@ -189,7 +189,7 @@ func (b *Batch) Lines() []string {
 	ops := b.sorted()
 	lines := make([]string, 0, len(ops))
 	for _, o := range ops {
-		line := o.kind.String() + " " + o.path.short()
+		line := o.kind.String() + " " + o.path.String()
 		switch {
 		case o.entry != nil:
 			fields := make([]string, 0, len(o.entry))
@@ -221,8 +221,8 @@ func quoteIfNeeded(v string) string {
 func (b *Batch) tables() []string {
 	var out []string
 	for _, o := range b.ops {
-		if !slices.Contains(out, o.path.Table()) {
-			out = append(out, o.path.Table())
+		if !slices.Contains(out, o.path.Table) {
+			out = append(out, o.path.Table)
 		}
 	}
 	slices.Sort(out)

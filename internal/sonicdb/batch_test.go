@@ -1,4 +1,4 @@
-package gnmi
+package sonicdb
 
 import (
 	"flag"
@@ -103,7 +103,7 @@ func TestBatchErrors(t *testing.T) {
 	b.Update(ConfigDBPath("PORT", "Ethernet0", "mtu"), map[string]string{"mtu": "9100"})
 	b.UpdateField(ConfigDBPath("PORT", "Ethernet0", ""), "9100")
 	b.Replace(ConfigDBPath("PORT", "Ethernet0", ""), nil)
-	b.Delete(Path{Origin: "openconfig", Elems: []string{"qos"}})
+	b.Delete(Path{DB: ApplDB, Table: "BUFFER_PG_TABLE"})
 	b.Update(ConfigDBPath("PORT", "", ""), map[string]string{"a": "b"})
 	if b.Len() != 0 {
 		t.Errorf("invalid operations were added: %v", b.Lines())
@@ -112,7 +112,7 @@ func TestBatchErrors(t *testing.T) {
 	if err == nil {
 		t.Fatal("Err() = nil")
 	}
-	for _, f := range []string{"use UpdateField for a field", "want a field path", "at least one field", "path openconfig:qos", "want an entry path"} {
+	for _, f := range []string{"use UpdateField for a field", "want a field path", "at least one field", "path APPL_DB/BUFFER_PG_TABLE: a Set writes CONFIG_DB only", "want an entry path"} {
 		if !strings.Contains(err.Error(), f) {
 			t.Errorf("Err() = %q lacks %q", err, f)
 		}

@@ -1,4 +1,4 @@
-package gnmi
+package sonicdb
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc/codes"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi/gnmitest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -21,7 +23,7 @@ func TestSetConnectionReset(t *testing.T) {
 	resetSet := func(t *testing.T, tw *switchtwin.Twin, c *Client, afterApply bool) *SetError {
 		t.Helper()
 		tw.ResetNextSet(afterApply)
-		_, err := c.Set(testCtx(t), b)
+		_, err := c.Set(gnmitest.Ctx(t), b)
 		var se *SetError
 		if !errors.As(err, &se) || se.Code != codes.Unavailable || se.NotSent {
 			t.Fatalf("err = %v, want a SetError Unavailable after send", err)
@@ -34,15 +36,15 @@ func TestSetConnectionReset(t *testing.T) {
 		}
 		return se
 	}
-	withRetries := func(addr string) Config {
-		cfg := fast(addr)
+	withRetries := func(addr string) gnmi.Config {
+		cfg := gnmitest.Fast(addr)
 		cfg.Retries = 3
 		return cfg
 	}
 
 	t.Run("before apply", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{Release: "202511"})
-		c := newClient(t, withRetries(tw.Addr()))
+		tw := gnmitest.Twin(t, switchtwin.Options{Release: "202511"})
+		c := client(t, withRetries(tw.Addr()))
 		before := tw.Snapshot()
 		se := resetSet(t, tw, c, false)
 		if se.Applied == nil || *se.Applied || len(se.Mismatches) == 0 {
@@ -51,7 +53,7 @@ func TestSetConnectionReset(t *testing.T) {
 		if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
 			t.Errorf("CONFIG_DB changed (-before +after):\n%s", diff)
 		}
-		if _, err := c.Set(testCtx(t), b); err != nil {
+		if _, err := c.Set(gnmitest.Ctx(t), b); err != nil {
 			t.Fatalf("Set after the reset: %v", err)
 		}
 		if e, _ := tw.Entry("SCHEDULER", "roce"); e["weight"] != "50" {
@@ -59,8 +61,8 @@ func TestSetConnectionReset(t *testing.T) {
 		}
 	})
 	t.Run("after apply", func(t *testing.T) {
-		tw := newTwin(t, switchtwin.Options{Release: "202511"})
-		c := newClient(t, withRetries(tw.Addr()))
+		tw := gnmitest.Twin(t, switchtwin.Options{Release: "202511"})
+		c := client(t, withRetries(tw.Addr()))
 		se := resetSet(t, tw, c, true)
 		if se.Applied == nil || !*se.Applied {
 			t.Errorf("Applied = %v (%v), want true", se.Applied, se.VerifyErr)
@@ -68,11 +70,11 @@ func TestSetConnectionReset(t *testing.T) {
 	})
 	t.Run("after apply, retried with opt-in", func(t *testing.T) {
 		// CONFIG_DB operations are idempotent: re-sending an applied Set converges.
-		tw := newTwin(t, switchtwin.Options{Release: "202511"})
+		tw := gnmitest.Twin(t, switchtwin.Options{Release: "202511"})
 		cfg := withRetries(tw.Addr())
 		cfg.RetrySetAfterSend = true
 		tw.ResetNextSet(true)
-		res, err := newClient(t, cfg).Set(testCtx(t), b)
+		res, err := client(t, cfg).Set(gnmitest.Ctx(t), b)
 		if err != nil || res.Attempts != 2 {
 			t.Fatalf("Set = %+v, %v; want success on the second attempt", res, err)
 		}
