@@ -62,8 +62,6 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 	return host.Engine{Runner: d.facts.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
 }
 
-func runOptions(sudo bool) ssh.RunOptions { return ssh.RunOptions{Sudo: sudo} }
-
 // reachError marks a failure to read a host, as opposed to a problem with the configuration.
 type reachError struct{ err error }
 

@@ -22,7 +22,6 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 var (
@@ -248,9 +247,10 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 }
 
 // Delete takes away what keeps the stack in place (apt source, pin and holds, or the dnf
-// repository and version locks) and the boot-time loading of nvidia-peermem. The packages stay
-// installed and the module loaded: removing the RDMA stack of a GPU node is a decision for a
-// person, and a warning says so.
+// repository and version locks) and the boot-time loading of nvidia-peermem, as one engine
+// apply of undo tasks: planned from what the host holds, applied and verified. The packages
+// stay installed and the module loaded: removing the RDMA stack of a GPU node is a decision
+// for a person, and a warning says so.
 func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state hostBootstrapModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -262,14 +262,11 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
 		return
 	}
-	var undo []shell.Runnable
+	var undo []host.Task
 	for _, phase := range phases {
 		for _, t := range phase {
-			switch t := t.(type) {
-			case tasks.OFEDPin:
-				undo = append(undo, t.Undo()...)
-			case tasks.GPUDirect:
-				undo = append(undo, tasks.ModuleLoaded{Module: "nvidia_peermem"}.Undo()...)
+			if u, ok := t.(tasks.Undoer); ok {
+				undo = append(undo, u.Undo())
 			}
 		}
 	}
@@ -281,8 +278,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	_, err = engine.Runner.Run(ctx, shell.And(undo...), runOptions(engine.Sudo))
-	if err != nil {
+	if _, err := engine.Apply(ctx, undo); err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Delete Host Bootstrap", address, err)
 		return
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 	"github.com/clusterbid/terraform-provider-roce/internal/ncclprofile"
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 var (
@@ -288,8 +287,12 @@ func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileMo
 		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	if _, err := engine.Runner.Run(ctx, shell.New("rm", append([]string{"-f", "--"}, paths...)...), runOptions(engine.Sudo)); err != nil {
-		diags.AddError("Unable to Delete NCCL Profile", fmt.Sprintf("Removing %s on %s: %v", strings.Join(paths, ", "), address, err))
+	undo := make([]host.Task, len(paths))
+	for i, p := range paths {
+		undo[i] = tasks.Absent{Path: p}
+	}
+	if _, err := engine.Apply(ctx, undo); err != nil {
+		addHostError(diags, "Unable to Delete NCCL Profile", address, fmt.Errorf("removing %s: %w", strings.Join(paths, ", "), err))
 	}
 }
 

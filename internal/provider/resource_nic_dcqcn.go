@@ -15,7 +15,6 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 var (
@@ -178,8 +177,9 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
-// Delete removes the boot-time persistence (unit, script, udev rule). The runtime values
-// stay until the next reboot or driver reload, which restores the firmware defaults.
+// Delete removes the boot-time persistence (unit, script, udev rule) as one engine apply of
+// its undo task. The runtime values stay until the next reboot or driver reload, which
+// restores the firmware defaults.
 func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -191,15 +191,7 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
 		return
 	}
-	p := state.persistence()
-	script := shell.And(
-		shell.Or(shell.New("systemctl", "disable", p.Unit()), shell.New("true")),
-		shell.New("rm", "-f", "--", p.UnitPath(), p.ScriptPath(), p.RulePath()),
-		shell.New("systemctl", "daemon-reload"),
-		shell.Or(shell.New("udevadm", "control", "--reload"), shell.New("true")),
-	)
-	_, err = engine.Runner.Run(ctx, script, runOptions(engine.Sudo))
-	if err != nil {
+	if _, err := engine.Apply(ctx, []host.Task{state.persistence().Undo()}); err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Delete NIC DCQCN", address, err)
 	}
 }

@@ -43,18 +43,12 @@ func (t File) Needs() host.FactSet { return host.FactSet{}.WithFiles(t.Path) }
 
 // Plan implements host.Task.
 func (t File) Plan(f host.Facts) ([]host.Change, error) {
-	if err := checkPath(t.Path); err != nil {
-		return nil, err
-	}
 	if t.Mode&^os.ModePerm != 0 {
 		return nil, fmt.Errorf("file %s: mode %v: want permission bits only (0 to 0777)", t.Path, t.Mode)
 	}
-	fi, ok := f.File(t.Path)
-	if !ok {
-		if why, absent := f.Absent["file "+t.Path]; absent {
-			return nil, fmt.Errorf("cannot read %s: %s", t.Path, why)
-		}
-		return nil, fmt.Errorf("%s was not gathered", t.Path)
+	fi, err := gatheredFile(f, t.Path)
+	if err != nil {
+		return nil, err
 	}
 	if fi.Exists && fi.Type != host.FileRegular {
 		return nil, fmt.Errorf("%s is a %s, not a regular file: refusing to replace it", t.Path, fi.Type)
