@@ -14,12 +14,19 @@ import (
 	"strings"
 )
 
-// The stand-in tools are POSIX sh scripts kept as files beside this one:
-// scripts/sbin/* become /usr/local/sbin/*, scripts/lib/* become
-// /usr/local/lib/twin/*.
+// The stand-in tools are partly POSIX sh scripts kept as files beside this
+// one (scripts/sbin/* become /usr/local/sbin/*, scripts/lib/* become
+// /usr/local/lib/twin/*), partly Go: the hot read-only ones (goStandIns,
+// package internal/twin/standin) are one multi-call binary, built from this
+// module's source by standInBinary, installed as /usr/local/lib/twin/standin
+// with a /usr/local/sbin symlink per tool.
 //
 //go:embed scripts
 var scripts embed.FS
+
+// goStandIns are the stand-ins that the Go binary implements, each
+// /usr/local/sbin/<name> -> ../lib/twin/standin; the rest are scripts.
+var goStandIns = []string{"cma_roce_tos", "ibdev2netdev", "ibv_devinfo", "lsmod", "nvidia-smi", "show_gids"}
 
 // Paths inside the twin that the base layer provides.
 const (
@@ -39,12 +46,16 @@ const (
 
 // baseFormat changes whenever the base layer's layout changes in a way the
 // content fingerprint cannot see.
-const baseFormat = "hostprofile-base-1"
+const baseFormat = "hostprofile-base-2"
 
 type baseFile struct {
 	rel     string // relative to the layer root
 	content string
 	mode    fs.FileMode
+	link    string // when set, a symbolic link to this target instead
+	// hash stands for content in the fingerprint when set (the binary:
+	// hashing megabytes on every BuildBase would cost more than the check).
+	hash string
 }
 
 // BuildBase fills dir with the layer every twin host shares, read-only: the
@@ -55,6 +66,13 @@ type baseFile struct {
 // already holds the same build (a fingerprint is kept in
 // /usr/local/share/twin/base.stamp); concurrent callers serialise on a lock
 // of dir. A stale build is replaced.
+//
+// The Go stand-ins (goStandIns) come from "go build ./tools/twin-standin" in
+// the module source this package was compiled from, once per process, so
+// BuildBase needs that source tree and the go command; set
+// ROCE_TWIN_STANDIN to the path of a prebuilt twin-standin binary to use it
+// as is instead. The layer gets a copy: it must not point outside itself
+// (the machine's /tmp is masked inside a twin).
 func BuildBase(dir string, rhel bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("build base: %w", err)
@@ -81,6 +99,10 @@ func BuildBase(dir string, rhel bool) error {
 		t.remove(strings.TrimPrefix(d, "/"))
 	}
 	for _, f := range files {
+		if f.link != "" {
+			t.symlink(f.rel, f.link)
+			continue
+		}
 		t.file(f.rel, f.content, f.mode)
 	}
 	for _, r := range Repos() {
@@ -100,9 +122,18 @@ func BuildBase(dir string, rhel bool) error {
 	return nil
 }
 
-// baseFiles returns the scripts and generated data of the base layer.
+// baseFiles returns the scripts, the Go stand-in binary and its links, and
+// the generated data of the base layer.
 func baseFiles() ([]baseFile, error) {
-	var files []baseFile
+	bin, err := standInBinary()
+	if err != nil {
+		return nil, err
+	}
+	lib := strings.TrimPrefix(LibDir, "/")
+	files := []baseFile{{rel: lib + "/standin", content: bin.content, mode: 0o755, hash: bin.hash}}
+	for _, name := range goStandIns {
+		files = append(files, baseFile{rel: strings.TrimPrefix(StandInDir, "/") + "/" + name, mode: 0o777, link: "../lib/twin/standin"})
+	}
 	for _, sub := range []struct{ src, dst string }{{"scripts/sbin", StandInDir}, {"scripts/lib", LibDir}} {
 		entries, err := scripts.ReadDir(sub.src)
 		if err != nil {
@@ -153,7 +184,11 @@ func baseFingerprint(files []baseFile, rhel bool) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%t\x00", baseFormat, debArch(), rhel)
 	for _, f := range files {
-		fmt.Fprintf(h, "%s\x00%o\x00%s\x00", f.rel, f.mode, f.content)
+		content := f.content
+		if f.hash != "" {
+			content = "sha256:" + f.hash
+		}
+		fmt.Fprintf(h, "%s\x00%o\x00%s\x00%s\x00", f.rel, f.mode, f.link, content)
 	}
 	for _, r := range Repos() {
 		pkgs, err := ofedPackages(r.Flavor, r.Version)

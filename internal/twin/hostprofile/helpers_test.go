@@ -109,10 +109,10 @@ func renderRoot(t testing.TB, p Profile, id HostID) string {
 	return root
 }
 
-// standIn is the command that runs stand-in name from root with /bin/sh, TWIN_ROOT=root and
-// the stand-ins first on PATH.
+// standIn is the command that runs stand-in name from root, TWIN_ROOT=root and the stand-ins
+// first on PATH. It executes the file itself: a #!/bin/sh script or a link to the Go binary.
 func standIn(root, name string, args ...string) *exec.Cmd {
-	cmd := exec.Command("/bin/sh", append([]string{filepath.Join(root, "usr/local/sbin", name)}, args...)...)
+	cmd := exec.Command(filepath.Join(root, "usr/local/sbin", name), args...)
 	cmd.Env = []string{
 		"TWIN_ROOT=" + root,
 		"PATH=" + filepath.Join(root, "usr/local/sbin") + ":/usr/sbin:/usr/bin:/sbin:/bin",
