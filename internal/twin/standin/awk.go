@@ -99,17 +99,17 @@ func awkStrtod(s string) (float64, string) {
 		for _, ch := range []byte(s[j:k]) {
 			mant = mant*16 + float64(hexDigit(ch))
 		}
-		any := k > j
+		some := k > j
 		if k < len(s) && s[k] == '.' {
 			f := digits(k+1, true)
 			for _, ch := range []byte(s[k+1 : f]) {
 				mant = mant*16 + float64(hexDigit(ch))
 				exp -= 4
 			}
-			any = any || f > k+1
+			some = some || f > k+1
 			k = f
 		}
-		if any {
+		if some {
 			end = k
 			if k < len(s) && (s[k] == 'p' || s[k] == 'P') {
 				e := k + 1
@@ -127,13 +127,13 @@ func awkStrtod(s string) (float64, string) {
 	}
 	if end < 0 {
 		k := digits(i, false)
-		any := k > i
+		some := k > i
 		if k < len(s) && s[k] == '.' {
 			f := digits(k+1, false)
-			any = any || f > k+1
+			some = some || f > k+1
 			k = f
 		}
-		if !any {
+		if !some {
 			return 0, s
 		}
 		if k < len(s) && (s[k] == 'e' || s[k] == 'E') {

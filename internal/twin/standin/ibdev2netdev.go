@@ -37,7 +37,7 @@ func ibdev2netdev(c *ctx, args []string) int {
 				c.print(d, " port ", p, " ==> ", nd, " (", link, ")\n")
 				continue
 			}
-			b, _ := c.bdf(d)
+			b := c.bdf(d)
 			dv, _ := readLine(c.sys + "/bus/pci/devices/" + b + "/device")
 			part := itoa(c.printfInt(32, dv))
 			st, ok := readLine(pd + "/state")

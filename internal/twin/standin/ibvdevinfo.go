@@ -96,7 +96,7 @@ func ibvDevinfo(c *ctx, args []string) int {
 // beyond the device's; exit >= 0 when the shell would have ended.
 func (c *ctx) printDevice(d, ibport string, verbose bool) (ok bool, exit int) {
 	cd := c.sys + "/class/infiniband/" + d
-	b, _ := c.bdf(d)
+	b := c.bdf(d)
 	pci := c.sys + "/bus/pci/devices/" + b
 	nports := int64(len(globExisting(cd + "/ports")))
 	if want, good := c.testInt(160, ibport, false); good && want > nports {

@@ -340,7 +340,7 @@ func (s *smi) topo() {
 	var nic []string
 	var nnuma []awkVal
 	for _, d := range c.rdmaDevs() {
-		b, _ := c.bdf(d)
+		b := c.bdf(d)
 		v, _ := readLine(c.sys + "/bus/pci/devices/" + b + "/numa_node")
 		for _, r := range awkRecords(d + " " + v + "\n") {
 			f := fields(r)

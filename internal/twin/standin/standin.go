@@ -111,7 +111,7 @@ func (c *ctx) getDefault(k, def string) string {
 func (c *ctx) printf(format string, a ...any) { fmt.Fprintf(c.out, format, a...) }
 func (c *ctx) print(s ...string) {
 	for _, x := range s {
-		c.out.WriteString(x)
+		_, _ = c.out.WriteString(x) // a write error shows at Flush, which Run ignores as the shell did
 	}
 }
 
@@ -384,13 +384,14 @@ func (c *ctx) netdev(dev string) (string, bool) {
 	return names[0], true
 }
 
-// bdf is twin_bdf: the PCI address of RDMA device dev.
-func (c *ctx) bdf(dev string) (string, bool) {
+// bdf is $(twin_bdf dev): the PCI address of RDMA device dev, "" when its
+// device link cannot be read.
+func (c *ctx) bdf(dev string) string {
 	l, err := os.Readlink(c.sys + "/class/infiniband/" + dev + "/device")
 	if err != nil {
-		return "", false
+		return ""
 	}
-	return l[strings.LastIndexByte(l, '/')+1:], true
+	return l[strings.LastIndexByte(l, '/')+1:]
 }
 
 // pad is printf's %-Ns (left) or %Ns: widths count bytes, as dash's and
