@@ -55,6 +55,7 @@ func (e Engine) Apply(ctx context.Context, tasks []Task) (Report, error) {
 	for _, tr := range trs {
 		for _, b := range batches(tr.Changes) {
 			if err := b.apply(ctx, r, e.Sudo); err != nil {
+				err = explainLost(err, "this change, which may or may not have been made; the changes before it were made")
 				return Report{}, &TaskError{Host: r.Address(), Task: tr.Task, Op: "apply", Change: b.summary(), Err: err}
 			}
 			changed = true

@@ -1,7 +1,10 @@
 package host
 
 import (
+	"errors"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
 
 // GatherError is returned when the facts of a host cannot be gathered: the
@@ -74,4 +77,34 @@ func (e *NotConvergedError) Error() string {
 		parts[i] = c.Task + ": " + c.Summary
 	}
 	return "host " + e.Host + ": not converged: " + strings.Join(parts, "; ")
+}
+
+// ConnectionLostError replaces the error of a command whose connection went away while it
+// ran: what the command line and its partial output cannot tell a user is what the loss
+// means for the host and what to do.
+type ConnectionLostError struct {
+	// During says what was running and what that means for the host, e.g. "the fact
+	// gather, which only reads: nothing on the host was changed".
+	During string
+	// Err is the transport's error.
+	Err error
+}
+
+// Error implements error.
+func (e *ConnectionLostError) Error() string {
+	return "the connection was lost during " + e.During + " (" + e.Err.Error() + "). " +
+		"Check that the host and its sshd are up, then run again: the next run reads the host first and does only what is missing."
+}
+
+// Unwrap returns the transport's error.
+func (e *ConnectionLostError) Unwrap() error { return e.Err }
+
+// explainLost returns err as a *ConnectionLostError when it is a command whose connection
+// was lost, and err otherwise.
+func explainLost(err error, during string) error {
+	var ce *ssh.CommandError
+	if errors.As(err, &ce) && ce.Lost() {
+		return &ConnectionLostError{During: during, Err: ce.Err}
+	}
+	return err
 }

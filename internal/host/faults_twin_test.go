@@ -129,6 +129,10 @@ func TestSSHDKilledMidApply(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("apply with sshd killed: %v; want an error naming %s", err, addr)
 	}
+	var lost *host.ConnectionLostError
+	if !errors.As(err, &lost) || !strings.Contains(err.Error(), "may or may not have been made") {
+		t.Errorf("apply with sshd killed: %v; want a ConnectionLostError saying what the loss means", err)
+	}
 	if err := f.RestartSSHD(context.Background(), "midkill"); err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, erro
 	}
 	res, err := r.Run(ctx, script, ssh.RunOptions{Stdin: strings.NewReader(nonce + "\n"), Sudo: sudo, AllowFailure: true})
 	if err != nil {
-		return Facts{}, &GatherError{Host: host, Err: err}
+		return Facts{}, &GatherError{Host: host, Err: explainLost(err, "the fact gather, which only reads: nothing on the host was changed by it")}
 	}
 	secs, err := splitGather(steps, nonce, res.Stdout, res.Stderr)
 	if err != nil {

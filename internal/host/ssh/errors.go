@@ -63,6 +63,10 @@ func (e *CommandError) Error() string {
 // Unwrap returns the underlying error.
 func (e *CommandError) Unwrap() error { return e.Err }
 
+// Lost reports a command that ended without an exit status or a signal: the connection or
+// its channel went away while it ran (sshd killed, host down, network cut).
+func (e *CommandError) Lost() bool { return e.ExitStatus < 0 && e.Signal == "" }
+
 // ConnectError is returned when a host (or a jump host on the way to it)
 // cannot be reached or refuses the connection. Nothing was run.
 type ConnectError struct {
