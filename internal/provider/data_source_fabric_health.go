@@ -306,8 +306,7 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
 		client, err := d.data.hostClient(address)
 		if err != nil {
-			diags.AddAttributeError(path.Root("hosts").AtListIndex(i), "Invalid SSH Settings",
-				fmt.Sprintf("Host %s: %v. Fix the provider's ssh block.", address, err))
+			addSSHSettingsError(&diags, address, err)
 			continue
 		}
 		// Not through the fact cache: a sample must not be served from, or evict, the gather.

@@ -119,7 +119,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	engine, address, err := d.data.hostEngine(m.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	f, err := engine.Read(ctx, readFacts)
@@ -138,7 +138,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if logPath := m.NCCLLogPath.ValueString(); logPath != "" {
 		client, err := d.data.hostClient(address)
 		if err != nil {
-			resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+			addSSHSettingsError(&resp.Diagnostics, address, err)
 			return
 		}
 		raw, err := client.ReadFile(ctx, logPath, engine.Sudo)

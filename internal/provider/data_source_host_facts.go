@@ -144,7 +144,7 @@ func (d *hostFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 	}
 	engine, address, err := d.data.hostEngine(m.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	f, err := engine.Read(ctx, readFacts)

@@ -271,8 +271,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	address := joinDefaultPort(hosts[0].ValueString(), d.data.settings.SSH.Port)
 	client, err := d.data.hostClient(address)
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Invalid SSH Settings",
-			fmt.Sprintf("Host %s: %v. Fix the provider's ssh block.", address, err))
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	timeout := time.Duration(defaultNCCLTestTimeout) * time.Second

@@ -53,6 +53,15 @@ func addHostError(diags *diag.Diagnostics, summary, address string, err error) {
 	diags.AddAttributeError(path.Root("host"), summary, fmt.Sprintf("%s: %v", address, err))
 }
 
+// addSSHSettingsError reports that the provider's SSH settings cannot make a connection to
+// address. The cause is the provider block, not the resource, so the error is on neither of
+// the resource's attributes.
+func addSSHSettingsError(diags *diag.Diagnostics, address string, err error) {
+	diags.AddError("Invalid Provider SSH Settings",
+		fmt.Sprintf("No connection to %s can be made with the provider's SSH settings: %v. "+
+			"Fix the provider's ssh block (or the ROCE_SSH_* environment variables it falls back to); nothing was run on any host.", address, err))
+}
+
 func linesValue(ctx context.Context, lines []string) (types.List, diag.Diagnostics) {
 	return types.ListValueFrom(ctx, types.StringType, lines)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
@@ -16,7 +15,7 @@ func (d *providerData) hostClient(address string) (*ssh.Client, error) {
 		d.hosts, d.hostsErr = ssh.NewPool(sshConfig(d.settings.SSH))
 	})
 	if d.hostsErr != nil {
-		return nil, fmt.Errorf("provider ssh settings: %w", d.hostsErr)
+		return nil, d.hostsErr
 	}
 	return d.hosts.Client(address), nil
 }

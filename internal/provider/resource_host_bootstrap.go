@@ -148,13 +148,8 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
-	if fs := plan.validate().Errors(); fs != nil {
-		addFindings(&resp.Diagnostics, fs, nil)
-		return
-	}
-	phases, err := plan.phases()
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+	phases, ok := plan.validPhases(&resp.Diagnostics)
+	if !ok {
 		return
 	}
 	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
@@ -170,7 +165,7 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	lines, err := planPhases(ctx, engine, phases)
@@ -214,14 +209,13 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	phases, err := state.phases()
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+	phases, ok := state.statePhases(&resp.Diagnostics)
+	if !ok {
 		return
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	// One read serves the drift check and the computed status.
@@ -257,9 +251,8 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	phases, err := state.phases()
-	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+	phases, ok := state.statePhases(&resp.Diagnostics)
+	if !ok {
 		return
 	}
 	var undo []host.Task
@@ -275,7 +268,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	if _, err := engine.Apply(ctx, undo); err != nil {
@@ -297,18 +290,13 @@ func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.Im
 // apply runs the phases in order, each converged and verified before the next: GPUDirect
 // depends on the stack the OFED phase installs.
 func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) {
-	if fs := plan.validate().Errors(); fs != nil {
-		addFindings(diags, fs, nil)
-		return
-	}
-	phases, err := plan.phases()
-	if err != nil {
-		diags.AddAttributeError(path.Root("ofed"), "Invalid OFED Settings", err.Error())
+	phases, ok := plan.validPhases(diags)
+	if !ok {
 		return
 	}
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
-		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(diags, address, err)
 		return
 	}
 	var lines []string
@@ -407,6 +395,34 @@ func planPhasesFrom(f host.Facts, phases [][]host.Task) ([]string, error) {
 }
 
 // phases are the task groups applied in order.
+// validPhases checks m (validate: each finding on its attribute) and returns its phases;
+// false when it added an error.
+func (m *hostBootstrapModel) validPhases(diags *diag.Diagnostics) ([][]host.Task, bool) {
+	if fs := m.validate().Errors(); fs != nil {
+		addFindings(diags, fs, nil)
+		return nil, false
+	}
+	phases, err := m.phases()
+	if err != nil { // validate refuses everything phases refuses; this names the gap if not
+		diags.AddError("Invalid Host Bootstrap Settings", err.Error())
+		return nil, false
+	}
+	return phases, true
+}
+
+// statePhases returns the phases of a model read from state, which an earlier apply
+// validated: the rules are not checked again, so that a stricter rule of a newer provider
+// never stops a refresh or a destroy; false when the state cannot give phases.
+func (m *hostBootstrapModel) statePhases(diags *diag.Diagnostics) ([][]host.Task, bool) {
+	phases, err := m.phases()
+	if err != nil {
+		at, _ := ofedAttribute(err)
+		addFindings(diags, fabric.Findings{{Severity: fabric.SeverityError, Path: at, Summary: "Invalid Host Bootstrap Settings", Detail: err.Error()}}, nil)
+		return nil, false
+	}
+	return phases, true
+}
+
 func (m *hostBootstrapModel) phases() ([][]host.Task, error) {
 	var out [][]host.Task
 	if m.OFED != nil {
@@ -421,7 +437,7 @@ func (m *hostBootstrapModel) phases() ([][]host.Task, error) {
 	case "", tasks.GPUDirectAuto, tasks.GPUDirectPeermem, tasks.GPUDirectDMABUF:
 		out = append(out, []host.Task{tasks.GPUDirect{Mode: mode}})
 	default:
-		return nil, fmt.Errorf("gpudirect is %q; use auto, peermem, dmabuf or none", mode)
+		return nil, &tasks.FieldError{Field: "gpudirect", Err: fmt.Errorf("gpudirect is %q; use auto, peermem, dmabuf or none", mode)}
 	}
 	return out, nil
 }
@@ -478,14 +494,14 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 }
 
 // ofedAttribute is the attribute a *tasks.FieldError in err names: "ofed.<field>", or
-// "family", a resource attribute beside ofed; "ofed" and false without one.
+// "family" or "gpudirect", resource attributes beside ofed; "ofed" and false without one.
 func ofedAttribute(err error) (string, bool) {
 	var fe *tasks.FieldError
 	switch {
 	case !errors.As(err, &fe):
 		return "ofed", false
-	case fe.Field == "family":
-		return "family", true
+	case fe.Field == "family", fe.Field == "gpudirect":
+		return fe.Field, true
 	}
 	return "ofed." + fe.Field, true
 }

@@ -193,7 +193,7 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 	}
 	engine, address, err := r.engine(state.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	f, err := engine.Read(ctx, state.profile().hostFacts().WithFiles(state.paths()...))
@@ -248,7 +248,7 @@ func (r *ncclEnvProfileResource) ImportState(ctx context.Context, req resource.I
 func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, diags *diag.Diagnostics) {
 	engine, address, err := r.engine(plan.Host.ValueString())
 	if err != nil {
-		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(diags, address, err)
 		return
 	}
 	out, err := r.render(ctx, plan)
@@ -284,7 +284,7 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileModel, paths []string, diags *diag.Diagnostics) {
 	engine, address, err := r.engine(m.Host.ValueString())
 	if err != nil {
-		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(diags, address, err)
 		return
 	}
 	undo := make([]host.Task, len(paths))

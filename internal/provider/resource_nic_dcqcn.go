@@ -111,7 +111,7 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	lines, err := hostPlan(ctx, engine, plan.tasks())
@@ -151,7 +151,7 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	lines, err := hostPlan(ctx, engine, state.tasks())
@@ -188,7 +188,7 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
 	if _, err := engine.Apply(ctx, []host.Task{state.persistence().Undo()}); err != nil {
@@ -216,7 +216,7 @@ func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportS
 func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags *diag.Diagnostics) {
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
-		diags.AddAttributeError(path.Root("host"), "Invalid SSH Settings", err.Error())
+		addSSHSettingsError(diags, address, err)
 		return
 	}
 	rep, err := engine.Apply(ctx, plan.tasks())
