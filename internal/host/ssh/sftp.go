@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -90,8 +91,10 @@ func (c *Client) writeSFTP(ctx context.Context, hs *hostState, target, tmp strin
 	if err != nil || owner == "" {
 		return err
 	}
-	script := fmt.Sprintf("chown -- %s %s && mv -f -- %s %s",
-		shell.Quote(owner), shell.Quote(tmp), shell.Quote(tmp), shell.Quote(target))
+	script, err := shell.And(shell.New("chown", "--", owner, tmp), shell.New("mv", "-f", "--", tmp, target)).Render()
+	if err != nil {
+		return err
+	}
 	if _, err := c.exec(ctx, hs, script, nil); err != nil {
 		return err
 	}
@@ -197,9 +200,14 @@ func (c *Client) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, 
 	return data, nil
 }
 
+// catIfExists prints the file $1, or exits with status $2 when it does not exist.
+const catIfExists = `if [ -e "$1" ]; then exec cat -- "$1"; else exit "$2"; fi`
+
 func (c *Client) readSudo(ctx context.Context, hs *hostState, path string) ([]byte, error) {
-	p := shell.Quote(path)
-	script := fmt.Sprintf("if [ -e %s ]; then exec cat -- %s; else exit %d; fi", p, p, exitNotExist)
+	script, err := shell.New("sh", "-c", catIfExists, "sh", path, strconv.Itoa(exitNotExist)).Render()
+	if err != nil {
+		return nil, err
+	}
 	line, stdin, err := c.sudo(ctx, hs, script, nil)
 	if err != nil {
 		return nil, err
