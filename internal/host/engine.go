@@ -175,6 +175,17 @@ func (c *countingRunner) WriteFile(ctx context.Context, path string, data []byte
 	return c.Runner.WriteFile(ctx, path, data, mode, owner, sudo)
 }
 
+func (c *countingRunner) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, error) {
+	c.count()
+	return c.Runner.ReadFile(ctx, path, sudo)
+}
+
+// ReadFile returns the whole file at path on the host, through sudo when e.Sudo: for files
+// too large for the file fact (MaxFileContent), such as a job's NCCL log.
+func (e Engine) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return e.Runner.ReadFile(ctx, path, e.Sudo)
+}
+
 // Gather reads want in one round trip, through sudo when e.Sudo, for callers that plan several
 // groups of tasks (PlanFacts) or read more than the tasks need from one gather.
 func (e Engine) Gather(ctx context.Context, want FactSet) (Facts, error) {

@@ -43,6 +43,10 @@ func (localRunner) WriteFile(context.Context, string, []byte, os.FileMode, strin
 	return errors.New("localRunner does not write files")
 }
 
+func (localRunner) ReadFile(context.Context, string, bool) ([]byte, error) {
+	return nil, errors.New("localRunner does not read files")
+}
+
 // fakeNonce is shaped like a nonce; the tests' facts print it to try to
 // forge delimiters.
 const fakeNonce = "0123456789abcdef0123456789abcdef"

@@ -19,6 +19,9 @@ type Runner interface {
 	Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error)
 	// WriteFile replaces the file at path atomically.
 	WriteFile(ctx context.Context, path string, data []byte, mode os.FileMode, owner string, sudo bool) error
+	// ReadFile returns the whole file at path (through sudo with sudo); a missing file is
+	// an error for which errors.Is(err, fs.ErrNotExist) holds.
+	ReadFile(ctx context.Context, path string, sudo bool) ([]byte, error)
 }
 
 // SSH is the Runner of an SSH connection.

@@ -136,12 +136,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 		opts.ExpectedGIDIndex = int(m.ExpectedGIDIndex.ValueInt64())
 	}
 	if logPath := m.NCCLLogPath.ValueString(); logPath != "" {
-		client, err := d.data.hostClient(address)
-		if err != nil {
-			addSSHSettingsError(&resp.Diagnostics, address, err)
-			return
-		}
-		raw, err := client.ReadFile(ctx, logPath, engine.Sudo)
+		raw, err := engine.ReadFile(ctx, logPath)
 		if err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("nccl_log_path"), "Unable to Read NCCL Log", fmt.Sprintf("Reading %s on %s: %v", logPath, address, err))
 			return

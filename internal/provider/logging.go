@@ -94,6 +94,18 @@ func (r loggingRunner) WriteFile(ctx context.Context, path string, data []byte, 
 	return err
 }
 
+func (r loggingRunner) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, error) {
+	began := time.Now()
+	data, err := r.Runner.ReadFile(ctx, path, sudo)
+	fields := map[string]any{"host": r.Address(), "path": path, "bytes": len(data), "sudo": sudo,
+		"duration_ms": time.Since(began).Milliseconds()}
+	if err != nil {
+		fields["error"] = redact(err.Error())
+	}
+	tflog.SubsystemDebug(sshLog(ctx), logSSH, "remote file read", fields)
+	return data, err
+}
+
 // loggingBackend logs each read and write of a switch: one gNMI Get per Observe and one Set
 // per Apply on SONiC, the subtree GETs and one revision on Cumulus (NVUE), with the operation
 // count, duration and outcome.
