@@ -60,7 +60,7 @@ func TestMain(m *testing.M) {
 // twin returns the fleet, started on first use, and a client of the named
 // host that checks its host key against the host's known_hosts. It fails
 // the test (never skips) when twins cannot start.
-func twin(t *testing.T, name string) (*hosttwin.Fleet, host.Runner) {
+func twin(t testing.TB, name string) (*hosttwin.Fleet, host.Runner) {
 	t.Helper()
 	fleetOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
