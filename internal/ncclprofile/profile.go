@@ -213,14 +213,8 @@ func (p Profile) validateAddrRange() fabric.Findings {
 			r, strings.TrimPrefix(want, "AF_"), family, want))}
 }
 
-// NeedsGIDs reports whether Settings needs the host's GID table (given the installed
-// NCCL, when nccl_version is unset).
-func (p Profile) NeedsGIDs() bool {
-	return p.GIDIndex == GIDDetect || p.GIDIndex == GIDAuto && p.oldNCCL()
-}
-
 // Settings returns the variables in the order they are written. gids is the host's GID
-// table, needed only when NeedsGIDs.
+// table, needed only when NeedsHost says so.
 func (p Profile) Settings(gids []facts.GIDEntry) ([]fabric.NCCLSetting, error) {
 	settings, err := p.fixedSettings()
 	if err != nil {

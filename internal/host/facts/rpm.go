@@ -53,15 +53,6 @@ func ParseRPMQuery(out string) ([]Package, error) {
 	return res, nil
 }
 
-// RPMQueryFact is the RHEL package version fact for pkgs.
-func RPMQueryFact(pkgs ...string) (Fact[[]Package], error) {
-	c, err := RPMQueryCommand(pkgs...)
-	if err != nil {
-		return Fact[[]Package]{}, err
-	}
-	return Fact[[]Package]{Name: "rpm", Command: c, Parse: ParseRPMQuery}, nil
-}
-
 // RPMInstalledCommand returns the command that prints the installed packages
 // matching any of the glob patterns, in [RPMQueryCommand]'s format. Unlike
 // "rpm -q", "rpm -qa" takes patterns, prints nothing for one that matches
