@@ -12,7 +12,7 @@ import (
 )
 
 func TestTLSWithPassword(t *testing.T) {
-	pki, files := pkiFiles(t)
+	pki, files := gnmitest.PKIFiles(t)
 	tw := gnmitest.Twin(t, switchtwin.Options{Username: "admin", Password: "s3cret", TLS: pki.ServerTLS(false)})
 	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Insecure, cfg.CAFile, cfg.Username, cfg.Password = false, files.CA, "admin", "s3cret"
@@ -41,7 +41,7 @@ func TestTLSWithPassword(t *testing.T) {
 		}
 	})
 	t.Run("untrusted server certificate", func(t *testing.T) {
-		_, otherFiles := pkiFiles(t)
+		_, otherFiles := gnmitest.PKIFiles(t)
 		bad := cfg
 		bad.CAFile = otherFiles.CA
 		if _, err := gnmitest.Client(t, bad).Capabilities(gnmitest.Ctx(t)); status.Code(err) != codes.Unavailable {
@@ -58,7 +58,7 @@ func TestTLSWithPassword(t *testing.T) {
 }
 
 func TestMutualTLS(t *testing.T) {
-	pki, files := pkiFiles(t)
+	pki, files := gnmitest.PKIFiles(t)
 	tw := gnmitest.Twin(t, switchtwin.Options{TLS: pki.ServerTLS(true)})
 	cfg := gnmitest.Fast(tw.Addr())
 	cfg.Insecure, cfg.CAFile, cfg.CertFile, cfg.KeyFile = false, files.CA, files.ClientCert, files.ClientKey
@@ -87,18 +87,4 @@ func TestInsecure(t *testing.T) {
 	if _, err := gnmitest.Client(t, tlsCfg).Capabilities(gnmitest.Ctx(t)); status.Code(err) != codes.Unavailable {
 		t.Fatalf("TLS to a plaintext server: err = %v, want Unavailable", err)
 	}
-}
-
-// pkiFiles writes a fresh PKI into a temporary directory.
-func pkiFiles(t *testing.T) (*switchtwin.PKI, switchtwin.PKIFiles) {
-	t.Helper()
-	pki, err := switchtwin.NewPKI("roce-provider")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := pki.WriteFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pki, files
 }

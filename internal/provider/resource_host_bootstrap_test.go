@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -62,6 +63,35 @@ resource "roce_host_bootstrap" "gpu" {
 					return nil
 				},
 			},
+			{
+				// Drift: someone releases the hold and deletes the pin; refresh sees it.
+				PreConfig: func() {
+					onTwin(t, f, "bootstrap", "apt-mark unhold doca-ofed >/dev/null && rm -f /etc/apt/preferences.d/roce-ofed")
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					got := onTwin(t, f, "bootstrap", "apt-mark showhold; cat /etc/apt/preferences.d/roce-ofed")
+					if !strings.Contains(got, "doca-ofed\n") || !strings.Contains(got, "Pin-Priority") {
+						return fmt.Errorf("apply after drift did not restore the hold and the pin:\n%s", got)
+					}
+					return nil
+				},
+			},
+			{
+				// Import takes the host; ofed and gpudirect are what the configuration wants,
+				// which no host can tell (ImportState's defaults), so only they may differ:
+				// every attribute read from the host must match.
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           twinAddress(t, f, "bootstrap"),
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"ofed", "gpudirect"},
+			},
 		},
 	})
 }
@@ -75,6 +105,13 @@ func TestHostBootstrapChoosesDMABUF(t *testing.T) {
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("roce_host_bootstrap.gpu", tfjsonpath.New("gpudirect_mode"), knownvalue.StringExact("dmabuf")),
 			},
+		}, {
+			// Nothing in this configuration is beyond what the host tells: every attribute
+			// of the import must match.
+			ResourceName:      "roce_host_bootstrap.gpu",
+			ImportState:       true,
+			ImportStateId:     twinAddress(t, f, "bootstrapdmabuf"),
+			ImportStateVerify: true,
 		}},
 	})
 }

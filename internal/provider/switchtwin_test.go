@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi/gnmitest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -23,14 +24,7 @@ const (
 
 func newSwitchFixture(t *testing.T, opts switchtwin.Options) *switchFixture {
 	t.Helper()
-	pki, err := switchtwin.NewPKI("roce-provider-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := pki.WriteFiles(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pki, files := gnmitest.PKIFiles(t)
 	opts.TLS = pki.ServerTLS(false)
 	opts.Username, opts.Password = twinUser, twinPassword
 	opts.RecordRPCs = true

@@ -67,3 +67,18 @@ func WaitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// PKIFiles writes a fresh PKI (a CA, a server and a client certificate) into a temporary
+// directory.
+func PKIFiles(t *testing.T) (*switchtwin.PKI, switchtwin.PKIFiles) {
+	t.Helper()
+	pki, err := switchtwin.NewPKI("roce-provider-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := pki.WriteFiles(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pki, files
+}
