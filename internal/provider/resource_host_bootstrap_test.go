@@ -83,14 +83,15 @@ resource "roce_host_bootstrap" "gpu" {
 				},
 			},
 			{
-				// Import takes the host; ofed and gpudirect are what the configuration wants,
-				// which no host can tell (ImportState's defaults), so only they may differ:
-				// every attribute read from the host must match.
+				// Import takes the host. ofed and gpudirect are what the configuration wants
+				// and planned_changes is the record of the last apply (the drift repair here),
+				// which no host can tell, so only they may differ: every attribute read from
+				// the host must match.
 				ResourceName:            addr,
 				ImportState:             true,
 				ImportStateId:           twinAddress(t, f, "bootstrap"),
 				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"ofed", "gpudirect"},
+				ImportStateVerifyIgnore: []string{"ofed", "gpudirect", "planned_changes"},
 			},
 		},
 	})
