@@ -16,8 +16,10 @@ import (
 
 // The stand-in tools are partly POSIX sh scripts kept as files beside this
 // one (scripts/sbin/* become /usr/local/sbin/*, scripts/lib/* become
-// /usr/local/lib/twin/*), partly Go: the hot read-only ones (goStandIns,
-// package internal/twin/standin) are one multi-call binary, built from this
+// /usr/local/lib/twin/*), partly Go: the hot ones a gather runs (goStandIns,
+// package internal/twin/standin: show_gids, ibv_devinfo, ibdev2netdev,
+// nvidia-smi, lsmod, cma_roce_tos, mlnx_qos and ethtool) are one
+// multi-call binary, built from this
 // module's source by standInBinary, installed as /usr/local/lib/twin/standin
 // with a /usr/local/sbin symlink per tool.
 //
@@ -26,7 +28,7 @@ var scripts embed.FS
 
 // goStandIns are the stand-ins that the Go binary implements, each
 // /usr/local/sbin/<name> -> ../lib/twin/standin; the rest are scripts.
-var goStandIns = []string{"cma_roce_tos", "ibdev2netdev", "ibv_devinfo", "lsmod", "nvidia-smi", "show_gids"}
+var goStandIns = []string{"cma_roce_tos", "ethtool", "ibdev2netdev", "ibv_devinfo", "lsmod", "mlnx_qos", "nvidia-smi", "show_gids"}
 
 // Paths inside the twin that the base layer provides.
 const (

@@ -19,25 +19,27 @@
 // lockdown), /sys/kernel/security/lockdown and /sys/module. The stand-in
 // tools in /usr/local/sbin read that tree and print the real tools' output
 // formats. The ones a fact gather runs on every host — show_gids,
-// ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod and cma_roce_tos — are one
-// static Go multi-call binary (package internal/twin/standin, command
-// tools/twin-standin) in /usr/local/lib/twin/standin, each tool a symlink to
-// it: as scripts they forked dozens of awk, ls and sort processes per call
-// (~1.3 CPU-s per gather on a small machine). BuildBase builds the binary
-// with "go build" from the module source this package was compiled from,
-// once per process, or installs the file $ROCE_TWIN_STANDIN names. The
-// others — mlnx_qos, ethtool, modprobe, rmmod, modinfo, dmesg, dkms,
-// mlxconfig, systemctl, journalctl, udevadm, mpirun, all_reduce_perf and
-// twin-boot — are POSIX sh scripts. Profile-specific data comes from
-// /etc/twin/profile.env, so one base layer serves every profile. Every path
+// ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos, mlnx_qos and
+// ethtool — are one static Go multi-call binary (package
+// internal/twin/standin, command tools/twin-standin) in
+// /usr/local/lib/twin/standin, each tool a symlink to it: as scripts they
+// forked dozens of awk, ls and sort processes per call (~1.3 CPU-s per
+// gather on a small machine). BuildBase builds the binary with "go build"
+// from the module source this package was compiled from, once per process,
+// or installs the file $ROCE_TWIN_STANDIN names. The others — modprobe,
+// rmmod, modinfo, dmesg, dkms, mlxconfig, systemctl, journalctl, udevadm,
+// mpirun, all_reduce_perf and twin-boot — are POSIX sh scripts.
+// Profile-specific data comes from /etc/twin/profile.env, so one base layer
+// serves every profile. Every path
 // of a stand-in is prefixed with $TWIN_ROOT, empty inside the twin; tests set
 // it to run the stand-ins from outside against a rendered tree.
 // TestStandInOutputGolden pins every stand-in's output per profile in
 // testdata/standins, so a stand-in made cheaper (a script rewritten in Go)
 // prints the same bytes; a change of behaviour shows there as a reviewed
 // diff.
-// Read-only calls write nothing and setters serialise (mlnx_qos under a
-// lock), as a gather may run beside an apply on the same host.
+// Read-only calls write nothing and setters serialise (mlnx_qos under an
+// flock(2) of /run/twin/qos.lock, the lock the sh version took with
+// flock(1)), as a gather may run beside an apply on the same host.
 //
 // Behaviour a bootstrapper can rely on:
 //

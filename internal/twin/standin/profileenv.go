@@ -1,5 +1,7 @@
 package standin
 
+import "strings"
+
 // ParseProfileEnv reads /etc/twin/profile.env the way the scripts' ". file"
 // did, for the subset hostprofile writes: commands made only of NAME=WORD
 // assignments (later ones win), with WORD's single quotes, double quotes and
@@ -9,17 +11,39 @@ package standin
 // environment). $ expansions are kept literally: hostprofile quotes every $.
 // An unterminated quote ends the file.
 func ParseProfileEnv(s string) map[string]string {
-	vars := map[string]string{}
+	vars, _ := parseAssignments(s)
+	return vars
+}
+
+// parseAssignments is ParseProfileEnv that also tells whether the file ends
+// inside a quote, which is a syntax error when sh sources it.
+func parseAssignments(s string) (vars map[string]string, unterminated bool) {
+	vars, _, unterminated = parseCommands(s)
+	return vars, unterminated
+}
+
+// skippedCommand is a command of a sourced file that runs a program: its
+// line and its first word that is no assignment.
+type skippedCommand struct {
+	line int
+	word string
+}
+
+// parseCommands is parseAssignments that also returns the commands it
+// skipped.
+func parseCommands(s string) (vars map[string]string, skipped []skippedCommand, unterminated bool) {
+	vars = map[string]string{}
 	p := envParser{s: s}
 	for p.i < len(p.s) {
 		words, ok := p.command()
 		if !ok {
-			break
+			return vars, skipped, true
 		}
 		assigns := true
 		for _, w := range words {
-			if !w.assign {
+			if !w.assign && assigns {
 				assigns = false
+				skipped = append(skipped, skippedCommand{line: 1 + strings.Count(s[:w.start], "\n"), word: w.value})
 			}
 		}
 		if assigns {
@@ -28,10 +52,11 @@ func ParseProfileEnv(s string) map[string]string {
 			}
 		}
 	}
-	return vars
+	return vars, skipped, false
 }
 
 type envWord struct {
+	start       int // offset in the file
 	assign      bool
 	name, value string
 }
@@ -77,7 +102,7 @@ func (p *envParser) command() ([]envWord, bool) {
 
 // word reads one word and removes its quotes.
 func (p *envParser) word() (envWord, bool) {
-	var w envWord
+	w := envWord{start: p.i}
 	if n := nameLen(p.s[p.i:]); n > 0 && p.i+n < len(p.s) && p.s[p.i+n] == '=' {
 		w.assign, w.name = true, p.s[p.i:p.i+n]
 		p.i += n + 1

@@ -1,7 +1,8 @@
-// Package standin holds the host twin's read-mostly hardware stand-in tools in
-// Go: show_gids, ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod and
-// cma_roce_tos. They replaced POSIX sh scripts of package hostprofile whose
-// every call forked dozens of awk, ls and sort processes; each tool here
+// Package standin holds the host twin's hot hardware stand-in tools in Go:
+// show_gids, ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos,
+// mlnx_qos and ethtool. They replaced POSIX sh scripts of package
+// hostprofile whose every call forked dozens of awk, ls and sort processes;
+// each tool here
 // prints byte for byte what its script printed (hostprofile's
 // TestStandInOutputGolden pins that), with the same exit codes and side
 // effects, including the shell's error messages where the script could meet
@@ -34,9 +35,11 @@ func Tools() []string {
 
 var tools = map[string]func(*ctx, []string) int{
 	"cma_roce_tos": cmaRoceTos,
+	"ethtool":      ethtool,
 	"ibdev2netdev": ibdev2netdev,
 	"ibv_devinfo":  ibvDevinfo,
 	"lsmod":        lsmod,
+	"mlnx_qos":     mlnxQoS,
 	"nvidia-smi":   nvidiaSMI,
 	"show_gids":    showGIDs,
 }
@@ -529,6 +532,9 @@ func (c *ctx) arithVar(line int, s string) (int64, bool) {
 // echo is dash's echo "$s": backslash escapes are interpreted, \c ends the
 // output.
 func echo(s string) string {
+	if s == "-n" {
+		return "" // dash's echo takes a first argument -n as its option
+	}
 	if !strings.Contains(s, `\`) {
 		return s + "\n"
 	}
