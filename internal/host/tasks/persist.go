@@ -76,9 +76,17 @@ func (p Persistence) Needs() host.FactSet {
 	return s
 }
 
+// checkPersistID refuses an ID that cannot name a unit, a script and a rule.
+func checkPersistID(id string) error {
+	if !persistName.MatchString(id) {
+		return fmt.Errorf("persistence ID %q: want lowercase letters, digits and '-', at most 40, starting with a letter or digit", id)
+	}
+	return nil
+}
+
 func (p Persistence) validate() error {
-	if !persistName.MatchString(p.ID) {
-		return fmt.Errorf("persistence ID %q: want lowercase letters, digits and '-', at most 40, starting with a letter or digit", p.ID)
+	if err := checkPersistID(p.ID); err != nil {
+		return err
 	}
 	if p.DCQCN == nil && p.QoS == nil {
 		return errors.New("persistence " + p.ID + ": nothing to persist: give it a DCQCN or a HostQoS task")

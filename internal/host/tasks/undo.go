@@ -185,8 +185,8 @@ func (t PersistenceRemoved) Needs() host.FactSet { return host.FactSet{}.WithFil
 
 // Plan implements host.Task.
 func (t PersistenceRemoved) Plan(f host.Facts) ([]host.Change, error) {
-	if !persistName.MatchString(t.ID) {
-		return nil, fmt.Errorf("persistence ID %q: want lowercase letters, digits and '-', at most 40, starting with a letter or digit", t.ID)
+	if err := checkPersistID(t.ID); err != nil {
+		return nil, err
 	}
 	p := Persistence{ID: t.ID}
 	var removals []host.Change
