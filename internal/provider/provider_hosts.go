@@ -12,41 +12,14 @@ import (
 // for the whole provider process, shared by every resource on that host.
 func (d *providerData) hostClient(address string) (*ssh.Client, error) {
 	d.hostsOnce.Do(func() {
-		d.hosts, d.hostsErr = ssh.NewPool(sshConfig(d.settings.SSH))
+		cfg := d.settings.SSH
+		cfg.Events = sshEvents{}
+		d.hosts, d.hostsErr = ssh.NewPool(cfg)
 	})
 	if d.hostsErr != nil {
 		return nil, d.hostsErr
 	}
 	return d.hosts.Client(address), nil
-}
-
-// sshConfig maps the provider's resolved SSH settings onto the transport's configuration.
-func sshConfig(s sshSettings) ssh.Config {
-	cfg := ssh.Config{
-		User:                  s.User,
-		PrivateKey:            s.PrivateKey,
-		PrivateKeyFile:        s.PrivateKeyFile,
-		Passphrase:            s.PrivateKeyPassphrase,
-		CertificateFile:       s.CertificateFile,
-		Password:              s.Password,
-		UseAgent:              s.UseAgent,
-		KnownHostsFile:        s.KnownHostsFile,
-		HostKey:               s.HostKey,
-		InsecureIgnoreHostKey: s.InsecureIgnoreHostKey,
-		Port:                  s.Port,
-		ConnectTimeout:        s.ConnectTimeout,
-		KeepAlive:             s.KeepAlive,
-		MaxSessions:           s.MaxSessions,
-		Become:                ssh.Become{Enabled: s.Become.Enabled, User: s.Become.User, Password: s.Become.Password},
-		Events:                sshEvents{},
-	}
-	if b := s.Bastion; b != nil {
-		cfg.Jumps = []ssh.Hop{{
-			Address: joinDefaultPort(b.Host, b.Port), User: b.User,
-			PrivateKey: b.PrivateKey, PrivateKeyFile: b.PrivateKeyFile, HostKey: b.HostKey,
-		}}
-	}
-	return cfg
 }
 
 // hostEngine returns the bootstrapper engine for a host on the pooled connection, with sudo

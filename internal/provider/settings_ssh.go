@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
@@ -24,80 +26,183 @@ func sshInUse(m *sshModel, getenv func(string) string) bool {
 	return m != nil || slices.ContainsFunc(sshEnv, func(env string) bool { return getenv(env) != "" })
 }
 
-// checkSSHCredentials refuses, once when the provider is configured, what the SSH transport
-// would otherwise refuse on every host resource and data source: an empty login user, an
-// inline key or pinned host key that does not parse, an agent without a socket, and no way
-// to log in at all. Files are not read here (they may be written later in the same run); a
-// value not known yet is not checked.
-func checkSSHCredentials(r *resolver, m *sshModel, s sshSettings) {
+// resolveSSH turns the ssh block into the transport's configuration: each attribute, else its
+// environment variable, else the transport's default. A value not known yet resolves as if
+// unset (checkSSH leaves the checks that read it alone).
+func resolveSSH(r *resolver, m *sshModel) ssh.Config {
 	if m == nil {
 		m = &sshModel{}
 	}
 	root := path.Root("ssh")
-	if isSet(m.User) && s.User == "" {
-		r.attrError(root.AtName("user"), "Missing SSH User",
-			"ssh.user is empty. Set it to the login user of the hosts, or leave it unset for "+defaultSSHUser+" (or set "+envSSHUser+").")
+	cfg := ssh.Config{
+		User:                  r.str(m.User, envSSHUser, ssh.DefaultUser),
+		PrivateKey:            r.str(m.PrivateKey, envSSHPrivateKey, ""),
+		PrivateKeyFile:        r.str(m.PrivateKeyFile, envSSHPrivateKeyFile, ""),
+		Passphrase:            r.str(m.PrivateKeyPassphrase, envSSHPrivateKeyPassphrase, ""),
+		CertificateFile:       r.str(m.CertificateFile, envSSHCertificateFile, ""),
+		Password:              r.str(m.Password, envSSHPassword, ""),
+		UseAgent:              r.boolean(m.UseAgent, root.AtName("use_agent"), envSSHUseAgent, r.getenv(envAgentSocket) != ""),
+		KnownHostsFile:        r.str(m.KnownHostsFile, envSSHKnownHostsFile, ""),
+		HostKey:               r.str(m.HostKey, envSSHHostKey, ""),
+		InsecureIgnoreHostKey: r.boolean(m.InsecureIgnoreHostKey, root.AtName("insecure_ignore_host_key"), envSSHInsecure, false),
+		Port:                  r.port(m.Port, root.AtName("port"), envSSHPort, ssh.DefaultPort),
+		ConnectTimeout:        r.duration(m.ConnectTimeout, root.AtName("connect_timeout"), envSSHConnectTimeout, ssh.DefaultConnectTimeout),
+		KeepAlive:             r.duration(m.KeepAliveInterval, root.AtName("keepalive_interval"), envSSHKeepAliveInterval, ssh.DefaultKeepAlive),
+		MaxSessions:           r.integer(m.MaxSessions, root.AtName("max_sessions"), envSSHMaxSessions, ssh.DefaultMaxSessions, 1, 64),
 	}
-	if s.PrivateKey != "" && !m.PrivateKey.IsUnknown() && !m.PrivateKeyPassphrase.IsUnknown() {
-		if err := ssh.CheckPrivateKey(s.PrivateKey, s.PrivateKeyPassphrase); err != nil {
-			r.attrError(root.AtName("private_key"), "Invalid SSH Private Key",
-				fmt.Sprintf("ssh.private_key%s is not a private key SSH can use: %v. Give the key itself in PEM or OpenSSH format "+
-					"(\"-----BEGIN OPENSSH PRIVATE KEY-----...\"), with ssh.private_key_passphrase when it is encrypted, or its path in ssh.private_key_file.",
-					envNote(m.PrivateKey, envSSHPrivateKey), err))
-		}
+	if hop, ok := resolveBastion(r, m.Bastion); ok {
+		cfg.Jumps = []ssh.Hop{hop}
 	}
-	if s.HostKey != "" && !m.HostKey.IsUnknown() {
-		if err := ssh.CheckHostKey(s.HostKey); err != nil {
-			r.attrError(root.AtName("host_key"), "Invalid SSH Host Key",
-				fmt.Sprintf("ssh.host_key%s is not a host key: %v. Give one line in authorized_keys format, such as the host's "+
-					"/etc/ssh/ssh_host_ed25519_key.pub (\"ssh-ed25519 AAAA...\"), or \"cert-authority ssh-ed25519 AAAA...\" for the CA that signs the host certificates.",
-					envNote(m.HostKey, envSSHHostKey), err))
-		}
-	}
-	checkBastionKeys(r, m.Bastion, s.Bastion)
-	if s.UseAgent && r.getenv(envAgentSocket) == "" && !m.UseAgent.IsUnknown() {
-		r.attrError(root.AtName("use_agent"), "SSH Agent Not Running",
-			"ssh.use_agent is true but "+envAgentSocket+" is not set, so there is no agent to ask for keys. Start ssh-agent (eval $(ssh-agent); ssh-add), or set use_agent = false and give a key.")
-	}
-	if anyUnknown(m.PrivateKey, m.PrivateKeyFile, m.Password, m.UseAgent) {
-		return
-	}
-	if s.PrivateKey == "" && s.PrivateKeyFile == "" && s.Password == "" && !s.UseAgent {
-		r.attrError(root, "No SSH Authentication",
-			"The ssh settings give no way to log in to the hosts. Set ssh.private_key_file (or "+envSSHPrivateKeyFile+"), ssh.private_key, "+
-				"or ssh.password, or run an SSH agent ("+envAgentSocket+"). If the provider manages switches only, remove the ssh block and the ROCE_SSH_* variables.")
-	}
+	cfg.Become = resolveBecome(r, m.Become, cfg.User)
+	return cfg
 }
 
-func checkBastionKeys(r *resolver, m *bastionModel, s *bastionSettings) {
-	if s == nil {
-		return
-	}
+// resolveBastion is the jump host of ssh.bastion, if it names one.
+func resolveBastion(r *resolver, m *bastionModel) (ssh.Hop, bool) {
 	if m == nil {
 		m = &bastionModel{}
 	}
 	root := path.Root("ssh").AtName("bastion")
-	if s.PrivateKey != "" && !m.PrivateKey.IsUnknown() {
-		if err := ssh.CheckPrivateKey(s.PrivateKey, ""); err != nil {
-			r.attrError(root.AtName("private_key"), "Invalid SSH Private Key",
-				fmt.Sprintf("ssh.bastion.private_key%s is not an unencrypted private key SSH can use: %v. Give the key itself in PEM or OpenSSH format, or its path in ssh.bastion.private_key_file.",
-					envNote(m.PrivateKey, envSSHBastionPrivateKey), err))
+	host := r.str(m.Host, envSSHBastionHost, "")
+	if host == "" {
+		if !m.Host.IsUnknown() && (m.Port.ValueInt64() != 0 || m.User.ValueString() != "" || m.PrivateKey.ValueString() != "" ||
+			m.PrivateKeyFile.ValueString() != "" || m.HostKey.ValueString() != "") {
+			r.attrError(root.AtName("host"), "Missing Bastion Host",
+				"ssh.bastion sets credentials but no host. Set ssh.bastion.host (or "+envSSHBastionHost+") to the jump host's address, or remove the bastion block.")
 		}
+		return ssh.Hop{}, false
 	}
-	if s.HostKey != "" && !m.HostKey.IsUnknown() {
-		if err := ssh.CheckHostKey(s.HostKey); err != nil {
-			r.attrError(root.AtName("host_key"), "Invalid SSH Host Key",
-				fmt.Sprintf("ssh.bastion.host_key%s is not a host key: %v. Give the jump host's key as one line in authorized_keys format (\"ssh-ed25519 AAAA...\").",
-					envNote(m.HostKey, envSSHBastionHostKey), err))
-		}
+	port := r.port(m.Port, root.AtName("port"), envSSHBastionPort, ssh.DefaultPort)
+	return ssh.Hop{
+		Address:        joinDefaultPort(host, port),
+		User:           r.str(m.User, envSSHBastionUser, ""),
+		PrivateKey:     r.str(m.PrivateKey, envSSHBastionPrivateKey, ""),
+		PrivateKeyFile: r.str(m.PrivateKeyFile, envSSHBastionPrivateKeyFile, ""),
+		HostKey:        r.str(m.HostKey, envSSHBastionHostKey, ""),
+	}, true
+}
+
+// resolveBecome is ssh.become: sudo unless the hosts are logged in to as root.
+func resolveBecome(r *resolver, m *becomeModel, loginUser string) ssh.Become {
+	if m == nil {
+		m = &becomeModel{}
+	}
+	root := path.Root("ssh").AtName("become")
+	return ssh.Become{
+		Enabled:  r.boolean(m.Enabled, root.AtName("enabled"), envSSHBecome, loginUser != "root"),
+		User:     r.str(m.User, envSSHBecomeUser, ""),
+		Password: r.str(m.Password, envSSHBecomePassword, ""),
 	}
 }
 
-// envNote says " (from ENV)" when the configuration leaves v unset, so the value came from the
-// environment.
-func envNote(v interface{ IsNull() bool }, env string) string {
-	if v.IsNull() {
-		return " (from " + env + ")"
+// checkSSH refuses, once when the provider is configured, what the SSH transport would
+// otherwise refuse on every host resource and data source ([ssh.Config.Check], each problem
+// put on the attribute to fix), and what only the provider knows to be wrong: a sudo password
+// that become never uses, an agent without a socket. Files are not read here (they may be
+// written later in the same run); a check that reads a value not known yet is left to the
+// apply.
+func checkSSH(r *resolver, m *sshModel, cfg ssh.Config) {
+	if m == nil {
+		m = &sshModel{}
+	}
+	for _, e := range cfg.Check() {
+		f := sshFields(m, e.Jump)
+		if slices.ContainsFunc(e.Fields, func(name string) bool { return f(name).v.IsUnknown() }) {
+			continue
+		}
+		at, summary, detail := sshProblem(e, f)
+		r.attrError(at, summary, detail)
+	}
+	root := path.Root("ssh")
+	become := m.Become
+	if become == nil {
+		become = &becomeModel{}
+	}
+	if cfg.Become.Password != "" && !cfg.Become.Enabled && !anyUnknown(become.Enabled, become.Password) {
+		r.attrError(root.AtName("become").AtName("password"), "sudo Password Without become",
+			"ssh.become.password is set while ssh.become.enabled is false. Set enabled = true, or drop the password.")
+	}
+	if cfg.UseAgent && r.getenv(envAgentSocket) == "" && !m.UseAgent.IsUnknown() {
+		r.attrError(root.AtName("use_agent"), "SSH Agent Not Running",
+			"ssh.use_agent is true but "+envAgentSocket+" is not set, so there is no agent to ask for keys. Start ssh-agent (eval $(ssh-agent); ssh-add), or set use_agent = false and give a key.")
+	}
+	if cfg.Insecure() {
+		r.diags.AddAttributeWarning(root.AtName("insecure_ignore_host_key"), "SSH Host Keys Are Not Verified",
+			"ssh.insecure_ignore_host_key is true: any machine answering on a host's address receives the SSH "+
+				"credentials and the sudo password. Use known_hosts_file or host_key outside throwaway test rigs.")
+	}
+	if cfg.MaxSessions > ssh.SSHDMaxSessions {
+		r.diags.AddAttributeWarning(root.AtName("max_sessions"), "SSH Sessions Above sshd's Default",
+			fmt.Sprintf("ssh.max_sessions is above %d, OpenSSH's default MaxSessions; hosts that keep the default refuse the extra sessions. Lower it or raise MaxSessions in sshd_config.", ssh.SSHDMaxSessions))
+	}
+}
+
+// sshSetting is the attribute of the ssh block behind a field of ssh.Config or ssh.Hop.
+type sshSetting struct {
+	path path.Path
+	env  string
+	v    attr.Value // as configured: null when unset, unknown while not known yet
+}
+
+// name is how a diagnostic names the attribute: ssh.private_key.
+func (s sshSetting) name() string { return s.path.String() }
+
+// from says " (from ENV)" when the configuration leaves the attribute unset, so its value
+// came from the environment.
+func (s sshSetting) from() string {
+	if s.v.IsNull() && s.env != "" {
+		return " (from " + s.env + ")"
 	}
 	return ""
+}
+
+// sshFields returns the attribute behind each field, by its Go name, of the Config (jump 0)
+// or of its jump host (the bastion); a field no attribute sets is the block itself.
+func sshFields(m *sshModel, jump int) func(field string) sshSetting {
+	root := path.Root("ssh")
+	var fields map[string]sshSetting
+	if jump > 0 {
+		root = root.AtName("bastion")
+		b := m.Bastion
+		if b == nil {
+			b = &bastionModel{}
+		}
+		fields = map[string]sshSetting{
+			"Address":        {root.AtName("host"), envSSHBastionHost, b.Host},
+			"User":           {root.AtName("user"), envSSHBastionUser, b.User},
+			"PrivateKey":     {root.AtName("private_key"), envSSHBastionPrivateKey, b.PrivateKey},
+			"PrivateKeyFile": {root.AtName("private_key_file"), envSSHBastionPrivateKeyFile, b.PrivateKeyFile},
+			"HostKey":        {root.AtName("host_key"), envSSHBastionHostKey, b.HostKey},
+		}
+	} else {
+		become, bp := m.Become, root.AtName("become")
+		if become == nil {
+			become = &becomeModel{}
+		}
+		fields = map[string]sshSetting{
+			"User":                  {root.AtName("user"), envSSHUser, m.User},
+			"PrivateKey":            {root.AtName("private_key"), envSSHPrivateKey, m.PrivateKey},
+			"PrivateKeyFile":        {root.AtName("private_key_file"), envSSHPrivateKeyFile, m.PrivateKeyFile},
+			"Passphrase":            {root.AtName("private_key_passphrase"), envSSHPrivateKeyPassphrase, m.PrivateKeyPassphrase},
+			"CertificateFile":       {root.AtName("certificate_file"), envSSHCertificateFile, m.CertificateFile},
+			"Password":              {root.AtName("password"), envSSHPassword, m.Password},
+			"UseAgent":              {root.AtName("use_agent"), envSSHUseAgent, m.UseAgent},
+			"KnownHostsFile":        {root.AtName("known_hosts_file"), envSSHKnownHostsFile, m.KnownHostsFile},
+			"HostKey":               {root.AtName("host_key"), envSSHHostKey, m.HostKey},
+			"InsecureIgnoreHostKey": {root.AtName("insecure_ignore_host_key"), envSSHInsecure, m.InsecureIgnoreHostKey},
+			"Port":                  {root.AtName("port"), envSSHPort, m.Port},
+			"ConnectTimeout":        {root.AtName("connect_timeout"), envSSHConnectTimeout, m.ConnectTimeout},
+			"KeepAlive":             {root.AtName("keepalive_interval"), envSSHKeepAliveInterval, m.KeepAliveInterval},
+			"MaxSessions":           {root.AtName("max_sessions"), envSSHMaxSessions, m.MaxSessions},
+			"Become.Enabled":        {bp.AtName("enabled"), envSSHBecome, become.Enabled},
+			"Become.User":           {bp.AtName("user"), envSSHBecomeUser, become.User},
+			"Become.Password":       {bp.AtName("password"), envSSHBecomePassword, become.Password},
+		}
+	}
+	return func(field string) sshSetting {
+		if s, ok := fields[field]; ok {
+			return s
+		}
+		return sshSetting{path: root, v: types.StringNull()}
+	}
 }

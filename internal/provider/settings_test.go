@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -20,9 +22,9 @@ func TestResolveSettingsDefaults(t *testing.T) {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
 	want := settings{
-		SSH: sshSettings{
+		SSH: ssh.Config{
 			User: "root", Port: 22, ConnectTimeout: 30 * time.Second, KeepAlive: 30 * time.Second, MaxSessions: 8,
-			Become: becomeSettings{Enabled: false, User: "root"},
+			Become: ssh.Become{Enabled: false}, // sudo's user: the transport's default, root
 		},
 		GNMI: gnmiSettings{SetTimeout: 10 * time.Minute, Retries: 3},
 		NVUE: nvueSettings{Port: 8765, ApplyTimeout: 5 * time.Minute},
@@ -61,11 +63,11 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 		t.Fatalf("unexpected errors: %v", diags)
 	}
 	want := settings{
-		SSH: sshSettings{
+		SSH: ssh.Config{
 			User: "ubuntu", PrivateKeyFile: "/keys/id_ed25519", UseAgent: true,
 			KnownHostsFile: "/keys/known_hosts", Port: 2222, ConnectTimeout: 5 * time.Second, KeepAlive: 2 * time.Second, MaxSessions: 4,
-			Bastion: &bastionSettings{Host: "jump.example:2200", Port: 22},
-			Become:  becomeSettings{Enabled: true, User: "root", Password: "s3cret"},
+			Jumps:  []ssh.Hop{{Address: "jump.example:2200"}},
+			Become: ssh.Become{Enabled: true, Password: "s3cret"},
 		},
 		GNMI: gnmiSettings{
 			Username: "admin", Password: "pw", CAFile: "/pki/ca.pem", Port: 50051,

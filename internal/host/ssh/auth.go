@@ -96,14 +96,6 @@ func loadSigner(inline, file, passphrase string) (xssh.Signer, error) {
 	return nil, nil
 }
 
-// CheckPrivateKey parses an inline private key as NewPool does, decrypting it with
-// passphrase when it is encrypted, and reads nothing else: callers can refuse a key once,
-// when they are configured, instead of on every connection. The error never contains the key.
-func CheckPrivateKey(key, passphrase string) error {
-	_, err := parseSigner([]byte(key), passphrase)
-	return err
-}
-
 // parseSigner parses a PEM or OpenSSH private key, decrypting it with
 // passphrase when it is encrypted.
 func parseSigner(pem []byte, passphrase string) (xssh.Signer, error) {

@@ -238,6 +238,8 @@ func startAgent(t *testing.T) (xssh.PublicKey, string) {
 	return signer.PublicKey(), sock
 }
 
+// TestCheckKeys: Check parses inline keys (decrypting them with the passphrase) and pinned
+// host keys as NewPool does, and says so without repeating the key.
 func TestCheckKeys(t *testing.T) {
 	plain := string(mustKeyPEM(t))
 	encrypted, pub := newEncryptedKey(t, "s3cret")
@@ -250,18 +252,27 @@ func TestCheckKeys(t *testing.T) {
 		{"no passphrase", string(encrypted), "", "no passphrase is set"},
 		{"not a key", "not a key", "", "no key found"},
 	} {
-		err := CheckPrivateKey(tt.key, tt.passphrase)
-		if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
-			t.Errorf("%s: CheckPrivateKey = %v, want %q", tt.name, err, tt.wantErr)
+		errs := Config{User: "u", PrivateKey: tt.key, Passphrase: tt.passphrase}.Check()
+		if tt.wantErr == "" {
+			if len(errs) != 0 {
+				t.Errorf("%s: Check = %v, want nothing", tt.name, errs)
+			}
+			continue
 		}
-		if err != nil && strings.Contains(err.Error(), tt.key) {
-			t.Errorf("%s: the error repeats the key: %v", tt.name, err)
+		if len(errs) != 1 || errs[0].Rule != RulePrivateKey || errs[0].Field != "PrivateKey" ||
+			errs[0].Err == nil || !strings.Contains(errs[0].Err.Error(), tt.wantErr) {
+			t.Errorf("%s: Check = %v, want one RulePrivateKey error with %q", tt.name, errs, tt.wantErr)
+			continue
+		}
+		if strings.Contains(errs[0].Error(), tt.key) {
+			t.Errorf("%s: the error repeats the key: %v", tt.name, errs[0])
 		}
 	}
 	line := strings.TrimSpace(string(xssh.MarshalAuthorizedKey(pub)))
-	for key, ok := range map[string]bool{line: true, "cert-authority " + line: true, "ssh-ed25519 AAAAC3Nz": false, "": false} {
-		if err := CheckHostKey(key); (err == nil) != ok {
-			t.Errorf("CheckHostKey(%q) = %v", key, err)
+	for key, ok := range map[string]bool{line: true, "cert-authority " + line: true, "ssh-ed25519 AAAAC3Nz": false} {
+		errs := Config{User: "u", Password: "pw", HostKey: key}.Check()
+		if got := len(errs) == 0; got != ok || !ok && (errs[0].Rule != RuleHostKey || errs[0].Err == nil) {
+			t.Errorf("Check with HostKey %q = %v", key, errs)
 		}
 	}
 }

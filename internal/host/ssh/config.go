@@ -20,6 +20,16 @@ const (
 	DefaultRetries        = 3
 )
 
+const (
+	// DefaultUser is the login user for a caller to put in [Config.User] when its own
+	// configuration names none. Config.User itself has no default: a Config says whom it
+	// logs in as.
+	DefaultUser = "root"
+	// SSHDMaxSessions is OpenSSH's default MaxSessions: hosts that keep it refuse the
+	// sessions of a [Config.MaxSessions] above it, so callers should warn.
+	SSHDMaxSessions = 10
+)
+
 // Config says how to reach and authenticate to every host of a [Pool].
 //
 // Secrets (PrivateKey, Passphrase, Password, Become.Password) are only used
@@ -123,89 +133,6 @@ func (c Config) Insecure() bool {
 	return c.InsecureIgnoreHostKey
 }
 
-// Validate checks c without touching the network or the file system. It
-// parses inline keys and pinned host keys.
-func (c Config) Validate() error {
-	var errs []error
-	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-
-	if c.User == "" {
-		add("user is required")
-	}
-	if c.PrivateKey != "" && c.PrivateKeyFile != "" {
-		add("set only one of private key and private key file")
-	}
-	if c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent && c.Password == "" {
-		add("no authentication method: set a private key, a private key file, a password or use the agent")
-	}
-	if c.PrivateKey != "" {
-		if _, err := parseSigner([]byte(c.PrivateKey), c.Passphrase); err != nil {
-			add("private key: %w", err)
-		}
-	}
-	if c.CertificateFile != "" && c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent {
-		add("a certificate file needs a private key, a private key file or the agent")
-	}
-	if c.HostKey != "" {
-		if c.InsecureIgnoreHostKey {
-			add("host key and insecure ignore host key are mutually exclusive")
-		}
-		if c.KnownHostsFile != "" {
-			add("host key and known hosts file are mutually exclusive")
-		}
-		if _, err := parsePinnedKey(c.HostKey); err != nil {
-			add("host key: %w", err)
-		}
-	}
-	if c.InsecureIgnoreHostKey && c.KnownHostsFile != "" {
-		add("known hosts file and insecure ignore host key are mutually exclusive")
-	}
-	if c.Port < 0 || c.Port > 65535 {
-		add("port %d out of range 1-65535", c.Port)
-	}
-	if c.ConnectTimeout < 0 {
-		add("connect timeout must not be negative")
-	}
-	if c.MaxSessions < 0 {
-		add("max sessions must not be negative")
-	}
-	if c.Become.Password != "" && strings.ContainsAny(c.Become.Password, "\r\n") {
-		add("become password must not contain a line break")
-	}
-	for i, h := range c.Jumps {
-		if err := h.validate(); err != nil {
-			add("jump %d: %w", i+1, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-func (h Hop) validate() error {
-	var errs []error
-	if h.Address == "" {
-		errs = append(errs, errors.New("address is required"))
-	} else if _, err := hostPort(h.Address, DefaultPort); err != nil {
-		errs = append(errs, err)
-	}
-	if h.PrivateKey != "" && h.PrivateKeyFile != "" {
-		errs = append(errs, errors.New("set only one of private key and private key file"))
-	}
-	if h.PrivateKey != "" {
-		if _, err := parseSigner([]byte(h.PrivateKey), ""); err != nil {
-			errs = append(errs, fmt.Errorf("private key: %w", err))
-		}
-	}
-	if h.HostKey != "" {
-		if h.KnownHostsFile != "" {
-			errs = append(errs, errors.New("host key and known hosts file are mutually exclusive"))
-		}
-		if _, err := parsePinnedKey(h.HostKey); err != nil {
-			errs = append(errs, fmt.Errorf("host key: %w", err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // withDefaults returns c with zero fields replaced by the defaults.
 func (c Config) withDefaults() Config {
 	if c.Port == 0 {
@@ -247,13 +174,6 @@ func hostPort(address string, port int) (string, error) {
 		return "", fmt.Errorf("host address %q is not host or host:port", address)
 	}
 	return net.JoinHostPort(h, strconv.Itoa(port)), nil
-}
-
-// CheckHostKey parses a pinned host key as NewPool does: authorized_keys format
-// ("ssh-ed25519 AAAA..."), optionally with the cert-authority option.
-func CheckHostKey(key string) error {
-	_, err := parsePinnedKey(key)
-	return err
 }
 
 // pinnedKey is a parsed HostKey: a host key, or a CA with the cert-authority

@@ -81,6 +81,59 @@ func TestConfigValidate(t *testing.T) {
 	}
 }
 
+// TestConfigCheckNamesFields: each problem names its rule, the field to fix and the fields
+// the rule read, so callers can put it on their own setting (or skip it while an input is
+// not known yet).
+func TestConfigCheckNamesFields(t *testing.T) {
+	_, keyPEM := newKey(t)
+	hostKey := "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+	tests := []struct {
+		name string
+		cfg  Config
+		want []ConfigError
+	}{
+		{"valid", Config{User: "u", PrivateKey: string(keyPEM)}, nil},
+		{"no user, no way in", Config{}, []ConfigError{
+			{Rule: RuleUser, Field: "User", Fields: []string{"User"}},
+			{Rule: RuleAuth, Fields: []string{"PrivateKey", "PrivateKeyFile", "Password", "UseAgent"}},
+		}},
+		{"two keys, neither parses", Config{User: "u", PrivateKey: "nope", PrivateKeyFile: "/k"}, []ConfigError{
+			{Rule: RuleOneKey, Field: "PrivateKey", Fields: []string{"PrivateKey", "PrivateKeyFile"}},
+			{Rule: RulePrivateKey, Field: "PrivateKey", Fields: []string{"PrivateKey", "Passphrase"}},
+		}},
+		{"certificate without key", Config{User: "u", Password: "pw", CertificateFile: "/c"}, []ConfigError{
+			{Rule: RuleCertificateKey, Field: "CertificateFile", Fields: []string{"CertificateFile", "PrivateKey", "PrivateKeyFile", "UseAgent"}},
+		}},
+		{"every host key setting", Config{User: "u", UseAgent: true, HostKey: hostKey, KnownHostsFile: "/kh", InsecureIgnoreHostKey: true}, []ConfigError{
+			{Rule: RuleHostKeyInsecure, Field: "InsecureIgnoreHostKey", Fields: []string{"InsecureIgnoreHostKey", "HostKey"}},
+			{Rule: RuleHostKeyKnownHosts, Field: "HostKey", Fields: []string{"HostKey", "KnownHostsFile"}},
+			{Rule: RuleKnownHostsInsecure, Field: "InsecureIgnoreHostKey", Fields: []string{"InsecureIgnoreHostKey", "KnownHostsFile"}},
+		}},
+		{"sudo password on two lines", Config{User: "u", UseAgent: true, Become: Become{Password: "a\nb"}}, []ConfigError{
+			{Rule: RuleBecomePassword, Field: "Become.Password", Fields: []string{"Become.Password"}},
+		}},
+		{"second jump", Config{User: "u", UseAgent: true, Jumps: []Hop{{Address: "a"}, {Address: "b", PrivateKey: "nope", PrivateKeyFile: "/k", HostKey: "x"}}}, []ConfigError{
+			{Jump: 2, Rule: RuleOneKey, Field: "PrivateKey", Fields: []string{"PrivateKey", "PrivateKeyFile"}},
+			{Jump: 2, Rule: RulePrivateKey, Field: "PrivateKey", Fields: []string{"PrivateKey"}},
+			{Jump: 2, Rule: RuleHostKey, Field: "HostKey", Fields: []string{"HostKey"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []ConfigError
+			for _, e := range tt.cfg.Check() {
+				if (e.Err != nil) != (e.Rule == RulePrivateKey || e.Rule == RuleHostKey || e.Rule == RuleAddress) {
+					t.Errorf("%v: cause %v", e.Rule, e.Err)
+				}
+				got = append(got, ConfigError{Jump: e.Jump, Rule: e.Rule, Field: e.Field, Fields: e.Fields})
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ConfigError{})); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestConfigDefaultsAndInsecure(t *testing.T) {
 	got := Config{Retries: -1}.withDefaults()
 	want := Config{Port: 22, ConnectTimeout: 30 * time.Second, KeepAlive: 30 * time.Second, MaxSessions: 8, Retries: 0}
