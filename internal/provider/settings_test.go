@@ -164,6 +164,18 @@ func TestResolveSettingsErrors(t *testing.T) {
 			want:  []string{"ssh.bastion.private_key is not an unencrypted private key"},
 		},
 		{
+			name:  "bastion with two keys",
+			model: providerModel{SSH: &sshModel{Bastion: &bastionModel{Host: types.StringValue("jump"), PrivateKeyFile: types.StringValue("/k")}}},
+			env:   map[string]string{envSSHBastionPrivateKey: "nope"},
+			want: []string{"Both ssh.bastion.private_key (from ROCE_SSH_BASTION_PRIVATE_KEY) and ssh.bastion.private_key_file are set",
+				"ssh.bastion.private_key (from ROCE_SSH_BASTION_PRIVATE_KEY) is not an unencrypted private key"},
+		},
+		{
+			name:  "bastion port out of range in its host",
+			model: providerModel{SSH: &sshModel{Bastion: &bastionModel{Host: types.StringValue("jump:70000")}}},
+			want:  []string{`ssh.bastion.host is not an address SSH can dial: host address "jump:70000": invalid port or host`},
+		},
+		{
 			name:  "known hosts and insecure",
 			model: providerModel{SSH: &sshModel{KnownHostsFile: types.StringValue("/kh"), InsecureIgnoreHostKey: types.BoolValue(true)}},
 			want:  []string{"ssh.insecure_ignore_host_key turns host key verification off while ssh.known_hosts_file"},
@@ -268,10 +280,18 @@ const testHostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIRE02SEmt3A/+CIM36fJQZ
 // variables usable for switches alone, and leaves credentials not known yet to the apply.
 func TestResolveSettingsSSHOnlyWhenUsed(t *testing.T) {
 	for name, m := range map[string]providerModel{
-		"no ssh block": {GNMI: &gnmiModel{Insecure: types.BoolValue(true)}},
-		"unknown key":  {SSH: &sshModel{PrivateKey: types.StringUnknown()}},
-		"unknown user": {SSH: &sshModel{User: types.StringUnknown(), PrivateKeyFile: types.StringValue("/k")}},
-		"key file":     {SSH: &sshModel{PrivateKeyFile: types.StringValue("/does/not/exist/yet")}},
+		"no ssh block":                       {GNMI: &gnmiModel{Insecure: types.BoolValue(true)}},
+		"unknown key":                        {SSH: &sshModel{PrivateKey: types.StringUnknown()}},
+		"unknown user":                       {SSH: &sshModel{User: types.StringUnknown(), PrivateKeyFile: types.StringValue("/k")}},
+		"key file":                           {SSH: &sshModel{PrivateKeyFile: types.StringValue("/does/not/exist/yet")}},
+		"unknown key file for a certificate": {SSH: &sshModel{CertificateFile: types.StringValue("/k-cert.pub"), PrivateKeyFile: types.StringUnknown()}},
+		"unknown passphrase":                 {SSH: &sshModel{PrivateKey: types.StringValue("encrypted, perhaps"), PrivateKeyPassphrase: types.StringUnknown()}},
+		"unknown bastion host": {SSH: &sshModel{PrivateKeyFile: types.StringValue("/k"),
+			Bastion: &bastionModel{Host: types.StringUnknown(), User: types.StringValue("jump")}}},
+		"unknown become": {SSH: &sshModel{PrivateKeyFile: types.StringValue("/k"),
+			Become: &becomeModel{Enabled: types.BoolUnknown(), Password: types.StringValue("pw")}}},
+		"unknown host key setting": {SSH: &sshModel{PrivateKeyFile: types.StringValue("/k"),
+			HostKey: types.StringValue(testHostKey), KnownHostsFile: types.StringUnknown()}},
 	} {
 		if _, diags := resolveSettings(m, envOf(nil)); diags.HasError() {
 			t.Errorf("%s: unexpected errors: %v", name, diags.Errors())
