@@ -16,6 +16,10 @@ const (
 	DefaultRetryMaxDelay = 5 * time.Second
 )
 
+// DefaultRetries is the retry count for a caller to put in [Config.Retries] when its own
+// configuration names none. A zero Retries means no retries, so Config does not apply it.
+const DefaultRetries = 3
+
 // Config says how to reach and authenticate to one switch.
 type Config struct {
 	// Address is host:port of the switch's gNMI server. SONiC has no safe

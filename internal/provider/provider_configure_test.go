@@ -29,7 +29,7 @@ func configure(t *testing.T, model providerModel, env map[string]string) *provid
 func TestConfigureHandsSettingsToResources(t *testing.T) {
 	model := providerModel{
 		SSH:  &sshModel{User: types.StringValue("ubuntu"), KnownHostsFile: types.StringValue("/etc/ssh/ssh_known_hosts"), PrivateKeyFile: types.StringValue("/keys/id_ed25519")},
-		GNMI: &gnmiModel{Username: types.StringValue("admin"), CAFile: types.StringValue("/pki/ca.pem")},
+		GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Username: types.StringValue("admin"), CAFile: types.StringValue("/pki/ca.pem")}},
 	}
 	resp := configure(t, model, map[string]string{envGNMIPassword: "from-env", envGNMIPort: "8080"})
 	if resp.Diagnostics.HasError() {

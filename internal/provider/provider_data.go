@@ -42,7 +42,7 @@ func newProviderData(s settings) *providerData {
 // switchBackend returns the backend for a switch of the operating system os, on the pooled
 // connection to it: SONiC with the provider's gNMI settings overridden by the resource's own
 // where it sets them, or Cumulus with the provider's NVUE settings.
-func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, n *nvueOverrideModel, release string) (switchcfg.Backend, error) {
+func (d *providerData) switchBackend(address, os string, o *gnmiLoginModel, n *nvueLoginModel, release string) (switchcfg.Backend, error) {
 	if os == switchcfg.OSCumulus {
 		return d.cumulusBackend(address, n)
 	}
@@ -63,7 +63,7 @@ func (d *providerData) switchBackend(address, os string, o *gnmiOverrideModel, n
 	return loggingBackend{Backend: switchcfg.NewSONiC(sonicdb.New(client), rel), address: cfg.Address, api: apiGNMI}, nil
 }
 
-func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (switchcfg.Backend, error) {
+func (d *providerData) cumulusBackend(address string, o *nvueLoginModel) (switchcfg.Backend, error) {
 	client, err := d.nvueClient(address, o)
 	if err != nil {
 		return nil, err
@@ -73,54 +73,63 @@ func (d *providerData) cumulusBackend(address string, o *nvueOverrideModel) (swi
 
 // nvueClient is the pooled NVUE client of a Cumulus switch, with the provider's nvue settings
 // and the resource's overrides o (nil for none).
-func (d *providerData) nvueClient(address string, o *nvueOverrideModel) (*nvue.Client, error) {
-	s := d.settings.NVUE
-	if o != nil {
-		override(&s.Username, o.Username.ValueString())
-		override(&s.Password, o.Password.ValueString())
-		override(&s.CAFile, o.CAFile.ValueString())
-		override(&s.ServerName, o.ServerName.ValueString())
-		if isSet(o.Insecure) {
-			s.Insecure = o.Insecure.ValueBool()
-		}
-	}
-	if s.Username == "" || s.Password == "" {
+func (d *providerData) nvueClient(address string, o *nvueLoginModel) (*nvue.Client, error) {
+	cfg := o.over(d.settings.NVUE.Config)
+	if cfg.Username == "" || cfg.Password == "" {
 		return nil, fmt.Errorf("no NVUE username and password for this switch: set them in the provider's nvue block (or %s and %s), or in the resource's nvue block", envNVUEUsername, envNVUEPassword)
 	}
-	addr, err := withDefaultPort(address, s.Port)
+	addr, err := withDefaultPort(address, d.settings.NVUE.Port)
 	if err != nil {
 		return nil, err
 	}
-	return d.cumulus.Client(nvue.Config{Address: addr, Username: s.Username, Password: s.Password, CAFile: s.CAFile,
-		ServerName: s.ServerName, Insecure: s.Insecure, ApplyTimeout: s.ApplyTimeout})
+	cfg.Address = addr
+	return d.cumulus.Client(cfg)
 }
 
-func (d *providerData) gnmiConfig(address string, o *gnmiOverrideModel) (gnmi.Config, error) {
+func (d *providerData) gnmiConfig(address string, o *gnmiLoginModel) (gnmi.Config, error) {
 	s := d.settings.GNMI
 	addr, err := withDefaultPort(address, s.Port)
 	if err != nil {
 		return gnmi.Config{}, err
 	}
-	cfg := gnmi.Config{
-		Address: addr, Username: s.Username, Password: s.Password,
-		CAFile: s.CAFile, CertFile: s.CertFile, KeyFile: s.KeyFile, ServerName: s.ServerName,
-		Insecure: s.Insecure, SetTimeout: s.SetTimeout, Retries: s.Retries,
-	}
-	if o != nil {
-		override(&cfg.Username, o.Username.ValueString())
-		override(&cfg.Password, o.Password.ValueString())
-		override(&cfg.CAFile, o.CAFile.ValueString())
-		override(&cfg.CertFile, o.CertFile.ValueString())
-		override(&cfg.KeyFile, o.KeyFile.ValueString())
-		override(&cfg.ServerName, o.ServerName.ValueString())
-		if !o.Insecure.IsNull() && !o.Insecure.IsUnknown() {
-			cfg.Insecure = o.Insecure.ValueBool()
-		}
-	}
+	cfg := o.over(s.Config)
+	cfg.Address = addr
 	if err := cfg.Validate(); err != nil {
 		return gnmi.Config{}, err
 	}
 	return cfg, nil
+}
+
+// over returns cfg with the attributes o sets in place of cfg's; a nil o changes nothing.
+func (o *gnmiLoginModel) over(cfg gnmi.Config) gnmi.Config {
+	if o == nil {
+		return cfg
+	}
+	override(&cfg.Username, o.Username.ValueString())
+	override(&cfg.Password, o.Password.ValueString())
+	override(&cfg.CAFile, o.CAFile.ValueString())
+	override(&cfg.CertFile, o.CertFile.ValueString())
+	override(&cfg.KeyFile, o.KeyFile.ValueString())
+	override(&cfg.ServerName, o.ServerName.ValueString())
+	if isSet(o.Insecure) {
+		cfg.Insecure = o.Insecure.ValueBool()
+	}
+	return cfg
+}
+
+// over returns cfg with the attributes o sets in place of cfg's; a nil o changes nothing.
+func (o *nvueLoginModel) over(cfg nvue.Config) nvue.Config {
+	if o == nil {
+		return cfg
+	}
+	override(&cfg.Username, o.Username.ValueString())
+	override(&cfg.Password, o.Password.ValueString())
+	override(&cfg.CAFile, o.CAFile.ValueString())
+	override(&cfg.ServerName, o.ServerName.ValueString())
+	if isSet(o.Insecure) {
+		cfg.Insecure = o.Insecure.ValueBool()
+	}
+	return cfg
 }
 
 func override(dst *string, v string) {

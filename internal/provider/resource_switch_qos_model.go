@@ -16,26 +16,26 @@ import (
 
 // switchQoSModel mirrors switchQoSSchema.
 type switchQoSModel struct {
-	ID                types.String       `tfsdk:"id"`
-	Address           types.String       `tfsdk:"address"`
-	Name              types.String       `tfsdk:"name"`
-	Ports             types.List         `tfsdk:"ports"`
-	CableLengthM      types.Int64        `tfsdk:"cable_length_m"`
-	PortSpeedGbps     types.Int64        `tfsdk:"port_speed_gbps"`
-	SONiCRelease      types.String       `tfsdk:"sonic_release"`
-	OS                types.String       `tfsdk:"os"`
-	RDMA              *rdmaClassModel    `tfsdk:"rdma"`
-	CNP               *cnpClassModel     `tfsdk:"cnp"`
-	ECN               *ecnModel          `tfsdk:"ecn"`
-	PFC               *pfcModel          `tfsdk:"pfc"`
-	RDMAScheduler     *schedulerModel    `tfsdk:"rdma_scheduler"`
-	CNPScheduler      *schedulerModel    `tfsdk:"cnp_scheduler"`
-	PFCWatchdog       *watchdogModel     `tfsdk:"pfc_watchdog"`
-	GNMI              *gnmiOverrideModel `tfsdk:"gnmi"`
-	NVUE              *nvueOverrideModel `tfsdk:"nvue"`
-	Headroom          types.Object       `tfsdk:"headroom"`
-	PlannedOperations types.List         `tfsdk:"planned_operations"`
-	InSync            types.Bool         `tfsdk:"in_sync"`
+	ID                types.String    `tfsdk:"id"`
+	Address           types.String    `tfsdk:"address"`
+	Name              types.String    `tfsdk:"name"`
+	Ports             types.List      `tfsdk:"ports"`
+	CableLengthM      types.Int64     `tfsdk:"cable_length_m"`
+	PortSpeedGbps     types.Int64     `tfsdk:"port_speed_gbps"`
+	SONiCRelease      types.String    `tfsdk:"sonic_release"`
+	OS                types.String    `tfsdk:"os"`
+	RDMA              *rdmaClassModel `tfsdk:"rdma"`
+	CNP               *cnpClassModel  `tfsdk:"cnp"`
+	ECN               *ecnModel       `tfsdk:"ecn"`
+	PFC               *pfcModel       `tfsdk:"pfc"`
+	RDMAScheduler     *schedulerModel `tfsdk:"rdma_scheduler"`
+	CNPScheduler      *schedulerModel `tfsdk:"cnp_scheduler"`
+	PFCWatchdog       *watchdogModel  `tfsdk:"pfc_watchdog"`
+	GNMI              *gnmiLoginModel `tfsdk:"gnmi"`
+	NVUE              *nvueLoginModel `tfsdk:"nvue"`
+	Headroom          types.Object    `tfsdk:"headroom"`
+	PlannedOperations types.List      `tfsdk:"planned_operations"`
+	InSync            types.Bool      `tfsdk:"in_sync"`
 }
 
 type rdmaClassModel struct {
@@ -70,25 +70,6 @@ type watchdogModel struct {
 	Action            types.String `tfsdk:"action"`
 	DetectionTimeMs   types.Int64  `tfsdk:"detection_time_ms"`
 	RestorationTimeMs types.Int64  `tfsdk:"restoration_time_ms"`
-}
-
-type gnmiOverrideModel struct {
-	Username   types.String `tfsdk:"username"`
-	Password   types.String `tfsdk:"password"`
-	CAFile     types.String `tfsdk:"ca_file"`
-	CertFile   types.String `tfsdk:"cert_file"`
-	KeyFile    types.String `tfsdk:"key_file"`
-	ServerName types.String `tfsdk:"server_name"`
-	Insecure   types.Bool   `tfsdk:"insecure"`
-}
-
-// nvueOverrideModel is a Cumulus switch's own NVUE login, over the provider's nvue block.
-type nvueOverrideModel struct {
-	Username   types.String `tfsdk:"username"`
-	Password   types.String `tfsdk:"password"`
-	CAFile     types.String `tfsdk:"ca_file"`
-	ServerName types.String `tfsdk:"server_name"`
-	Insecure   types.Bool   `tfsdk:"insecure"`
 }
 
 // known reports whether every input the policy is built from is known, which at validate

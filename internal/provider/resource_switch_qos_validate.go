@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -63,7 +62,7 @@ func (m *switchQoSModel) validate() fabric.Findings {
 }
 
 // tlsSettings names the TLS attributes the override sets, as gnmi.<attribute>.
-func (o *gnmiOverrideModel) tlsSettings() []string {
+func (o *gnmiLoginModel) tlsSettings() []string {
 	var out []string
 	for _, a := range []struct {
 		name string
@@ -84,9 +83,8 @@ func (m *switchQoSModel) checkConnection(s gnmiSettings, diags *diag.Diagnostics
 	if o == nil {
 		return true
 	}
-	root, errs := path.Root("gnmi"), diags.ErrorsCount()
-	pair := func(a, b string, av, bv types.String, provA, provB, envA, envB string) {
-		mergedA, mergedB := cmp.Or(av.ValueString(), provA), cmp.Or(bv.ValueString(), provB)
+	root, errs, merged := path.Root("gnmi"), diags.ErrorsCount(), o.over(s.Config)
+	pair := func(a, b string, av, bv types.String, mergedA, mergedB, envA, envB string) {
 		switch {
 		case mergedA != "" && mergedB == "" && av.ValueString() != "":
 			diags.AddAttributeError(root.AtName(a), "Incomplete gNMI Settings",
@@ -96,8 +94,8 @@ func (m *switchQoSModel) checkConnection(s gnmiSettings, diags *diag.Diagnostics
 				fmt.Sprintf("gnmi.%s is set for this switch but there is no %s: set gnmi.%s here, or in the provider's gnmi block (or %s). %s and %s must be set together.", b, a, a, envA, a, b))
 		}
 	}
-	pair("username", "password", o.Username, o.Password, s.Username, s.Password, envGNMIUsername, envGNMIPassword)
-	pair("cert_file", "key_file", o.CertFile, o.KeyFile, s.CertFile, s.KeyFile, envGNMICertFile, envGNMIKeyFile)
+	pair("username", "password", o.Username, o.Password, merged.Username, merged.Password, envGNMIUsername, envGNMIPassword)
+	pair("cert_file", "key_file", o.CertFile, o.KeyFile, merged.CertFile, merged.KeyFile, envGNMICertFile, envGNMIKeyFile)
 	// insecure = true in the resource itself with TLS settings is refused at validate.
 	if tls := o.tlsSettings(); s.Insecure && !isSet(o.Insecure) && len(tls) > 0 {
 		diags.AddAttributeError(root.AtName(strings.TrimPrefix(tls[0], "gnmi.")), "Conflicting gNMI TLS Settings",

@@ -7,6 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 )
 
 // TestSwitchQoSCheckConnection merges the resource's gnmi settings with the provider's: what
@@ -14,24 +16,24 @@ import (
 func TestSwitchQoSCheckConnection(t *testing.T) {
 	tests := []struct {
 		name     string
-		override gnmiOverrideModel
+		override gnmiLoginModel
 		provider gnmiSettings
 		wantPath path.Path // empty: no error
 		want     string
 	}{
-		{name: "username completed by the provider", override: gnmiOverrideModel{Username: types.StringValue("admin")},
-			provider: gnmiSettings{Password: "pw"}},
-		{name: "username alone", override: gnmiOverrideModel{Username: types.StringValue("admin")},
+		{name: "username completed by the provider", override: gnmiLoginModel{Username: types.StringValue("admin")},
+			provider: gnmiSettings{Config: gnmi.Config{Password: "pw"}}},
+		{name: "username alone", override: gnmiLoginModel{Username: types.StringValue("admin")},
 			wantPath: path.Root("gnmi").AtName("username"), want: "gnmi.username is set for this switch but there is no password"},
-		{name: "password alone", override: gnmiOverrideModel{Password: types.StringValue("pw")},
+		{name: "password alone", override: gnmiLoginModel{Password: types.StringValue("pw")},
 			wantPath: path.Root("gnmi").AtName("password"), want: "(or ROCE_GNMI_USERNAME)"},
-		{name: "cert file alone", override: gnmiOverrideModel{CertFile: types.StringValue("/c.pem")},
+		{name: "cert file alone", override: gnmiLoginModel{CertFile: types.StringValue("/c.pem")},
 			wantPath: path.Root("gnmi").AtName("cert_file"), want: "there is no key_file"},
-		{name: "CA under an insecure provider", override: gnmiOverrideModel{CAFile: types.StringValue("/ca.pem")},
-			provider: gnmiSettings{Insecure: true},
+		{name: "CA under an insecure provider", override: gnmiLoginModel{CAFile: types.StringValue("/ca.pem")},
+			provider: gnmiSettings{Config: gnmi.Config{Insecure: true}},
 			wantPath: path.Root("gnmi").AtName("ca_file"), want: "set gnmi.insecure = false for this switch"},
-		{name: "CA with insecure turned off here", override: gnmiOverrideModel{CAFile: types.StringValue("/ca.pem"), Insecure: types.BoolValue(false)},
-			provider: gnmiSettings{Insecure: true}},
+		{name: "CA with insecure turned off here", override: gnmiLoginModel{CAFile: types.StringValue("/ca.pem"), Insecure: types.BoolValue(false)},
+			provider: gnmiSettings{Config: gnmi.Config{Insecure: true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

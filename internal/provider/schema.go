@@ -14,12 +14,21 @@ type providerModel struct {
 	NVUE *nvueModel `tfsdk:"nvue"`
 }
 
+// nvueLoginModel is how to log in to a Cumulus switch's NVUE API and verify its certificate:
+// the provider's nvue block holds it for every switch, a roce_switch_qos resource's nvue block
+// for its own switch, attribute by attribute over the provider's.
+type nvueLoginModel struct {
+	Username   types.String `tfsdk:"username"`
+	Password   types.String `tfsdk:"password"`
+	CAFile     types.String `tfsdk:"ca_file"`
+	ServerName types.String `tfsdk:"server_name"`
+	Insecure   types.Bool   `tfsdk:"insecure"`
+}
+
+// nvueModel is the provider's nvue block: every switch's login, and what only the provider
+// sets.
 type nvueModel struct {
-	Username     types.String `tfsdk:"username"`
-	Password     types.String `tfsdk:"password"`
-	CAFile       types.String `tfsdk:"ca_file"`
-	ServerName   types.String `tfsdk:"server_name"`
-	Insecure     types.Bool   `tfsdk:"insecure"`
+	nvueLoginModel
 	Port         types.Int64  `tfsdk:"port"`
 	ApplyTimeout types.String `tfsdk:"apply_timeout"`
 }
@@ -58,7 +67,10 @@ type becomeModel struct {
 	Password types.String `tfsdk:"password"`
 }
 
-type gnmiModel struct {
+// gnmiLoginModel is how to log in to a SONiC switch's gNMI server and secure the connection:
+// the provider's gnmi block holds it for every switch, a roce_switch_qos resource's gnmi block
+// for its own switch, attribute by attribute over the provider's.
+type gnmiLoginModel struct {
 	Username   types.String `tfsdk:"username"`
 	Password   types.String `tfsdk:"password"`
 	CAFile     types.String `tfsdk:"ca_file"`
@@ -66,6 +78,12 @@ type gnmiModel struct {
 	KeyFile    types.String `tfsdk:"key_file"`
 	ServerName types.String `tfsdk:"server_name"`
 	Insecure   types.Bool   `tfsdk:"insecure"`
+}
+
+// gnmiModel is the provider's gnmi block: every switch's login, and what only the provider
+// sets.
+type gnmiModel struct {
+	gnmiLoginModel
 	Port       types.Int64  `tfsdk:"port"`
 	SetTimeout types.String `tfsdk:"set_timeout"`
 	Retries    types.Int64  `tfsdk:"retries"`

@@ -1,11 +1,10 @@
 package provider
 
 import (
-	"time"
-
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
@@ -20,33 +19,19 @@ type settings struct {
 	NVUE nvueSettings
 }
 
+// nvueSettings is the provider's nvue block resolved: every Cumulus switch's NVUE
+// configuration but its address, and the port of addresses without one.
 type nvueSettings struct {
-	Username     string
-	Password     string
-	CAFile       string
-	ServerName   string
-	Insecure     bool
-	Port         int
-	ApplyTimeout time.Duration
+	nvue.Config // Address: each resource's own
+	Port        int
 }
 
+// gnmiSettings is the provider's gnmi block resolved: every SONiC switch's gNMI configuration
+// but its address, and the port of addresses without one.
 type gnmiSettings struct {
-	Username   string
-	Password   string
-	CAFile     string
-	CertFile   string
-	KeyFile    string
-	ServerName string
-	Insecure   bool
-	Port       int // 0: every address must carry its own port
-	SetTimeout time.Duration
-	Retries    int
+	gnmi.Config     // Address: each resource's own
+	Port        int // 0: every address must carry its own port
 }
-
-const (
-	defaultSetTimeout  = 10 * time.Minute
-	defaultGNMIRetries = 3
-)
 
 // resolveSettings merges the configuration with the environment and the defaults, and checks
 // the combinations that no single attribute can: an error names the attribute (and the
@@ -71,13 +56,15 @@ func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
 	}
 	root := path.Root("nvue")
 	s := nvueSettings{
-		Username:     r.str(m.Username, envNVUEUsername, ""),
-		Password:     r.str(m.Password, envNVUEPassword, ""),
-		CAFile:       r.str(m.CAFile, envNVUECAFile, ""),
-		ServerName:   r.str(m.ServerName, envNVUEServerName, ""),
-		Insecure:     r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
-		Port:         r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
-		ApplyTimeout: r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
+		Config: nvue.Config{
+			Username:     r.str(m.Username, envNVUEUsername, ""),
+			Password:     r.str(m.Password, envNVUEPassword, ""),
+			CAFile:       r.str(m.CAFile, envNVUECAFile, ""),
+			ServerName:   r.str(m.ServerName, envNVUEServerName, ""),
+			Insecure:     r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
+			ApplyTimeout: r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
+		},
+		Port: r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
 	}
 	if (s.Username == "") != (s.Password == "") {
 		r.attrError(root, "Incomplete NVUE Login",
@@ -100,16 +87,18 @@ func resolveGNMI(r *resolver, m *gnmiModel) gnmiSettings {
 	}
 	root := path.Root("gnmi")
 	return gnmiSettings{
-		Username:   r.str(m.Username, envGNMIUsername, ""),
-		Password:   r.str(m.Password, envGNMIPassword, ""),
-		CAFile:     r.str(m.CAFile, envGNMICAFile, ""),
-		CertFile:   r.str(m.CertFile, envGNMICertFile, ""),
-		KeyFile:    r.str(m.KeyFile, envGNMIKeyFile, ""),
-		ServerName: r.str(m.ServerName, envGNMIServerName, ""),
-		Insecure:   r.boolean(m.Insecure, root.AtName("insecure"), envGNMIInsecure, false),
-		Port:       r.port(m.Port, root.AtName("port"), envGNMIPort, 0),
-		SetTimeout: r.duration(m.SetTimeout, root.AtName("set_timeout"), envGNMISetTimeout, defaultSetTimeout),
-		Retries:    r.integer(m.Retries, root.AtName("retries"), envGNMIRetries, defaultGNMIRetries, 0, 10),
+		Config: gnmi.Config{
+			Username:   r.str(m.Username, envGNMIUsername, ""),
+			Password:   r.str(m.Password, envGNMIPassword, ""),
+			CAFile:     r.str(m.CAFile, envGNMICAFile, ""),
+			CertFile:   r.str(m.CertFile, envGNMICertFile, ""),
+			KeyFile:    r.str(m.KeyFile, envGNMIKeyFile, ""),
+			ServerName: r.str(m.ServerName, envGNMIServerName, ""),
+			Insecure:   r.boolean(m.Insecure, root.AtName("insecure"), envGNMIInsecure, false),
+			SetTimeout: r.duration(m.SetTimeout, root.AtName("set_timeout"), envGNMISetTimeout, gnmi.DefaultSetTimeout),
+			Retries:    r.integer(m.Retries, root.AtName("retries"), envGNMIRetries, gnmi.DefaultRetries, 0, 10),
+		},
+		Port: r.port(m.Port, root.AtName("port"), envGNMIPort, 0),
 	}
 }
 

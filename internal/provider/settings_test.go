@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
 
 func envOf(vars map[string]string) func(string) string {
@@ -26,8 +28,8 @@ func TestResolveSettingsDefaults(t *testing.T) {
 			User: "root", Port: 22, ConnectTimeout: 30 * time.Second, KeepAlive: 30 * time.Second, MaxSessions: 8,
 			Become: ssh.Become{Enabled: false}, // sudo's user: the transport's default, root
 		},
-		GNMI: gnmiSettings{SetTimeout: 10 * time.Minute, Retries: 3},
-		NVUE: nvueSettings{Port: 8765, ApplyTimeout: 5 * time.Minute},
+		GNMI: gnmiSettings{Config: gnmi.Config{SetTimeout: 10 * time.Minute, Retries: 3}},
+		NVUE: nvueSettings{Config: nvue.Config{ApplyTimeout: 5 * time.Minute}, Port: 8765},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -70,10 +72,13 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 			Become: ssh.Become{Enabled: true, Password: "s3cret"},
 		},
 		GNMI: gnmiSettings{
-			Username: "admin", Password: "pw", CAFile: "/pki/ca.pem", Port: 50051,
-			SetTimeout: 2 * time.Minute, Retries: 0,
+			Config: gnmi.Config{Username: "admin", Password: "pw", CAFile: "/pki/ca.pem", SetTimeout: 2 * time.Minute, Retries: 0},
+			Port:   50051,
 		},
-		NVUE: nvueSettings{Username: "nvapi", Password: "nvpw", CAFile: "/pki/cumulus-ca.pem", Port: 8443, ApplyTimeout: 90 * time.Second},
+		NVUE: nvueSettings{
+			Config: nvue.Config{Username: "nvapi", Password: "nvpw", CAFile: "/pki/cumulus-ca.pem", ApplyTimeout: 90 * time.Second},
+			Port:   8443,
+		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("environment (-want +got):\n%s", diff)
@@ -83,7 +88,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 func TestResolveSettingsConfigBeatsEnvironment(t *testing.T) {
 	m := providerModel{
 		SSH:  &sshModel{User: types.StringValue("admin"), Port: types.Int64Value(22), UseAgent: types.BoolValue(false), Password: types.StringValue("pw")},
-		GNMI: &gnmiModel{Insecure: types.BoolValue(false)},
+		GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(false)}},
 	}
 	env := envOf(map[string]string{envSSHUser: "ubuntu", envSSHPort: "2222", envGNMIInsecure: "true", envAgentSocket: "/a"})
 	got, diags := resolveSettings(m, env)
@@ -109,7 +114,7 @@ func TestResolveSettingsErrors(t *testing.T) {
 		},
 		{
 			name:  "NVUE insecure with a CA",
-			model: providerModel{NVUE: &nvueModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}},
+			model: providerModel{NVUE: &nvueModel{nvueLoginModel: nvueLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}}},
 			want:  []string{"nvue.insecure = true skips certificate verification, yet nvue.ca_file is set"},
 		},
 		{
@@ -219,7 +224,7 @@ func TestResolveSettingsErrors(t *testing.T) {
 		},
 		{
 			name:  "insecure with TLS settings",
-			model: providerModel{GNMI: &gnmiModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}},
+			model: providerModel{GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}}},
 			want:  []string{"gnmi.insecure = true turns TLS off"},
 		},
 		{
@@ -256,8 +261,8 @@ func TestResolveSettingsErrors(t *testing.T) {
 func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 	m := providerModel{
 		SSH:  &sshModel{InsecureIgnoreHostKey: types.BoolValue(true), MaxSessions: types.Int64Value(20)},
-		GNMI: &gnmiModel{Insecure: types.BoolValue(true)},
-		NVUE: &nvueModel{Insecure: types.BoolValue(true)},
+		GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(true)}},
+		NVUE: &nvueModel{nvueLoginModel: nvueLoginModel{Insecure: types.BoolValue(true)}},
 	}
 	_, diags := resolveSettings(m, envOf(map[string]string{envAgentSocket: "/run/agent.sock"}))
 	if diags.HasError() {
@@ -280,7 +285,7 @@ const testHostKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIIRE02SEmt3A/+CIM36fJQZ
 // variables usable for switches alone, and leaves credentials not known yet to the apply.
 func TestResolveSettingsSSHOnlyWhenUsed(t *testing.T) {
 	for name, m := range map[string]providerModel{
-		"no ssh block":                       {GNMI: &gnmiModel{Insecure: types.BoolValue(true)}},
+		"no ssh block":                       {GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(true)}}},
 		"unknown key":                        {SSH: &sshModel{PrivateKey: types.StringUnknown()}},
 		"unknown user":                       {SSH: &sshModel{User: types.StringUnknown(), PrivateKeyFile: types.StringValue("/k")}},
 		"key file":                           {SSH: &sshModel{PrivateKeyFile: types.StringValue("/does/not/exist/yet")}},
