@@ -142,7 +142,8 @@ func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateReques
 }
 
 // Read plans the configured tasks against the host: any change means the host drifted (for
-// example values reset by a reboot without the persistence unit).
+// example values reset by a reboot without the persistence unit). After an import, which
+// leaves dcqcn and cnp unset, it first reads them back from the host.
 func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -154,11 +155,19 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
-	lines, err := hostPlan(ctx, engine, state.tasks())
+	f, err := engine.Gather(ctx, phaseNeeds([][]host.Task{state.tasks()}))
+	if err == nil && (state.DCQCN == nil || state.CNP == nil) {
+		err = state.observe(f)
+	}
+	var rep host.Report
+	if err == nil {
+		rep, err = host.PlanFacts(f, state.tasks())
+	}
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read NIC DCQCN", address, err)
 		return
 	}
+	lines := changeLines(rep)
 	if len(lines) > 0 {
 		list, d := linesValue(ctx, lines)
 		resp.Diagnostics.Append(d...)
@@ -171,10 +180,29 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if d := state.DCQCN; d != nil && d.CutFloorPercent.IsNull() {
 		d.CutFloorPercent = d.MinDecreaseFactorPercent // state written before the rename
 	}
-	if state.RebootRequired.IsNull() {
-		state.RebootRequired = types.BoolValue(false)
-	}
+	state.RebootRequired = types.BoolValue(state.dcqcnTask().RebootRequired(f))
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// observe fills dcqcn and cnp with the values the host holds (tasks.DCQCN.Observed), as
+// read from the first configured netdev.
+func (m *nicDCQCNModel) observe(f host.Facts) error {
+	got, err := m.dcqcnTask().Observed(f)
+	if err != nil {
+		return fmt.Errorf("read back DCQCN: %w", err)
+	}
+	p := got.Params
+	cutFloor := types.Int64Value(int64(p.CutFloorPercent))
+	m.DCQCN = &dcqcnModel{
+		Gain: types.Float64Value(p.Gain), AlphaUpdatePeriodUS: types.Int64Value(int64(p.AlphaUpdatePeriodUS)),
+		InitialAlpha: types.Float64Value(p.InitialAlpha), AdditiveIncreaseMbps: types.Int64Value(int64(p.AdditiveIncreaseMbps)),
+		HyperIncreaseMbps: types.Int64Value(int64(p.HyperIncreaseMbps)), TimeResetUS: types.Int64Value(int64(p.TimeResetUS)),
+		ByteReset: types.Int64Value(int64(p.ByteReset)), MinRateMbps: types.Int64Value(int64(p.MinRateMbps)),
+		CutFloorPercent: cutFloor, MinDecreaseFactorPercent: cutFloor,
+		MinTimeBetweenCNPsUS: types.Int64Value(int64(p.MinTimeBetweenCNPsUS)),
+	}
+	m.CNP = &cnpClassModel{DSCP: types.Int64Value(int64(got.CNPDSCP)), Priority: types.Int64Value(int64(got.CNPPriority))}
+	return nil
 }
 
 // Delete removes the boot-time persistence (unit, script, udev rule) as one engine apply of
@@ -196,8 +224,8 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 }
 
-// ImportState takes the host address; the other attributes start at their defaults, so the
-// first plan after an import shows what the configuration changes on the host.
+// ImportState takes the host address. dcqcn and cnp are left unset for Read to read back
+// from the host; the other attributes start at their defaults.
 func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	set := func(name string, v attr.Value) {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)
@@ -206,8 +234,6 @@ func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportS
 	set("host", types.StringValue(req.ID))
 	set("priority", types.Int64Value(fabric.DefaultRDMAPriority))
 	set("rdma_dscp", types.Int64Value(fabric.DefaultRDMADSCP))
-	set("cnp", defaultCNPObject())
-	set("dcqcn", defaultDCQCNObject())
 	set("set_traffic_class", types.BoolValue(true))
 	set("persist", types.BoolValue(true))
 }
