@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -206,6 +207,9 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if state.Rendered.IsNull() { // imported: nothing but the import ID is known yet
+		state.readBack(string(conf.Content), f, &resp.Diagnostics)
+	}
 	p := state.profile().withHost(f)
 	wantConf, wantScript, err := p.Render(f.GIDs)
 	inSync := err == nil && string(conf.Content) == wantConf && conf.Complete()
@@ -230,17 +234,75 @@ func (r *ncclEnvProfileResource) Delete(ctx context.Context, req resource.Delete
 	r.remove(ctx, &state, state.paths(), &resp.Diagnostics)
 }
 
+// ImportState takes <host>|<path>, or <host>|<path>|<profile_script_path> when the profile
+// also has a profile.d script: nothing in the file names the script, so the ID must. Read then
+// reads the variables back from the file.
 func (r *ncclEnvProfileResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	hostAddr, p, ok := strings.Cut(req.ID, "|")
-	if !ok || hostAddr == "" || !strings.HasPrefix(p, "/") {
-		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("import ID %q: want <host>|<absolute path>, e.g. 10.0.1.11|/etc/nccl.conf", req.ID))
+	parts := strings.Split(req.ID, "|")
+	relative := func(p string) bool { return !strings.HasPrefix(p, "/") }
+	if len(parts) < 2 || len(parts) > 3 || parts[0] == "" || slices.ContainsFunc(parts[1:], relative) {
+		resp.Diagnostics.AddError("Invalid Import ID", fmt.Sprintf("import ID %q: want <host>|<absolute path>[|<absolute profile_script_path>], "+
+			"e.g. 10.0.1.11|/etc/nccl.conf or 10.0.1.11|/etc/nccl.conf|/etc/profile.d/nccl.sh", req.ID))
 		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
+	hostAddr, p := parts[0], parts[1]
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(hostAddr+"|"+p))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(hostAddr))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("path"), types.StringValue(p))...)
+	if len(parts) == 3 {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("profile_script_path"), types.StringValue(parts[2]))...)
+	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("rdma_dscp"), types.Int64Value(fabric.DefaultRDMADSCP))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("gid_index"), types.StringValue(ncclprofile.GIDAuto))...)
+}
+
+// readBack sets the profile's attributes from the file the host holds (ncclprofile.FromConf)
+// and warns about the variables no attribute can hold as written, which the next apply
+// rewrites. A GID index written in the file stays gid_index = "auto" when auto writes that
+// index on this host (NCCL before 2.21); "detect" cannot be told from a number. nccl_version
+// stays unset: the file does not say which NCCL the jobs run.
+func (m *ncclEnvProfileModel) readBack(conf string, f host.Facts, diags *diag.Diagnostics) {
+	p, unheld := ncclprofile.FromConf(conf)
+	if p.GIDIndex != ncclprofile.GIDAuto {
+		auto := ncclProfile{p}
+		auto.GIDIndex = ncclprofile.GIDAuto
+		if s, err := auto.withHost(f).Settings(f.GIDs); err == nil && slices.Contains(s, fabric.NCCLSetting{Name: "NCCL_IB_GID_INDEX", Value: p.GIDIndex}) {
+			p.GIDIndex = ncclprofile.GIDAuto
+		}
+	}
+	str := func(v string) types.String {
+		if v == "" {
+			return types.StringNull()
+		}
+		return types.StringValue(v)
+	}
+	num := func(v *int) types.Int64 {
+		if v == nil {
+			return types.Int64Null()
+		}
+		return types.Int64Value(int64(*v))
+	}
+	m.HCAs = types.ListNull(types.StringType)
+	if p.HCAs != nil {
+		m.HCAs = stringList(p.HCAs)
+	}
+	m.Extra = types.MapNull(types.StringType)
+	if p.Extra != nil {
+		m.Extra = stringMap(p.Extra)
+	}
+	m.SocketIfname, m.GDRLevel, m.Debug, m.DebugSubsys = str(p.SocketIfname), str(p.GDRLevel), str(p.Debug), str(p.DebugSubsys)
+	m.RDMADSCP, m.GIDIndex = types.Int64Value(int64(p.RDMADSCP)), types.StringValue(p.GIDIndex)
+	m.QPsPerConnection, m.CrossNIC = num(p.QPsPerConnection), num(p.CrossNIC)
+	if len(unheld) > 0 {
+		lines := make([]string, len(unheld))
+		for i, s := range unheld {
+			lines[i] = fmt.Sprintf("%q", s.Name+"="+s.Value)
+		}
+		diags.AddAttributeWarning(path.Root("path"), "Imported NCCL Profile Has Lines No Attribute Holds",
+			fmt.Sprintf("%s on %s has %s, which no attribute of this resource can hold as written (an HCA list without the exact-match '=', "+
+				"an NCCL_IB_TC with other ECN bits than ECT(0), a non-integer count, an empty value, a name that is not NCCL_*): "+
+				"the next apply rewrites them as the configuration says.", m.Path.ValueString(), m.Host.ValueString(), strings.Join(lines, ", ")))
+	}
 }
 
 // write renders the profile (reading the GID table when it must) and writes the files in one

@@ -74,10 +74,15 @@ resource "roce_nccl_env_profile" "gpu" {
 				},
 			},
 			{
-				ResourceName:            addr,
-				ImportState:             true,
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"hcas", "socket_ifname", "qps_per_connection", "cross_nic", "profile_script_path", "in_sync"},
+				// Every attribute is read back from the files: the variables from
+				// /etc/nccl.conf, the script's path from the import ID (the file does not
+				// name it).
+				ResourceName: addr,
+				ImportState:  true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return s.RootModule().Resources[addr].Primary.ID + "|/etc/profile.d/nccl.sh", nil
+				},
+				ImportStateVerify: true,
 			},
 		},
 	})
@@ -227,6 +232,13 @@ resource "roce_nccl_env_profile" "old" {
 			},
 			{Config: config(""), PlanOnly: true},
 			{
+				// The index in the file is what "auto" writes on this host, so it reads
+				// back as gid_index = "auto".
+				ResourceName:      addr,
+				ImportState:       true,
+				ImportStateVerify: true,
+			},
+			{
 				Config: config(`nccl_version = "2.23.4"`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(addr, tfjsonpath.New("rendered"), knownvalue.StringExact("NCCL_IB_TC=106\n")),
@@ -236,5 +248,43 @@ resource "roce_nccl_env_profile" "old" {
 				}},
 			},
 		},
+	})
+}
+
+// TestNCCLEnvProfileImportHandWritten: importing a file rewritten by hand reads back what the
+// attributes can hold, warns about the lines they cannot (an HCA list in prefix form) and
+// reports the file out of sync.
+func TestNCCLEnvProfileImportHandWritten(t *testing.T) {
+	f, provider := hostTwins(t)
+	hostAddr := twinAddress(t, f, "nccl")
+	const confPath = "/etc/nccl-hand.conf"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"hand\" {\n  host = %q\n  path = %q\n}\n", hostAddr, confPath),
+		}, {
+			PreConfig: func() {
+				onTwin(t, f, "nccl", "printf 'NCCL_IB_HCA=mlx5_0\\nNCCL_IB_TC=98\\nNCCL_IB_GID_INDEX=3\\nNCCL_DEBUG=INFO\\nNCCL_IB_TIMEOUT=22\\nNCCL_DEBUG=TRACE\\n' >"+confPath)
+			},
+			ResourceName:  "roce_nccl_env_profile.hand",
+			ImportState:   true,
+			ImportStateId: hostAddr + "|" + confPath,
+			ImportStateCheck: func(states []*terraform.InstanceState) error {
+				if len(states) != 1 {
+					return fmt.Errorf("%d instances imported", len(states))
+				}
+				got := states[0].Attributes
+				want := map[string]string{
+					"rdma_dscp": "24", "ib_tc": "98", "gid_index": "3", "debug": "INFO", "extra.NCCL_IB_TIMEOUT": "22",
+					"in_sync": "false", "hcas.#": "", "id": hostAddr + "|" + confPath,
+				}
+				for k, v := range want {
+					if got[k] != v {
+						return fmt.Errorf("%s = %q, want %q (all: %v)", k, got[k], v, got)
+					}
+				}
+				return nil
+			},
+		}},
 	})
 }

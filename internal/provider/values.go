@@ -66,6 +66,15 @@ func anyUnknown(vals ...attr.Value) bool {
 	return false
 }
 
+// stringMap is a map of strings as a Terraform map value.
+func stringMap(values map[string]string) types.Map {
+	elems := make(map[string]attr.Value, len(values))
+	for k, v := range values {
+		elems[k] = types.StringValue(v)
+	}
+	return types.MapValueMust(types.StringType, elems)
+}
+
 func stringList(values []string) types.List {
 	elems := make([]attr.Value, len(values))
 	for i, v := range values {
