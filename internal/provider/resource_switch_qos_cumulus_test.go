@@ -123,6 +123,11 @@ func TestSwitchQoSCumulusLifecycle(t *testing.T) {
 						}},
 					},
 					{
+						// Everything else is read back from the applied revision, the lossless
+						// priority from the PFC profile's switch-priority. pfc holds design inputs
+						// NVUE never stores (the profile has only switch-priority, cable-length,
+						// tx and rx): the pause threshold and the ratio window checked at plan.
+						// planned_operations records the last apply.
 						ResourceName:            addr,
 						ImportState:             true,
 						ImportStateIdFunc:       func(*terraform.State) (string, error) { return "cumulus/" + f.addr + "/ROCE/swp1,swp2", nil },

@@ -114,6 +114,12 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 				},
 			},
 			{
+				// Everything else is read back from CONFIG_DB, the lossless priority from
+				// PORT_QOS_MAP pfc_enable and the policy's PFC_PRIORITY_TO_PRIORITY_GROUP_MAP.
+				// pfc holds design inputs the switch never stores: buffermgrd derives the pause
+				// point from speed and CABLE_LENGTH (the provider writes no BUFFER_PROFILE), and
+				// the ratio window is a plan-time check. planned_operations records the last
+				// apply.
 				ResourceName:            addr,
 				ImportState:             true,
 				ImportStateVerify:       true,
