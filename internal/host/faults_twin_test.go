@@ -64,8 +64,16 @@ func applyWithFault(t *testing.T, f *hosttwin.Fleet, e host.Engine, name string,
 		_, err := e.Apply(ctx, todo)
 		done <- err
 	}()
-	if err := f.WaitHeld(ctx, name, "modprobe"); err != nil {
-		t.Fatal(err)
+	held := make(chan error, 1)
+	go func() { held <- f.WaitHeld(ctx, name, "modprobe") }()
+	select {
+	case err := <-held:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case err := <-done:
+		// The apply ended before it reached modprobe: say why, rather than wait for the hold.
+		t.Fatalf("apply ended before modprobe was held: %v", err)
 	}
 	if err := strike(); err != nil {
 		t.Fatal(err)

@@ -21,9 +21,11 @@ import (
 // split of stdout.
 
 // gatherPrologue sets a predictable locale and a PATH with the sbin
-// directories (non-root logins often lack them), reads the nonce and defines
-// the mark_ and mlx5_ functions. It is a trusted constant.
-const gatherPrologue = `LC_ALL=C; export LC_ALL; PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin; export PATH; ` +
+// directories (non-root logins often lack them), works in / (the netdev loops
+// resolve sysfs links with cd -P in the gather shell itself, not in a subshell
+// per netdev, and come back to /), reads the nonce and defines the mark_ and
+// mlx5_ functions. It is a trusted constant.
+const gatherPrologue = `LC_ALL=C; export LC_ALL; PATH=$PATH:/usr/local/sbin:/usr/sbin:/sbin; export PATH; cd / || exit 1; ` +
 	`IFS= read -r nonce_ || exit 97; case $nonce_ in *[!0-9a-f]*|'') exit 97;; esac; ` +
 	`mark_() { printf '\n%s %s %s %s\n' "$nonce_" "$1" "$2" "${3:--}"; ` +
 	`printf '\n%s %s %s %s\n' "$nonce_" "$1" "$2" "${3:--}" >&2; }; ` +

@@ -271,7 +271,7 @@ func nvConfigStep() step {
 			return shell.Raw(`if command -v mlxconfig >/dev/null 2>&1; then s_=' '; ` +
 				`for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
 				`if [ -e "$d_/device/physfn" ] || [ -d "$d_/ecn" ]; then continue; fi; ` +
-				`b_=$(cd -P "$d_/device" 2>/dev/null && pwd) || continue; b_=${b_##*/}; ` +
+				`cd -P "$d_/device" 2>/dev/null || continue; b_=${PWD##*/}; cd /; ` +
 				`case $b_ in *[!0-9a-f:.]*|'') continue;; esac; ` +
 				`case $s_ in *" $b_ "*) continue;; esac; s_="$s_$b_ "; ` +
 				`mlxconfig -d "$b_" -e q </dev/null; mark_ ` + i + ` $? "$b_"; done; ` +

@@ -32,16 +32,16 @@ type Netdev struct {
 // when sysfs shows one, is mlx5_core. It is a trusted constant.
 const mlx5Func = `mlx5_() { v_=; { read -r v_ <"$1/device/vendor"; } 2>/dev/null; ` +
 	`[ "$v_" = 0x15b3 ] || return 1; [ -e "$1/device/driver" ] || return 0; ` +
-	`dr_=$(cd -P "$1/device/driver" 2>/dev/null && pwd) || return 1; [ "${dr_##*/}" = mlx5_core ]; }`
+	`cd -P "$1/device/driver" 2>/dev/null || return 1; dr_=$PWD; cd /; [ "${dr_##*/}" = mlx5_core ]; }`
 
 // netdevLoop prints one tab-separated line per ConnectX netdev:
 //
 //	<name> TAB <pci address> TAB <1 if VF else 0> TAB <rdma device> TAB <operstate> TAB <mtu>
 //
-// It reads sysfs with shell builtins (one subshell per netdev for the PCI
-// address) and needs no privileges. It is a trusted constant.
+// It reads sysfs with shell builtins and cd -P (no subshell; see the
+// prologue) and needs no privileges. It is a trusted constant.
 const netdevLoop = `for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
-	`b_=$(cd -P "$d_/device" 2>/dev/null && pwd) || b_=; ` +
+	`b_=; if cd -P "$d_/device" 2>/dev/null; then b_=$PWD; cd /; fi; ` +
 	`vf_=0; if [ -e "$d_/device/physfn" ]; then vf_=1; fi; ` +
 	`ib_=; for r_ in "$d_"/device/infiniband/*; do if [ -e "$r_" ]; then ib_=${r_##*/}; fi; break; done; ` +
 	`o_=; { read -r o_ <"$d_/operstate"; } 2>/dev/null; ` +
