@@ -68,7 +68,7 @@ const DefaultFactCacheAge = 2 * time.Minute
 var factSources = []string{
 	// FactOS
 	"/etc/os-release", "/usr/lib/os-release",
-	// FactPackages, FactHolds and FactNCCL (dpkg); FactRPMPackages and FactNCCL (rpm)
+	// FactPackages and FactNCCL (dpkg); FactRPMPackages and FactNCCL (rpm)
 	"/var/lib/dpkg/", "/var/lib/rpm/", "/usr/lib/sysimage/rpm/",
 	// FactDnfLocks (versionlock.list on dnf 4, versionlock.toml on dnf 5)
 	"/etc/dnf/",

@@ -51,8 +51,6 @@ type Facts struct {
 	// Packages are the installed OFED packages and their versions, as dpkg
 	// reports them.
 	Packages []facts.Package
-	// Holds are the apt holds.
-	Holds []facts.Hold
 	// OS is the distribution, from /etc/os-release.
 	OS facts.OSRelease
 	// RPMPackages are the installed OFED packages of a RHEL-family host, as

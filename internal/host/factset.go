@@ -44,8 +44,6 @@ const (
 	// FactPackages are the versions of the OFED packages ([OFEDPackages]):
 	// dpkg-query.
 	FactPackages
-	// FactHolds are the apt holds: apt-mark showhold.
-	FactHolds
 	// FactCCParams is the upstream debugfs DCQCN state
 	// (/sys/kernel/debug/mlx5/<bdf>/cc_params) of every mlx5 PCI function
 	// that has one. Only root can read it: gather with Engine.Sudo or as
@@ -96,7 +94,6 @@ var factNames = [numFacts]string{
 	FactECN:          "ecn",
 	FactQoS:          "mlnx_qos",
 	FactPackages:     "dpkg-query",
-	FactHolds:        "apt-mark showhold",
 	FactCCParams:     "cc_params",
 	FactTrafficClass: "traffic_class",
 	FactCMARoCETos:   "cma_roce_tos",

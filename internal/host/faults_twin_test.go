@@ -29,7 +29,9 @@ func faultHost(t *testing.T, name string) (*hosttwin.Fleet, host.Engine, string)
 	h, _ := f.Host(name)
 	pool, err := ssh.NewPool(ssh.Config{
 		User: h.User, PrivateKeyFile: h.PrivateKeyFile, KnownHostsFile: h.KnownHostsFile,
-		KeepAlive: 300 * time.Millisecond, ConnectTimeout: 2 * time.Second,
+		// 2 s: two missed keepalives end a connection, and on a loaded machine a 300 ms
+		// interval ended healthy ones during the 2 MiB write, before any fault.
+		KeepAlive: 2 * time.Second, ConnectTimeout: 2 * time.Second,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +164,7 @@ func TestPartitionMidApply(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), addr) {
 		t.Fatalf("apply across a partition: %v; want an error naming %s", err, addr)
 	}
-	// Keepalives (300 ms, two missed) notice the silent link; generous for a loaded machine.
+	// Keepalives (2 s, two missed) notice the silent link in about 4-6 s.
 	if took > 20*time.Second {
 		t.Errorf("the apply noticed the partition after %v", took)
 	}

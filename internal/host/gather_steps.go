@@ -153,8 +153,6 @@ func stepFor(id Fact) (step, error) {
 		// dpkg-query exits 1 when a pattern matches no package; the
 		// lines of the others still come.
 		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
-	case FactHolds:
-		return factStep(id, facts.AptHoldsFact, func(f *Facts, v []facts.Hold) { f.Holds = v }), nil
 	case FactCCParams:
 		return ccParamsStep()
 	case FactTrafficClass:

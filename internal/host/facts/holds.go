@@ -6,39 +6,18 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
-// Hold is a package kept from upgrades: an apt hold or a dnf version lock.
+// Hold is a package kept from upgrades by a dnf version lock. (An apt hold is
+// a dpkg selection, which [Package.Held] reads from dpkg-query's status.)
 type Hold struct {
 	// Name is the package name (a dnf lock may carry a glob).
 	Name string
-	// Version is the locked version ("[epoch:]version-release") for dnf;
-	// empty for apt holds, which hold whatever is installed.
+	// Version is the locked version ("[epoch:]version-release"); empty for
+	// a glob lock without one.
 	Version string
 	// Exclude reports a dnf "versionlock exclude" entry: this version is
 	// excluded rather than locked.
 	Exclude bool
 }
-
-// AptHoldsCommand lists held packages.
-var AptHoldsCommand = shell.New("apt-mark", "showhold")
-
-// ParseAptHolds reads the output of [AptHoldsCommand]: one name per line.
-func ParseAptHolds(out string) ([]Hold, error) {
-	var res []Hold
-	for i, line := range lines(out) {
-		t := strings.TrimSpace(line)
-		if t == "" {
-			continue
-		}
-		if strings.ContainsAny(t, " \t") {
-			return nil, lineError("apt-mark showhold", i+1, line, "want one package name")
-		}
-		res = append(res, Hold{Name: t})
-	}
-	return res, nil
-}
-
-// AptHoldsFact is the apt hold fact.
-var AptHoldsFact = Fact[[]Hold]{Name: "apt-mark showhold", Command: AptHoldsCommand, Parse: ParseAptHolds}
 
 // DnfExitOnLock are the dnf arguments that make dnf 4 exit at once, with
 // status 200 and "<lock> already locked by <pid>" on standard error, when

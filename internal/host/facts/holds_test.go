@@ -6,19 +6,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestParseAptHolds(t *testing.T) {
-	want := []Hold{{Name: "doca-ofed"}, {Name: "mlnx-ofed-kernel-dkms"}, {Name: "mlnx-ofed-kernel-utils"}}
-	got, err := ParseAptHolds(fixture(t, "apt_showhold.txt"))
-	if err != nil {
-		t.Fatalf("ParseAptHolds() error: %v", err)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ParseAptHolds() mismatch (-want +got):\n%s", diff)
-	}
-	_, err = ParseAptHolds("E: Could not open lock file\n")
-	wantParseError(t, err, "apt-mark showhold")
-}
-
 func TestParseDnfVersionlock(t *testing.T) {
 	tests := []struct {
 		fixture string
@@ -54,21 +41,6 @@ func TestParseDnfVersionlock(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0] != (Hold{Name: "kernel*"}) {
 		t.Errorf("glob lock = %v, %v", got, err)
 	}
-}
-
-func FuzzAptHolds(f *testing.F) {
-	addSeeds(f, "apt_showhold.txt")
-	f.Fuzz(func(t *testing.T, s string) {
-		holds, err := ParseAptHolds(s)
-		if err != nil {
-			return
-		}
-		for _, h := range holds {
-			if h.Name == "" {
-				t.Error("hold without name")
-			}
-		}
-	})
 }
 
 func FuzzDnfVersionlock(f *testing.F) {
