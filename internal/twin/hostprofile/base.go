@@ -18,17 +18,17 @@ import (
 // one (scripts/sbin/* become /usr/local/sbin/*, scripts/lib/* become
 // /usr/local/lib/twin/*), partly Go: the hot ones a gather runs (goStandIns,
 // package internal/twin/standin: show_gids, ibv_devinfo, ibdev2netdev,
-// nvidia-smi, lsmod, cma_roce_tos, mlnx_qos and ethtool) are one
-// multi-call binary, built from this
-// module's source by standInBinary, installed as /usr/local/lib/twin/standin
-// with a /usr/local/sbin symlink per tool.
+// nvidia-smi, lsmod, cma_roce_tos, mlnx_qos, ethtool and mlxconfig) are one
+// multi-call binary, built from this module's source by standInBinary,
+// installed as /usr/local/lib/twin/standin with a /usr/local/sbin symlink
+// per tool.
 //
 //go:embed scripts
 var scripts embed.FS
 
 // goStandIns are the stand-ins that the Go binary implements, each
 // /usr/local/sbin/<name> -> ../lib/twin/standin; the rest are scripts.
-var goStandIns = []string{"cma_roce_tos", "ethtool", "ibdev2netdev", "ibv_devinfo", "lsmod", "mlnx_qos", "nvidia-smi", "show_gids"}
+var goStandIns = []string{"cma_roce_tos", "ethtool", "ibdev2netdev", "ibv_devinfo", "lsmod", "mlnx_qos", "mlxconfig", "nvidia-smi", "show_gids"}
 
 // Paths inside the twin that the base layer provides.
 const (

@@ -19,16 +19,17 @@
 // lockdown), /sys/kernel/security/lockdown and /sys/module. The stand-in
 // tools in /usr/local/sbin read that tree and print the real tools' output
 // formats. The ones a fact gather runs on every host — show_gids,
-// ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos, mlnx_qos and
-// ethtool — are one static Go multi-call binary (package
+// ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos, mlnx_qos,
+// ethtool and mlxconfig — are one static Go multi-call binary (package
 // internal/twin/standin, command tools/twin-standin) in
 // /usr/local/lib/twin/standin, each tool a symlink to it: as scripts they
 // forked dozens of awk, ls and sort processes per call (~1.3 CPU-s per
 // gather on a small machine). BuildBase builds the binary with "go build"
 // from the module source this package was compiled from, once per process,
 // or installs the file $ROCE_TWIN_STANDIN names. The others — modprobe,
-// rmmod, modinfo, dmesg, dkms, mlxconfig, systemctl, journalctl, udevadm,
-// mpirun, all_reduce_perf and twin-boot — are POSIX sh scripts.
+// rmmod, modinfo, dmesg, dkms, systemctl, journalctl, udevadm, mpirun,
+// all_reduce_perf and twin-boot, which only applies and jobs run — are
+// POSIX sh scripts.
 // Profile-specific data comes from /etc/twin/profile.env, so one base layer
 // serves every profile. Every path
 // of a stand-in is prefixed with $TWIN_ROOT, empty inside the twin; tests set

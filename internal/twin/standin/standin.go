@@ -1,12 +1,13 @@
 // Package standin holds the host twin's hot hardware stand-in tools in Go:
 // show_gids, ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos,
-// mlnx_qos and ethtool. They replaced POSIX sh scripts of package
+// mlnx_qos, ethtool and mlxconfig. They replaced POSIX sh scripts of package
 // hostprofile whose every call forked dozens of awk, ls and sort processes;
-// each tool here
-// prints byte for byte what its script printed (hostprofile's
+// each tool here prints byte for byte what its script printed (hostprofile's
 // TestStandInOutputGolden pins that), with the same exit codes and side
 // effects, including the shell's error messages where the script could meet
-// one ("<$0>: <line>: ..." for dash's).
+// one ("<$0>: <line>: ..." for dash's). The one departure: mlxconfig refuses
+// device names, parameter names and values that the script took and the
+// real tool does not (listed at mlxConfig).
 //
 // Paths go through $TWIN_ROOT like the scripts' library common.sh did: empty
 // inside the twin, the rendered root when tests run the tools from outside.
@@ -39,6 +40,7 @@ var tools = map[string]func(*ctx, []string) int{
 	"ibdev2netdev": ibdev2netdev,
 	"ibv_devinfo":  ibvDevinfo,
 	"lsmod":        lsmod,
+	"mlxconfig":    mlxConfig,
 	"mlnx_qos":     mlnxQoS,
 	"nvidia-smi":   nvidiaSMI,
 	"show_gids":    showGIDs,
@@ -49,10 +51,9 @@ var tools = map[string]func(*ctx, []string) int{
 // by; it prefixes the shell's error messages. env looks up the caller's
 // environment. An unknown name is refused as a shell would (exit 127).
 func Run(name, prog string, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	_ = stdin // no ported tool reads standard input
 	fn, ok := tools[name]
 	out := bufio.NewWriterSize(stdout, 16<<10)
-	c := &ctx{prog: prog, env: env, out: out, errw: stderr}
+	c := &ctx{prog: prog, env: env, in: stdin, out: out, errw: stderr}
 	if !ok {
 		c.errf("%s: command not found\n", name)
 		return 127
@@ -68,6 +69,7 @@ type ctx struct {
 	prog string
 	env  func(string) string
 	prof map[string]string
+	in   io.Reader // read only by mlxconfig's confirmation prompt
 	out  *bufio.Writer
 	errw io.Writer
 
