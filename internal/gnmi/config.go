@@ -1,12 +1,6 @@
 package gnmi
 
-import (
-	"errors"
-	"fmt"
-	"net"
-	"strconv"
-	"time"
-)
+import "time"
 
 // Defaults applied to zero Config fields.
 const (
@@ -66,42 +60,6 @@ type Config struct {
 	// DefaultRetryMaxDelay.
 	RetryDelay    time.Duration
 	RetryMaxDelay time.Duration
-}
-
-// Validate reports every problem of c, joined.
-func (c Config) Validate() error {
-	var errs []error
-	if c.Address == "" {
-		errs = append(errs, errors.New("address is required (host:port; SONiC uses 8080 or 50051)"))
-	} else if host, port, err := net.SplitHostPort(c.Address); err != nil {
-		errs = append(errs, fmt.Errorf("address %q: want host:port: %w", c.Address, err))
-	} else if n, err := strconv.Atoi(port); host == "" || err != nil || n < 1 || n > 65535 {
-		errs = append(errs, fmt.Errorf("address %q: want a host and a port in 1..65535", c.Address))
-	}
-	if (c.Username == "") != (c.Password == "") {
-		errs = append(errs, errors.New("username and password must be set together"))
-	}
-	if (c.CertFile == "") != (c.KeyFile == "") {
-		errs = append(errs, errors.New("cert_file and key_file must be set together"))
-	}
-	if c.Insecure && (c.CAFile != "" || c.CertFile != "" || c.KeyFile != "" || c.ServerName != "") {
-		errs = append(errs, errors.New("insecure (plaintext) excludes ca_file, cert_file, key_file and server_name"))
-	}
-	for _, d := range []struct {
-		name string
-		v    time.Duration
-	}{{"dial_timeout", c.DialTimeout}, {"set_timeout", c.SetTimeout}, {"retry_delay", c.RetryDelay}, {"retry_max_delay", c.RetryMaxDelay}} {
-		if d.v < 0 {
-			errs = append(errs, fmt.Errorf("%s %s must not be negative", d.name, d.v))
-		}
-	}
-	if c.Retries < 0 {
-		errs = append(errs, fmt.Errorf("retries %d must not be negative", c.Retries))
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("gnmi config %s: %w", c.Address, err)
-	}
-	return nil
 }
 
 // withDefaults returns c with zero durations replaced by the defaults.

@@ -1,9 +1,12 @@
 package gnmi
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestConfigValidate(t *testing.T) {
@@ -53,5 +56,50 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c := (Config{RetryDelay: time.Minute}).withDefaults(); c.RetryMaxDelay != time.Minute {
 		t.Errorf("RetryMaxDelay %s below RetryDelay", c.RetryMaxDelay)
+	}
+}
+
+// TestConfigCheckNamesFields: each problem names its rule, the field it is about and the
+// fields it depends on, so the provider can put it on the attribute to fix.
+func TestConfigCheckNamesFields(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want []ConfigError
+	}{
+		{"valid", Config{Address: "sw1:8080", Username: "u", Password: "p", CAFile: "ca.pem"}, nil},
+		{"no address", Config{}, []ConfigError{{Rule: RuleAddress, Field: "Address", Fields: []string{"Address"}}}},
+		{"password alone", Config{Address: "a:1", Password: "p"}, []ConfigError{
+			{Rule: RuleCredentials, Field: "Password", Fields: []string{"Password", "Username"}},
+		}},
+		{"username and cert alone", Config{Address: "a:1", Username: "u", CertFile: "c.pem"}, []ConfigError{
+			{Rule: RuleCredentials, Field: "Username", Fields: []string{"Username", "Password"}},
+			{Rule: RuleClientCertificate, Field: "CertFile", Fields: []string{"CertFile", "KeyFile"}},
+		}},
+		{"insecure with a key and a server name", Config{Address: "a:1", Insecure: true, CertFile: "c.pem", KeyFile: "k.pem", ServerName: "sw1"}, []ConfigError{
+			{Rule: RuleInsecureTLS, Field: "Insecure", Fields: []string{"Insecure", "CertFile", "KeyFile", "ServerName"}},
+		}},
+		{"negative", Config{Address: "a:1", RetryMaxDelay: -1, Retries: -1}, []ConfigError{
+			{Rule: RuleNegative, Field: "RetryMaxDelay", Fields: []string{"RetryMaxDelay"}},
+			{Rule: RuleNegative, Field: "Retries", Fields: []string{"Retries"}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []ConfigError
+			for _, e := range tt.cfg.Check() {
+				got = append(got, ConfigError{Rule: e.Rule, Field: e.Field, Fields: e.Fields})
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ConfigError{})); diff != "" {
+				t.Errorf("Check (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestConfigErrorUnwrapsAddress(t *testing.T) {
+	errs := Config{Address: "10.0.0.1"}.Check()
+	if len(errs) != 1 || errs[0].Err == nil || !errors.Is(errs[0], errs[0].Err) {
+		t.Fatalf("Check = %v, want one address error with its cause", errs)
 	}
 }
