@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
@@ -51,56 +50,43 @@ func (m *switchQoSModel) validate() fabric.Findings {
 				Detail: fmt.Sprintf("sonic_release %q: %v. Use the release branch, such as \"202411\", \"202505\" or \"master\", or leave it unset to read it from the switch.", v.ValueString(), err)})
 		}
 	}
-	if o := m.GNMI; o != nil && isSet(o.Insecure) && o.Insecure.ValueBool() {
-		if tls := o.tlsSettings(); len(tls) > 0 {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "gnmi.insecure", Summary: "Conflicting gNMI TLS Settings",
-				Detail: fmt.Sprintf("gnmi.insecure = true turns TLS off for this switch, yet %s is set: insecure (plaintext) excludes ca_file, cert_file, key_file and server_name. Remove insecure to use TLS, or remove the TLS settings.",
-					strings.Join(tls, ", "))})
+	if m.GNMI != nil {
+		fs = append(fs, m.GNMI.conflicts()...)
+	}
+	return fs
+}
+
+// conflicts are what a resource's gnmi block gets wrong whatever the provider's block adds:
+// insecure = true with TLS settings. A pair it leaves half set may be completed by the
+// provider's; checkConnection judges the two together.
+func (o *gnmiLoginModel) conflicts() fabric.Findings {
+	var fs fabric.Findings
+	own := gnmiLoginFields(o)
+	for _, e := range o.over(gnmi.Config{}).Check() {
+		if e.Rule != gnmi.RuleInsecureTLS {
+			continue
+		}
+		if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at.String(), Summary: summary, Detail: detail})
 		}
 	}
 	return fs
 }
 
-// tlsSettings names the TLS attributes the override sets, as gnmi.<attribute>.
-func (o *gnmiLoginModel) tlsSettings() []string {
-	var out []string
-	for _, a := range []struct {
-		name string
-		v    types.String
-	}{{"ca_file", o.CAFile}, {"cert_file", o.CertFile}, {"key_file", o.KeyFile}, {"server_name", o.ServerName}} {
-		if a.v.ValueString() != "" {
-			out = append(out, "gnmi."+a.name)
-		}
-	}
-	return out
-}
-
-// checkConnection refuses what the resource's gnmi settings leave incomplete once merged
-// with the provider's, on the resource attribute that needs the fix. Settings the provider
-// block gets wrong on its own are refused when the provider is configured.
+// checkConnection refuses what the resource's gnmi settings get wrong once laid over the
+// provider's ([gnmi.Config.Check]), on the resource attribute that needs the fix. Settings the
+// provider block gets wrong on its own are refused when the provider is configured, and the
+// address when the resource connects.
 func (m *switchQoSModel) checkConnection(s gnmiSettings, diags *diag.Diagnostics) bool {
 	o := m.GNMI
 	if o == nil {
 		return true
 	}
-	root, errs, merged := path.Root("gnmi"), diags.ErrorsCount(), o.over(s.Config)
-	pair := func(a, b string, av, bv types.String, mergedA, mergedB, envA, envB string) {
-		switch {
-		case mergedA != "" && mergedB == "" && av.ValueString() != "":
-			diags.AddAttributeError(root.AtName(a), "Incomplete gNMI Settings",
-				fmt.Sprintf("gnmi.%s is set for this switch but there is no %s: set gnmi.%s here, or in the provider's gnmi block (or %s). %s and %s must be set together.", a, b, b, envB, a, b))
-		case mergedB != "" && mergedA == "" && bv.ValueString() != "":
-			diags.AddAttributeError(root.AtName(b), "Incomplete gNMI Settings",
-				fmt.Sprintf("gnmi.%s is set for this switch but there is no %s: set gnmi.%s here, or in the provider's gnmi block (or %s). %s and %s must be set together.", b, a, a, envA, a, b))
+	errs, own := diags.ErrorsCount(), gnmiLoginFields(o)
+	for _, e := range o.over(s.Config).Check() {
+		if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
+			diags.AddAttributeError(at, summary, detail)
 		}
-	}
-	pair("username", "password", o.Username, o.Password, merged.Username, merged.Password, envGNMIUsername, envGNMIPassword)
-	pair("cert_file", "key_file", o.CertFile, o.KeyFile, merged.CertFile, merged.KeyFile, envGNMICertFile, envGNMIKeyFile)
-	// insecure = true in the resource itself with TLS settings is refused at validate.
-	if tls := o.tlsSettings(); s.Insecure && !isSet(o.Insecure) && len(tls) > 0 {
-		diags.AddAttributeError(root.AtName(strings.TrimPrefix(tls[0], "gnmi.")), "Conflicting gNMI TLS Settings",
-			fmt.Sprintf("This switch sets %s, but the provider's gnmi.insecure = true turns TLS off: set gnmi.insecure = false for this switch to use TLS, or remove %s.",
-				strings.Join(tls, ", "), strings.Join(tls, ", ")))
 	}
 	return diags.ErrorsCount() == errs
 }

@@ -32,6 +32,14 @@ func TestSwitchQoSCheckConnection(t *testing.T) {
 		{name: "CA under an insecure provider", override: gnmiLoginModel{CAFile: types.StringValue("/ca.pem")},
 			provider: gnmiSettings{Config: gnmi.Config{Insecure: true}},
 			wantPath: path.Root("gnmi").AtName("ca_file"), want: "set gnmi.insecure = false for this switch"},
+		{name: "insecure here under the provider's CA", override: gnmiLoginModel{Insecure: types.BoolValue(true)},
+			provider: gnmiSettings{Config: gnmi.Config{CAFile: "/ca.pem", ServerName: "leaf1"}},
+			wantPath: path.Root("gnmi").AtName("insecure"), want: "yet the provider's gnmi.ca_file, the provider's gnmi.server_name is set"},
+		{name: "server name under an insecure provider", override: gnmiLoginModel{ServerName: types.StringValue("leaf1"), Username: types.StringValue("admin")},
+			provider: gnmiSettings{Config: gnmi.Config{Insecure: true, Password: "pw"}},
+			wantPath: path.Root("gnmi").AtName("server_name"), want: "This switch sets gnmi.server_name, but the provider's gnmi.insecure = true"},
+		{name: "the provider's own half pair", override: gnmiLoginModel{CAFile: types.StringValue("/ca.pem")},
+			provider: gnmiSettings{Config: gnmi.Config{Username: "admin"}}},
 		{name: "CA with insecure turned off here", override: gnmiLoginModel{CAFile: types.StringValue("/ca.pem"), Insecure: types.BoolValue(false)},
 			provider: gnmiSettings{Config: gnmi.Config{Insecure: true}}},
 	}
@@ -80,5 +88,18 @@ func TestSwitchQoSValidateLeavesUnsetAlone(t *testing.T) {
 	}
 	if strings.Join(got, " ") != "ecn.mark_probability_percent name" {
 		t.Errorf("errors on %v, want ecn.mark_probability_percent and name", got)
+	}
+}
+
+// TestSwitchQoSValidateGNMIConflicts: insecure = true with TLS settings in the resource's own
+// block is refused without the provider; a half pair waits for the provider's settings.
+func TestSwitchQoSValidateGNMIConflicts(t *testing.T) {
+	o := &gnmiLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem"), Username: types.StringValue("admin")}
+	fs := o.conflicts()
+	if len(fs) != 1 || fs[0].Path != "gnmi.insecure" || !strings.Contains(fs[0].Detail, "yet gnmi.ca_file is set") {
+		t.Errorf("conflicts() = %v, want one on gnmi.insecure naming gnmi.ca_file", fs)
+	}
+	if fs := (&gnmiLoginModel{Insecure: types.BoolUnknown(), CAFile: types.StringValue("/ca.pem")}).conflicts(); len(fs) != 0 {
+		t.Errorf("unknown insecure: conflicts() = %v, want none", fs)
 	}
 }

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -46,7 +47,7 @@ func resolveSettings(m providerModel, getenv func(string) string) (settings, dia
 	if sshInUse(m.SSH, getenv) {
 		checkSSH(r, m.SSH, s.SSH)
 	}
-	checkGNMI(r, s.GNMI)
+	checkGNMI(r, m.GNMI, s.GNMI.Config)
 	return s, r.diags
 }
 
@@ -81,43 +82,23 @@ func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
 	return s
 }
 
-func resolveGNMI(r *resolver, m *gnmiModel) gnmiSettings {
-	if m == nil {
-		m = &gnmiModel{}
-	}
-	root := path.Root("gnmi")
-	return gnmiSettings{
-		Config: gnmi.Config{
-			Username:   r.str(m.Username, envGNMIUsername, ""),
-			Password:   r.str(m.Password, envGNMIPassword, ""),
-			CAFile:     r.str(m.CAFile, envGNMICAFile, ""),
-			CertFile:   r.str(m.CertFile, envGNMICertFile, ""),
-			KeyFile:    r.str(m.KeyFile, envGNMIKeyFile, ""),
-			ServerName: r.str(m.ServerName, envGNMIServerName, ""),
-			Insecure:   r.boolean(m.Insecure, root.AtName("insecure"), envGNMIInsecure, false),
-			SetTimeout: r.duration(m.SetTimeout, root.AtName("set_timeout"), envGNMISetTimeout, gnmi.DefaultSetTimeout),
-			Retries:    r.integer(m.Retries, root.AtName("retries"), envGNMIRetries, gnmi.DefaultRetries, 0, 10),
-		},
-		Port: r.port(m.Port, root.AtName("port"), envGNMIPort, 0),
-	}
+// setting is the attribute behind a field of a transport's configuration (ssh.Config,
+// ssh.Hop, gnmi.Config, nvue.Config): where a diagnostic about the field goes, and the
+// environment variable it falls back to.
+type setting struct {
+	path path.Path
+	env  string
+	v    attr.Value // as configured: null when unset, unknown while not known yet
 }
 
-func checkGNMI(r *resolver, s gnmiSettings) {
-	root := path.Root("gnmi")
-	if (s.CertFile == "") != (s.KeyFile == "") {
-		r.attrError(root.AtName("cert_file"), "Incomplete gNMI Client Certificate",
-			"mTLS needs both gnmi.cert_file and gnmi.key_file (or "+envGNMICertFile+" and "+envGNMIKeyFile+"); only one is set.")
+// name is how a diagnostic names the attribute: ssh.private_key, gnmi.username.
+func (s setting) name() string { return s.path.String() }
+
+// from says " (from ENV)" when the configuration leaves the attribute unset, so its value
+// came from the environment.
+func (s setting) from() string {
+	if s.v.IsNull() && s.env != "" {
+		return " (from " + s.env + ")"
 	}
-	if s.Insecure && (s.CAFile != "" || s.CertFile != "" || s.ServerName != "") {
-		r.attrError(root.AtName("insecure"), "Conflicting gNMI TLS Settings",
-			"gnmi.insecure = true turns TLS off, yet ca_file, cert_file or server_name is set. Remove insecure to use TLS, or remove the TLS settings.")
-	}
-	if (s.Username == "") != (s.Password == "") {
-		r.attrError(root.AtName("username"), "Incomplete gNMI Credentials",
-			"gNMI password authentication needs both gnmi.username and gnmi.password (or "+envGNMIUsername+" and "+envGNMIPassword+").")
-	}
-	if s.Insecure {
-		r.diags.AddAttributeWarning(root.AtName("insecure"), "gNMI Without TLS",
-			"gnmi.insecure is true: switch configuration and any gNMI password travel in clear. Use TLS with ca_file outside test rigs.")
-	}
+	return ""
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -137,37 +136,18 @@ func checkSSH(r *resolver, m *sshModel, cfg ssh.Config) {
 	}
 }
 
-// sshSetting is the attribute of the ssh block behind a field of ssh.Config or ssh.Hop.
-type sshSetting struct {
-	path path.Path
-	env  string
-	v    attr.Value // as configured: null when unset, unknown while not known yet
-}
-
-// name is how a diagnostic names the attribute: ssh.private_key.
-func (s sshSetting) name() string { return s.path.String() }
-
-// from says " (from ENV)" when the configuration leaves the attribute unset, so its value
-// came from the environment.
-func (s sshSetting) from() string {
-	if s.v.IsNull() && s.env != "" {
-		return " (from " + s.env + ")"
-	}
-	return ""
-}
-
 // sshFields returns the attribute behind each field, by its Go name, of the Config (jump 0)
 // or of its jump host (the bastion); a field no attribute sets is the block itself.
-func sshFields(m *sshModel, jump int) func(field string) sshSetting {
+func sshFields(m *sshModel, jump int) func(field string) setting {
 	root := path.Root("ssh")
-	var fields map[string]sshSetting
+	var fields map[string]setting
 	if jump > 0 {
 		root = root.AtName("bastion")
 		b := m.Bastion
 		if b == nil {
 			b = &bastionModel{}
 		}
-		fields = map[string]sshSetting{
+		fields = map[string]setting{
 			"Address":        {root.AtName("host"), envSSHBastionHost, b.Host},
 			"User":           {root.AtName("user"), envSSHBastionUser, b.User},
 			"PrivateKey":     {root.AtName("private_key"), envSSHBastionPrivateKey, b.PrivateKey},
@@ -179,7 +159,7 @@ func sshFields(m *sshModel, jump int) func(field string) sshSetting {
 		if become == nil {
 			become = &becomeModel{}
 		}
-		fields = map[string]sshSetting{
+		fields = map[string]setting{
 			"User":                  {root.AtName("user"), envSSHUser, m.User},
 			"PrivateKey":            {root.AtName("private_key"), envSSHPrivateKey, m.PrivateKey},
 			"PrivateKeyFile":        {root.AtName("private_key_file"), envSSHPrivateKeyFile, m.PrivateKeyFile},
@@ -199,10 +179,10 @@ func sshFields(m *sshModel, jump int) func(field string) sshSetting {
 			"Become.Password":       {bp.AtName("password"), envSSHBecomePassword, become.Password},
 		}
 	}
-	return func(field string) sshSetting {
+	return func(field string) setting {
 		if s, ok := fields[field]; ok {
 			return s
 		}
-		return sshSetting{path: root, v: types.StringNull()}
+		return setting{path: root, v: types.StringNull()}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // sshProblem words a failed check of the SSH configuration for the attribute to fix: where
 // the value came from, what is wrong with it and how to fix it. f names the attributes behind
 // the fields of the Config (or, for the bastion, of its hop).
-func sshProblem(e *ssh.ConfigError, f func(field string) sshSetting) (at path.Path, summary, detail string) {
+func sshProblem(e *ssh.ConfigError, f func(field string) setting) (at path.Path, summary, detail string) {
 	field := f(e.Field)
 	at, bastion := field.path, e.Jump > 0
 	switch {

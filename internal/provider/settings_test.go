@@ -233,6 +233,17 @@ func TestResolveSettingsErrors(t *testing.T) {
 			want: []string{"needs both gnmi.username and gnmi.password"},
 		},
 		{
+			name: "password without username, from the environment",
+			env:  map[string]string{envGNMIPassword: "pw"},
+			want: []string{"gnmi.password (from ROCE_GNMI_PASSWORD) is set, gnmi.username is not"},
+		},
+		{
+			name:  "insecure with a key and a server name, one from the environment",
+			model: providerModel{GNMI: &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(true), KeyFile: types.StringValue("/k.pem")}}},
+			env:   map[string]string{envGNMICertFile: "/c.pem", envGNMIServerName: "leaf1"},
+			want:  []string{"yet gnmi.cert_file (from ROCE_GNMI_CERT_FILE), gnmi.key_file, gnmi.server_name (from ROCE_GNMI_SERVER_NAME) is set"},
+		},
+		{
 			name:  "several problems reported together",
 			model: providerModel{SSH: &sshModel{MaxSessions: types.Int64Value(0)}},
 			env:   map[string]string{envGNMIRetries: "x"},
@@ -301,5 +312,24 @@ func TestResolveSettingsSSHOnlyWhenUsed(t *testing.T) {
 		if _, diags := resolveSettings(m, envOf(nil)); diags.HasError() {
 			t.Errorf("%s: unexpected errors: %v", name, diags.Errors())
 		}
+	}
+}
+
+// TestCheckGNMILeavesUnknownAlone: a gNMI check that reads a value not known yet at plan
+// time is left to the apply; one that does not is still made.
+func TestCheckGNMILeavesUnknownAlone(t *testing.T) {
+	for name, m := range map[string]*gnmiModel{
+		"unknown password":     {gnmiLoginModel: gnmiLoginModel{Username: types.StringValue("admin"), Password: types.StringUnknown()}},
+		"unknown key file":     {gnmiLoginModel: gnmiLoginModel{CertFile: types.StringValue("/c.pem"), KeyFile: types.StringUnknown()}},
+		"unknown insecure":     {gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolUnknown(), CAFile: types.StringValue("/ca.pem")}},
+		"unknown TLS settings": {gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(false), CAFile: types.StringUnknown()}},
+	} {
+		if _, diags := resolveSettings(providerModel{GNMI: m}, envOf(nil)); diags.HasError() {
+			t.Errorf("%s: unexpected errors: %v", name, diags.Errors())
+		}
+	}
+	m := &gnmiModel{gnmiLoginModel: gnmiLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem"), ServerName: types.StringUnknown()}}
+	if _, diags := resolveSettings(providerModel{GNMI: m}, envOf(nil)); diags.ErrorsCount() != 1 {
+		t.Errorf("insecure with a CA and an unknown server name: got %v, want the conflict", diags.Errors())
 	}
 }
