@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -78,15 +77,12 @@ type Client struct {
 	applyMu sync.Mutex
 }
 
-// Dial returns a client for cfg; it does not connect.
+// Dial validates cfg and returns a client for it; it does not connect.
 func Dial(cfg Config) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	cfg = cfg.withDefaults()
-	if _, _, err := net.SplitHostPort(cfg.Address); err != nil {
-		return nil, fmt.Errorf("nvue %s: address: %w", cfg.Address, err)
-	}
-	if cfg.Username == "" || cfg.Password == "" {
-		return nil, fmt.Errorf("nvue %s: a username and a password are required", cfg.Address)
-	}
 	tlsCfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: cfg.ServerName, InsecureSkipVerify: cfg.Insecure} //nolint:gosec // Insecure is an explicit, warned opt-in
 	if cfg.CAFile != "" {
 		pem, err := os.ReadFile(cfg.CAFile)
