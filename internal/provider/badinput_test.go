@@ -142,6 +142,10 @@ var badInputs = []badInput{
 		summary: "Incomplete gNMI Credentials", detail: "gnmi.username is set, gnmi.password is not: gNMI password authentication needs both gnmi.username and gnmi.password"},
 	{where: "provider", attr: "gnmi.password", hcl: `gnmi = { password = "s3cret" }`, stage: atPlan,
 		summary: "Incomplete gNMI Credentials", detail: "needs both gnmi.username and gnmi.password"},
+	{where: "provider", attr: "nvue.password", hcl: `nvue = { password = "s3cret" }`, stage: atPlan,
+		summary: "Incomplete NVUE Login", detail: "NVUE basic authentication needs both nvue.username and nvue.password (or ROCE_NVUE_USERNAME and ROCE_NVUE_PASSWORD); only nvue.password is set"},
+	{where: "provider", attr: "nvue.insecure", hcl: `nvue = { insecure = true, ca_file = "/pki/cumulus-ca.pem" }`, stage: atPlan,
+		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification, yet nvue.ca_file is set"},
 
 	// roce_switch_qos: the traffic class, the ECN/PFC rule, schedulers, watchdog and names.
 	{where: "roce_switch_qos", attr: "name", hcl: `name = "ROCE/leaf1"`,
@@ -226,6 +230,14 @@ var badInputs = []badInput{
 		summary: "Incomplete gNMI Settings", detail: "gnmi.username is set for this switch but there is no password: set gnmi.password here, or in the provider's gnmi block (or ROCE_GNMI_PASSWORD)"},
 	{where: "roce_switch_qos", attr: "gnmi.key_file", hcl: `gnmi = { key_file = "/pki/leaf1.key" }`, stage: atPlan,
 		summary: "Incomplete gNMI Settings", detail: "gnmi.key_file is set for this switch but there is no cert_file"},
+	{where: "roce_switch_qos", attr: "nvue.insecure", hcl: `os = "cumulus"
+ports = ["swp1"]
+nvue = { insecure = true, ca_file = "/pki/cumulus-ca.pem" }`,
+		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification for this switch, yet nvue.ca_file is set"},
+	{where: "roce_switch_qos", attr: "nvue.username", hcl: `os = "cumulus"
+ports = ["swp1"]
+nvue = { username = "nvapi" }`, stage: atPlan,
+		summary: "Incomplete NVUE Login", detail: "nvue.username is set for this switch but there is no nvue.password: set nvue.password here, or in the provider's nvue block (or ROCE_NVUE_PASSWORD)"},
 	{where: "roce_switch_qos", attr: "ports[1]", hcl: `ports = ["Ethernet0", "Ethernet1024"]`, stage: atSwitch,
 		summary: "Unknown Port", detail: `ports[1] is "Ethernet1024", which the switch (Mellanox-SN5600-O128) does not have in its PORT table`},
 	{where: "roce_switch_qos", attr: "ports", stage: atSwitch,

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -75,7 +76,7 @@ func (d *providerData) cumulusBackend(address string, o *nvueLoginModel) (switch
 // and the resource's overrides o (nil for none).
 func (d *providerData) nvueClient(address string, o *nvueLoginModel) (*nvue.Client, error) {
 	cfg := o.over(d.settings.NVUE.Config)
-	if cfg.Username == "" || cfg.Password == "" {
+	if slices.ContainsFunc(cfg.Check(), func(e *nvue.ConfigError) bool { return e.Rule == nvue.RuleLogin && e.Field == "" }) {
 		return nil, fmt.Errorf("no NVUE username and password for this switch: set them in the provider's nvue block (or %s and %s), or in the resource's nvue block", envNVUEUsername, envNVUEPassword)
 	}
 	addr, err := withDefaultPort(address, d.settings.NVUE.Port)

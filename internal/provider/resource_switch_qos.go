@@ -346,7 +346,7 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
 		return nil, nil, false
 	}
-	if !m.checkConnection(r.data.settings.GNMI, diags) {
+	if !m.checkConnection(r.data.settings, diags) {
 		return nil, nil, false
 	}
 	backend, err := r.data.switchBackend(m.Address.ValueString(), m.os(), m.GNMI, m.NVUE, m.SONiCRelease.ValueString())

@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
@@ -53,6 +54,9 @@ func (m *switchQoSModel) validate() fabric.Findings {
 	if m.GNMI != nil {
 		fs = append(fs, m.GNMI.conflicts()...)
 	}
+	if m.NVUE != nil {
+		fs = append(fs, m.NVUE.conflicts()...)
+	}
 	return fs
 }
 
@@ -73,19 +77,42 @@ func (o *gnmiLoginModel) conflicts() fabric.Findings {
 	return fs
 }
 
-// checkConnection refuses what the resource's gnmi settings get wrong once laid over the
-// provider's ([gnmi.Config.Check]), on the resource attribute that needs the fix. Settings the
-// provider block gets wrong on its own are refused when the provider is configured, and the
-// address when the resource connects.
-func (m *switchQoSModel) checkConnection(s gnmiSettings, diags *diag.Diagnostics) bool {
-	o := m.GNMI
-	if o == nil {
-		return true
+// conflicts are what a resource's nvue block gets wrong whatever the provider's block adds:
+// insecure = true with a CA file.
+func (o *nvueLoginModel) conflicts() fabric.Findings {
+	var fs fabric.Findings
+	own := nvueLoginFields(o)
+	for _, e := range o.over(nvue.Config{}).Check() {
+		if e.Rule != nvue.RuleInsecureCA {
+			continue
+		}
+		if at, summary, detail, ok := switchNVUEProblem(e, own); ok {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at.String(), Summary: summary, Detail: detail})
+		}
 	}
-	errs, own := diags.ErrorsCount(), gnmiLoginFields(o)
-	for _, e := range o.over(s.Config).Check() {
-		if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
-			diags.AddAttributeError(at, summary, detail)
+	return fs
+}
+
+// checkConnection refuses what the resource's gnmi or nvue settings get wrong once laid over
+// the provider's ([gnmi.Config.Check], [nvue.Config.Check]), on the resource attribute that
+// needs the fix. Settings the provider block gets wrong on its own are refused when the
+// provider is configured, and the address when the resource connects.
+func (m *switchQoSModel) checkConnection(s settings, diags *diag.Diagnostics) bool {
+	errs := diags.ErrorsCount()
+	if o := m.GNMI; o != nil {
+		own := gnmiLoginFields(o)
+		for _, e := range o.over(s.GNMI.Config).Check() {
+			if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
+				diags.AddAttributeError(at, summary, detail)
+			}
+		}
+	}
+	if o := m.NVUE; o != nil {
+		own := nvueLoginFields(o)
+		for _, e := range o.over(s.NVUE.Config).Check() {
+			if at, summary, detail, ok := switchNVUEProblem(e, own); ok {
+				diags.AddAttributeError(at, summary, detail)
+			}
 		}
 	}
 	return diags.ErrorsCount() == errs

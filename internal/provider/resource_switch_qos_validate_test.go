@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
 
 // TestSwitchQoSCheckConnection merges the resource's gnmi settings with the provider's: what
@@ -47,7 +48,7 @@ func TestSwitchQoSCheckConnection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := switchQoSModel{GNMI: &tt.override}
 			var diags diag.Diagnostics
-			ok := m.checkConnection(tt.provider, &diags)
+			ok := m.checkConnection(settings{GNMI: tt.provider}, &diags)
 			if tt.want == "" {
 				if !ok || diags.HasError() {
 					t.Fatalf("unexpected errors: %v", diags)
@@ -101,5 +102,53 @@ func TestSwitchQoSValidateGNMIConflicts(t *testing.T) {
 	}
 	if fs := (&gnmiLoginModel{Insecure: types.BoolUnknown(), CAFile: types.StringValue("/ca.pem")}).conflicts(); len(fs) != 0 {
 		t.Errorf("unknown insecure: conflicts() = %v, want none", fs)
+	}
+}
+
+// TestSwitchQoSCheckNVUE lays the resource's nvue block over the provider's: a half login
+// or a CA under insecure is refused on the resource's attribute; what the provider leaves
+// out entirely is the resource's to give.
+func TestSwitchQoSCheckNVUE(t *testing.T) {
+	tests := []struct {
+		name     string
+		override nvueLoginModel
+		provider nvue.Config
+		wantPath path.Path // empty: no error
+		want     string
+	}{
+		{name: "login here", override: nvueLoginModel{Username: types.StringValue("nv"), Password: types.StringValue("pw")}},
+		{name: "username completed by the provider", override: nvueLoginModel{Username: types.StringValue("nv")}, provider: nvue.Config{Password: "pw"}},
+		{name: "username alone", override: nvueLoginModel{Username: types.StringValue("nv")},
+			wantPath: path.Root("nvue").AtName("username"), want: "nvue.username is set for this switch but there is no nvue.password"},
+		{name: "insecure here under the provider's CA", override: nvueLoginModel{Insecure: types.BoolValue(true)},
+			provider: nvue.Config{Username: "nv", Password: "pw", CAFile: "/ca.pem"},
+			wantPath: path.Root("nvue").AtName("insecure"), want: "yet the provider's nvue.ca_file is set"},
+		{name: "CA under an insecure provider", override: nvueLoginModel{CAFile: types.StringValue("/ca.pem")},
+			provider: nvue.Config{Username: "nv", Password: "pw", Insecure: true},
+			wantPath: path.Root("nvue").AtName("ca_file"), want: "set nvue.insecure = false for this switch"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := switchQoSModel{NVUE: &tt.override}
+			var diags diag.Diagnostics
+			ok := m.checkConnection(settings{NVUE: nvueSettings{Config: tt.provider}}, &diags)
+			if tt.want == "" {
+				if !ok || diags.HasError() {
+					t.Fatalf("unexpected errors: %v", diags)
+				}
+				return
+			}
+			if ok || diags.ErrorsCount() != 1 {
+				t.Fatalf("got %v, want one error", diags)
+			}
+			d, _ := diags[0].(diag.DiagnosticWithPath)
+			if d == nil || !d.Path().Equal(tt.wantPath) || !strings.Contains(d.Detail(), tt.want) {
+				t.Errorf("got %v, want an error on %s containing %q", diags[0], tt.wantPath, tt.want)
+			}
+		})
+	}
+	fs := (&nvueLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}).conflicts()
+	if len(fs) != 1 || fs[0].Path != "nvue.insecure" || !strings.Contains(fs[0].Detail, "yet nvue.ca_file is set") {
+		t.Errorf("conflicts() = %v, want one on nvue.insecure", fs)
 	}
 }

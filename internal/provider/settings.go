@@ -48,38 +48,8 @@ func resolveSettings(m providerModel, getenv func(string) string) (settings, dia
 		checkSSH(r, m.SSH, s.SSH)
 	}
 	checkGNMI(r, m.GNMI, s.GNMI.Config)
+	checkNVUE(r, m.NVUE, s.NVUE.Config)
 	return s, r.diags
-}
-
-func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
-	if m == nil {
-		m = &nvueModel{}
-	}
-	root := path.Root("nvue")
-	s := nvueSettings{
-		Config: nvue.Config{
-			Username:     r.str(m.Username, envNVUEUsername, ""),
-			Password:     r.str(m.Password, envNVUEPassword, ""),
-			CAFile:       r.str(m.CAFile, envNVUECAFile, ""),
-			ServerName:   r.str(m.ServerName, envNVUEServerName, ""),
-			Insecure:     r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
-			ApplyTimeout: r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
-		},
-		Port: r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
-	}
-	if (s.Username == "") != (s.Password == "") {
-		r.attrError(root, "Incomplete NVUE Login",
-			"NVUE basic authentication needs both nvue.username and nvue.password (or "+envNVUEUsername+" and "+envNVUEPassword+").")
-	}
-	if s.Insecure && s.CAFile != "" {
-		r.attrError(root.AtName("insecure"), "Conflicting NVUE TLS Settings",
-			"nvue.insecure = true skips certificate verification, yet nvue.ca_file is set. Remove insecure to verify the certificate with ca_file.")
-	}
-	if s.Insecure {
-		r.diags.AddAttributeWarning(root.AtName("insecure"), "NVUE Certificates Are Not Verified",
-			"nvue.insecure is true: any server on the switch's address gets the NVUE password. Give the switches' CA in nvue.ca_file outside test rigs.")
-	}
-	return s
 }
 
 // setting is the attribute behind a field of a transport's configuration (ssh.Config,

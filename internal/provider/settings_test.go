@@ -110,7 +110,12 @@ func TestResolveSettingsErrors(t *testing.T) {
 		{
 			name: "half an NVUE login",
 			env:  map[string]string{envNVUEUsername: "nvapi"},
-			want: []string{"NVUE basic authentication needs both nvue.username and nvue.password"},
+			want: []string{"NVUE basic authentication needs both nvue.username and nvue.password (or ROCE_NVUE_USERNAME and ROCE_NVUE_PASSWORD); only nvue.username (from ROCE_NVUE_USERNAME) is set"},
+		},
+		{
+			name:  "half an NVUE login in the configuration",
+			model: providerModel{NVUE: &nvueModel{nvueLoginModel: nvueLoginModel{Password: types.StringValue("pw")}}},
+			want:  []string{"only nvue.password is set. Set nvue.username too"},
 		},
 		{
 			name:  "NVUE insecure with a CA",
@@ -283,7 +288,7 @@ func TestResolveSettingsWarnsOnInsecureTransports(t *testing.T) {
 	for _, w := range diags.Warnings() {
 		summaries = append(summaries, w.Summary())
 	}
-	want := []string{"NVUE Certificates Are Not Verified", "SSH Host Keys Are Not Verified", "SSH Sessions Above sshd's Default", "gNMI Without TLS"}
+	want := []string{"SSH Host Keys Are Not Verified", "SSH Sessions Above sshd's Default", "gNMI Without TLS", "NVUE Certificates Are Not Verified"}
 	if diff := cmp.Diff(want, summaries); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
 	}
