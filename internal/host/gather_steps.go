@@ -64,15 +64,15 @@ func (s step) accepts(status int) bool {
 	return slices.Contains(s.ok, status)
 }
 
-// factStep adapts a fact of package facts to a step that stores its value
+// probeStep adapts a probe of package facts to a step that stores its value
 // with set.
-func factStep[T any](id Fact, fc facts.Fact[T], set func(*Facts, T), ok ...int) step {
+func probeStep[T any](id Fact, p facts.Probe[T], set func(*Facts, T), ok ...int) step {
 	return step{
 		label: id.String(),
-		cmd:   isolated(fc.Command),
+		cmd:   isolated(p.Command),
 		ok:    ok,
 		parse: func(f *Facts, _, out string) error {
-			v, err := fc.Parse(out)
+			v, err := p.Parse(out)
 			if err != nil {
 				return err
 			}
@@ -114,65 +114,65 @@ func stepFor(id Fact) (step, error) {
 	case FactOFED:
 		// ofed_info exists only with OFED: "not found" (127) means inbox,
 		// which ParseOFEDInfo reads from empty output.
-		return factStep(id, facts.OFEDInfoFact, func(f *Facts, v facts.OFEDInfo) { f.OFED = v }, 0, 127), nil
+		return probeStep(id, facts.OFEDInfoProbe, func(f *Facts, v facts.OFEDInfo) { f.OFED = v }, 0, 127), nil
 	case FactKernel:
-		return factStep(id, facts.Fact[Kernel]{Command: kernelCommand, Parse: ParseKernelRelease}, func(f *Facts, v Kernel) { f.Kernel = v }), nil
+		return probeStep(id, facts.Probe[Kernel]{Command: kernelCommand, Parse: ParseKernelRelease}, func(f *Facts, v Kernel) { f.Kernel = v }), nil
 	case FactLockdown:
-		return factStep(id, facts.LockdownFact, func(f *Facts, v facts.LockdownMode) { f.Lockdown = v }), nil
+		return probeStep(id, facts.LockdownProbe, func(f *Facts, v facts.LockdownMode) { f.Lockdown = v }), nil
 	case FactIBDevices:
-		return factStep(id, facts.IBVDevinfoFact, func(f *Facts, v []facts.IBDevice) { f.IBDevices = v }), nil
+		return probeStep(id, facts.IBVDevinfoProbe, func(f *Facts, v []facts.IBDevice) { f.IBDevices = v }), nil
 	case FactIBDev2Netdev:
-		return factStep(id, facts.IBDev2NetdevFact, func(f *Facts, v []facts.DevNetdev) { f.DevNetdevs = v }), nil
+		return probeStep(id, facts.IBDev2NetdevProbe, func(f *Facts, v []facts.DevNetdev) { f.DevNetdevs = v }), nil
 	case FactNetdevs:
 		return netdevStep(), nil
 	case FactGIDs:
-		return factStep(id, facts.GIDTableFact, func(f *Facts, v []facts.GIDEntry) { f.GIDs = v }), nil
+		return probeStep(id, facts.GIDTableProbe, func(f *Facts, v []facts.GIDEntry) { f.GIDs = v }), nil
 	case FactTopology:
-		return factStep(id, facts.TopoFact, func(f *Facts, v facts.Topology) { f.Topology = v }), nil
+		return probeStep(id, facts.TopoProbe, func(f *Facts, v facts.Topology) { f.Topology = v }), nil
 	case FactGPUMemory:
-		return factStep(id, facts.GPUMemoryFact, func(f *Facts, v []facts.GPUMemory) { f.GPUMemory = v }), nil
+		return probeStep(id, facts.GPUMemoryProbe, func(f *Facts, v []facts.GPUMemory) { f.GPUMemory = v }), nil
 	case FactModules:
-		return factStep(id, facts.LsmodFact, func(f *Facts, v map[string]facts.Module) { f.Modules = v }), nil
+		return probeStep(id, facts.LsmodProbe, func(f *Facts, v map[string]facts.Module) { f.Modules = v }), nil
 	case FactPeerMem:
-		return factStep(id, facts.PeerMemFact, func(f *Facts, v facts.PeerMem) { f.PeerMem = v }), nil
+		return probeStep(id, facts.PeerMemProbe, func(f *Facts, v facts.PeerMem) { f.PeerMem = v }), nil
 	case FactNVIDIA:
-		return factStep(id, facts.NVIDIAVersionFact, func(f *Facts, v facts.NVIDIADriver) { f.NVIDIA = v }), nil
+		return probeStep(id, facts.NVIDIAVersionProbe, func(f *Facts, v facts.NVIDIADriver) { f.NVIDIA = v }), nil
 	case FactECN:
-		fc, err := facts.ECNTreeFact()
+		fc, err := facts.ECNTreeProbe()
 		if err != nil {
 			return step{}, err
 		}
-		return factStep(id, fc, func(f *Facts, v map[string]facts.ECNState) { f.ECN = v }), nil
+		return probeStep(id, fc, func(f *Facts, v map[string]facts.ECNState) { f.ECN = v }), nil
 	case FactQoS:
 		return qosStep(), nil
 	case FactPackages:
-		fc, err := facts.DpkgQueryFact(OFEDPackages...)
+		fc, err := facts.DpkgQueryProbe(OFEDPackages...)
 		if err != nil {
 			return step{}, err
 		}
 		// dpkg-query exits 1 when a pattern matches no package; the
 		// lines of the others still come.
-		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
+		return probeStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
 	case FactCCParams:
 		return ccParamsStep()
 	case FactTrafficClass:
-		return factStep(id, facts.TrafficClassFact, func(f *Facts, v map[string]int) { f.TrafficClass = v }), nil
+		return probeStep(id, facts.TrafficClassProbe, func(f *Facts, v map[string]int) { f.TrafficClass = v }), nil
 	case FactCMARoCETos:
-		return factStep(id, facts.CMARoCETosFact, func(f *Facts, v map[string]int) { f.CMARoCETos = v }), nil
+		return probeStep(id, facts.CMARoCETosProbe, func(f *Facts, v map[string]int) { f.CMARoCETos = v }), nil
 	case FactNVConfig:
 		return nvConfigStep(), nil
 	case FactNCCL:
-		return factStep(id, facts.NCCLInstallFact, func(f *Facts, v facts.NCCLInstall) { f.NCCL = v }), nil
+		return probeStep(id, facts.NCCLInstallProbe, func(f *Facts, v facts.NCCLInstall) { f.NCCL = v }), nil
 	case FactOS:
-		return factStep(id, facts.OSReleaseFact, func(f *Facts, v facts.OSRelease) { f.OS = v }), nil
+		return probeStep(id, facts.OSReleaseProbe, func(f *Facts, v facts.OSRelease) { f.OS = v }), nil
 	case FactRPMPackages:
-		fc, err := facts.RPMInstalledFact(OFEDRPMPackages...)
+		fc, err := facts.RPMInstalledProbe(OFEDRPMPackages...)
 		if err != nil {
 			return step{}, err
 		}
-		return factStep(id, fc, func(f *Facts, v []facts.Package) { f.RPMPackages = v }), nil
+		return probeStep(id, fc, func(f *Facts, v []facts.Package) { f.RPMPackages = v }), nil
 	case FactDnfLocks:
-		return factStep(id, facts.DnfVersionlockFact, func(f *Facts, v []facts.Hold) { f.DnfLocks = v }), nil
+		return probeStep(id, facts.DnfVersionlockProbe, func(f *Facts, v []facts.Hold) { f.DnfLocks = v }), nil
 	}
 	return step{}, &unknownFactError{id}
 }

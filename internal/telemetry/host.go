@@ -11,7 +11,7 @@ import (
 // Host reads every RDMA port of a host in one command. A port whose ethtool -S failed keeps
 // its hw_counters and says why in EthtoolError.
 func Host(ctx context.Context, r host.Runner) ([]health.HostPort, error) {
-	pcs, err := host.ReadFact(ctx, r, facts.CountersFact)
+	pcs, err := host.ReadProbe(ctx, r, facts.CountersProbe)
 	if err != nil {
 		return nil, err
 	}

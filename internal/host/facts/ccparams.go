@@ -26,14 +26,14 @@ const ccRoot = "/sys/kernel/debug/mlx5"
 // fails for an argument that is not a PCI address.
 func CCParamsScript(bdfs ...string) (shell.Script, error) { return ccParamsScript(ccRoot, bdfs) }
 
-// CCParamsFact is the debugfs congestion-control fact; its command must run
+// CCParamsProbe is the debugfs congestion-control probe; its command must run
 // as root.
-func CCParamsFact(bdfs ...string) (Fact[map[string]CCParams], error) {
+func CCParamsProbe(bdfs ...string) (Probe[map[string]CCParams], error) {
 	s, err := CCParamsScript(bdfs...)
 	if err != nil {
-		return Fact[map[string]CCParams]{}, err
+		return Probe[map[string]CCParams]{}, err
 	}
-	return Fact[map[string]CCParams]{Name: "cc_params", Command: s, Parse: ParseCCParams}, nil
+	return Probe[map[string]CCParams]{Name: "cc_params", Command: s, Parse: ParseCCParams}, nil
 }
 
 // ccParamsLoop prints every cc_params file of the PCI function in $b, whose directory is $c.

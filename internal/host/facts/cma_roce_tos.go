@@ -35,9 +35,9 @@ const cmaRoCETosScript = `command -v cma_roce_tos >/dev/null 2>&1 || { echo 'cma
 // message last on standard error, when it fails on every device.
 func CMARoCETosScript() shell.Script { return shell.Raw(cmaRoCETosScript) }
 
-// CMARoCETosFact is the RDMA-CM default ToS fact; its command must run as
+// CMARoCETosProbe is the RDMA-CM default ToS probe; its command must run as
 // root.
-var CMARoCETosFact = Fact[map[string]int]{Name: "cma_roce_tos", Command: CMARoCETosScript(), Parse: ParseCMARoCETos}
+var CMARoCETosProbe = Probe[map[string]int]{Name: "cma_roce_tos", Command: CMARoCETosScript(), Parse: ParseCMARoCETos}
 
 // ParseCMARoCETos reads the output of [CMARoCETosScript] into the ToS of
 // each RDMA device, 0..255.

@@ -75,7 +75,7 @@ case $d in mlx5_0) echo 106;; *) echo 0;; esac
 	if out != "mlx5_0 106\nmlx5_1 0\n" || st != 0 || errOut != "" {
 		t.Errorf("reads: %q %q %d", out, errOut, st)
 	}
-	if got, err := CMARoCETosFact.Parse(out); err != nil || got["mlx5_0"] != 106 {
+	if got, err := CMARoCETosProbe.Parse(out); err != nil || got["mlx5_0"] != 106 {
 		t.Errorf("parse: %v, %v", got, err)
 	}
 

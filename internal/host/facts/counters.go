@@ -34,9 +34,9 @@ const countersScript = `PATH=$PATH:/usr/sbin:/sbin; ` + // ethtool lives in /usr
 	`if [ -n "$nd" ]; then echo "== ethtool $nd"; ethtool -S "$nd" 2>&1 || echo "== ethtool-failed $nd"; fi; ` +
 	`done`
 
-// CountersFact reads every RDMA port's counters. It needs no root: hw_counters are world
+// CountersProbe reads every RDMA port's counters. It needs no root: hw_counters are world
 // readable and ethtool's statistics query is unprivileged.
-var CountersFact = Fact[[]PortCounters]{Name: "roce_counters", Command: shell.Raw(countersScript), Parse: ParseCounters}
+var CountersProbe = Probe[[]PortCounters]{Name: "roce_counters", Command: shell.Raw(countersScript), Parse: ParseCounters}
 
 // lifespanFile is hw_counters' cache period in milliseconds (Documentation/ABI/stable/
 // sysfs-class-infiniband), not a counter.

@@ -44,11 +44,11 @@ func ParseDpkgQuery(out string) ([]Package, error) {
 	return res, nil
 }
 
-// DpkgQueryFact is the Debian/Ubuntu package version fact for pkgs.
-func DpkgQueryFact(pkgs ...string) (Fact[[]Package], error) {
+// DpkgQueryProbe is the Debian/Ubuntu package version probe for pkgs.
+func DpkgQueryProbe(pkgs ...string) (Probe[[]Package], error) {
 	c, err := DpkgQueryCommand(pkgs...)
 	if err != nil {
-		return Fact[[]Package]{}, err
+		return Probe[[]Package]{}, err
 	}
-	return Fact[[]Package]{Name: "dpkg-query", Command: c, Parse: ParseDpkgQuery}, nil
+	return Probe[[]Package]{Name: "dpkg-query", Command: c, Parse: ParseDpkgQuery}, nil
 }

@@ -39,13 +39,13 @@ const ecnRoot = "/sys/class/net"
 // nothing. It fails for a name that is not a valid interface name.
 func ECNTreeScript(ifaces ...string) (shell.Script, error) { return ecnTreeScript(ecnRoot, ifaces) }
 
-// ECNTreeFact is the OFED DCQCN sysfs fact for the given interfaces.
-func ECNTreeFact(ifaces ...string) (Fact[map[string]ECNState], error) {
+// ECNTreeProbe is the OFED DCQCN sysfs probe for the given interfaces.
+func ECNTreeProbe(ifaces ...string) (Probe[map[string]ECNState], error) {
 	s, err := ECNTreeScript(ifaces...)
 	if err != nil {
-		return Fact[map[string]ECNState]{}, err
+		return Probe[map[string]ECNState]{}, err
 	}
-	return Fact[map[string]ECNState]{Name: "ecn", Command: s, Parse: ParseECNTree}, nil
+	return Probe[map[string]ECNState]{Name: "ecn", Command: s, Parse: ParseECNTree}, nil
 }
 
 // ecnLoop prints every DCQCN knob of the interface in $i, whose ecn directory is $e.

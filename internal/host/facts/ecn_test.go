@@ -100,8 +100,8 @@ func TestECNTreeScriptRejectsBadNames(t *testing.T) {
 		if _, err := ECNTreeScript("ens1", bad); err == nil {
 			t.Errorf("ECNTreeScript(%q) succeeded, want error", bad)
 		}
-		if _, err := ECNTreeFact(bad); err == nil {
-			t.Errorf("ECNTreeFact(%q) succeeded, want error", bad)
+		if _, err := ECNTreeProbe(bad); err == nil {
+			t.Errorf("ECNTreeProbe(%q) succeeded, want error", bad)
 		}
 	}
 	s, err := ECNTreeScript("eth$(id)")

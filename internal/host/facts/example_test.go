@@ -61,8 +61,8 @@ func ExampleTopology_BestNIC() {
 	// GPU1 mlx5_1 PXB
 }
 
-func ExampleMlnxQoSFact() {
-	f := facts.MlnxQoSFact("ens1f0np0")
+func ExampleMlnxQoSProbe() {
+	f := facts.MlnxQoSProbe("ens1f0np0")
 	fmt.Println(f.Command)
 	// Output:
 	// mlnx_qos -i ens1f0np0

@@ -64,8 +64,8 @@ const gidRoot = "/sys/class/infiniband"
 // needs no privileges and prints nothing on a host without RDMA devices.
 func GIDTableScript() shell.Script { return gidTableScript(gidRoot) }
 
-// GIDTableFact is the GID table fact.
-var GIDTableFact = Fact[[]GIDEntry]{Name: "gid_table", Command: GIDTableScript(), Parse: ParseGIDTable}
+// GIDTableProbe is the GID table probe.
+var GIDTableProbe = Probe[[]GIDEntry]{Name: "gid_table", Command: GIDTableScript(), Parse: ParseGIDTable}
 
 func gidTableScript(root string) shell.Script {
 	return shell.Seq(shell.Let("r_", root), shell.Raw(`for g in "$r_"/*/ports/*/gids/*; do `+

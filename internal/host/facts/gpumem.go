@@ -28,8 +28,8 @@ type GPUMemory struct {
 // not a valid type).
 var GPUMemoryCommand = shell.New("nvidia-smi", "-q", "-d", "MEMORY")
 
-// GPUMemoryFact is the GPU memory and BAR1 fact.
-var GPUMemoryFact = Fact[[]GPUMemory]{Name: "nvidia-smi memory", Command: GPUMemoryCommand, Parse: ParseGPUMemory}
+// GPUMemoryProbe is the GPU memory and BAR1 probe.
+var GPUMemoryProbe = Probe[[]GPUMemory]{Name: "nvidia-smi memory", Command: GPUMemoryCommand, Parse: ParseGPUMemory}
 
 // gpuHeading is the line that opens one GPU's part of "nvidia-smi -q": "GPU"
 // and the PCI address, domain in 4 or 8 hex digits ("GPU 00000000:18:00.0").

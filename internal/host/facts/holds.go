@@ -91,5 +91,5 @@ func dnf4Lock(s string) Hold {
 	return h
 }
 
-// DnfVersionlockFact is the dnf version lock fact.
-var DnfVersionlockFact = Fact[[]Hold]{Name: "dnf versionlock", Command: DnfVersionlockCommand, Parse: ParseDnfVersionlock}
+// DnfVersionlockProbe is the dnf version lock probe.
+var DnfVersionlockProbe = Probe[[]Hold]{Name: "dnf versionlock", Command: DnfVersionlockCommand, Parse: ParseDnfVersionlock}

@@ -29,8 +29,8 @@ func (d DevNetdev) Up() bool { return d.State == "Up" }
 // DOCA-OFED (ofed-scripts) only; on inbox hosts read the GID table's netdevs.
 var IBDev2NetdevCommand = shell.New("ibdev2netdev")
 
-// IBDev2NetdevFact is the RDMA-port-to-netdev fact.
-var IBDev2NetdevFact = Fact[[]DevNetdev]{Name: "ibdev2netdev", Command: IBDev2NetdevCommand, Parse: ParseIBDev2Netdev}
+// IBDev2NetdevProbe is the RDMA-port-to-netdev probe.
+var IBDev2NetdevProbe = Probe[[]DevNetdev]{Name: "ibdev2netdev", Command: IBDev2NetdevCommand, Parse: ParseIBDev2Netdev}
 
 // ParseIBDev2Netdev reads lines of the form
 //

@@ -109,8 +109,8 @@ func (d IBDevice) Model() string { return mlx5Models[d.VendorPartID] }
 // [shell.Command.Arg] to include the GID lines.
 var IBVDevinfoCommand = shell.New("ibv_devinfo")
 
-// IBVDevinfoFact is the RDMA device fact.
-var IBVDevinfoFact = Fact[[]IBDevice]{Name: "ibv_devinfo", Command: IBVDevinfoCommand, Parse: ParseIBVDevinfo}
+// IBVDevinfoProbe is the RDMA device probe.
+var IBVDevinfoProbe = Probe[[]IBDevice]{Name: "ibv_devinfo", Command: IBVDevinfoCommand, Parse: ParseIBVDevinfo}
 
 // ParseIBVDevinfo reads the output of ibv_devinfo, with or without -v. Keys it
 // does not know (the many capability lines of -v) are skipped. Output with no

@@ -28,8 +28,8 @@ const LockdownPath = "/sys/kernel/security/lockdown"
 // no lockdown LSM.
 var LockdownCommand = shell.Or(shell.New("cat", LockdownPath).With(shell.Discard(2)), shell.New("true"))
 
-// LockdownFact is the kernel lockdown fact.
-var LockdownFact = Fact[LockdownMode]{Name: "lockdown", Command: LockdownCommand, Parse: ParseLockdown}
+// LockdownProbe is the kernel lockdown probe.
+var LockdownProbe = Probe[LockdownMode]{Name: "lockdown", Command: LockdownCommand, Parse: ParseLockdown}
 
 // ParseLockdown reads "none [integrity] confidentiality" and returns the
 // bracketed mode. Empty output (no lockdown LSM) is [LockdownNone].

@@ -22,8 +22,8 @@ type Module struct {
 // LsmodCommand lists loaded kernel modules.
 var LsmodCommand = shell.New("lsmod")
 
-// LsmodFact is the loaded-modules fact.
-var LsmodFact = Fact[map[string]Module]{Name: "lsmod", Command: LsmodCommand, Parse: ParseLsmod}
+// LsmodProbe is the loaded-modules probe.
+var LsmodProbe = Probe[map[string]Module]{Name: "lsmod", Command: LsmodCommand, Parse: ParseLsmod}
 
 // ParseLsmod reads the output of lsmod: a "Module Size Used by" header, then
 // "name size refs [holder,holder...]" lines.

@@ -61,9 +61,9 @@ type MlnxTC struct {
 // after any change too, so the same parser reads the result of a set command.
 func MlnxQoSCommand(iface string) shell.Command { return shell.New("mlnx_qos", "-i", iface) }
 
-// MlnxQoSFact is the host QoS fact for iface.
-func MlnxQoSFact(iface string) Fact[MlnxQoS] {
-	return Fact[MlnxQoS]{Name: "mlnx_qos " + iface, Command: MlnxQoSCommand(iface), Parse: ParseMlnxQoS}
+// MlnxQoSProbe is the host QoS probe for iface.
+func MlnxQoSProbe(iface string) Probe[MlnxQoS] {
+	return Probe[MlnxQoS]{Name: "mlnx_qos " + iface, Command: MlnxQoSCommand(iface), Parse: ParseMlnxQoS}
 }
 
 var (

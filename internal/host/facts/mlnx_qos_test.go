@@ -124,8 +124,8 @@ func TestMlnxQoSCommand(t *testing.T) {
 		"eth0; boot": "mlnx_qos -i 'eth0; boot'",
 	}
 	for iface, want := range tests {
-		if got := MlnxQoSFact(iface).Command.String(); got != want {
-			t.Errorf("MlnxQoSFact(%q) command = %q, want %q", iface, got, want)
+		if got := MlnxQoSProbe(iface).Command.String(); got != want {
+			t.Errorf("MlnxQoSProbe(%q) command = %q, want %q", iface, got, want)
 		}
 	}
 }

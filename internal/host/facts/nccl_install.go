@@ -47,8 +47,8 @@ const ncclInstallScript = `l_=$(command -v ldconfig 2>/dev/null || echo /sbin/ld
 // reads. It needs no privileges.
 func NCCLInstallScript() shell.Script { return shell.Raw(ncclInstallScript) }
 
-// NCCLInstallFact is the installed NCCL fact.
-var NCCLInstallFact = Fact[NCCLInstall]{Name: "nccl", Command: NCCLInstallScript(), Parse: ParseNCCLInstall}
+// NCCLInstallProbe is the installed NCCL probe.
+var NCCLInstallProbe = Probe[NCCLInstall]{Name: "nccl", Command: NCCLInstallScript(), Parse: ParseNCCLInstall}
 
 var (
 	// ncclLibFile is the real file behind libnccl.so.2: NCCL's makefile

@@ -26,8 +26,8 @@ const NVIDIAVersionPath = "/proc/driver/nvidia/version"
 // NVIDIAVersionCommand prints the loaded driver's version file.
 var NVIDIAVersionCommand = shell.New("cat", NVIDIAVersionPath)
 
-// NVIDIAVersionFact is the loaded NVIDIA driver fact.
-var NVIDIAVersionFact = Fact[NVIDIADriver]{Name: "nvidia driver", Command: NVIDIAVersionCommand, Parse: ParseNVIDIAVersion}
+// NVIDIAVersionProbe is the loaded NVIDIA driver probe.
+var NVIDIAVersionProbe = Probe[NVIDIADriver]{Name: "nvidia driver", Command: NVIDIAVersionCommand, Parse: ParseNVIDIAVersion}
 
 // nvrmLine matches both forms of the first line:
 //

@@ -35,8 +35,8 @@ type OFEDInfo struct {
 // [ParseOFEDInfo], which reads that as inbox.
 var OFEDInfoCommand = shell.New("ofed_info", "-s")
 
-// OFEDInfoFact is the OFED stack fact.
-var OFEDInfoFact = Fact[OFEDInfo]{Name: "ofed_info", Command: OFEDInfoCommand, Parse: ParseOFEDInfo}
+// OFEDInfoProbe is the OFED stack probe.
+var OFEDInfoProbe = Probe[OFEDInfo]{Name: "ofed_info", Command: OFEDInfoCommand, Parse: ParseOFEDInfo}
 
 // ofedLine matches "MLNX_OFED_LINUX-24.10-3.2.5.0:" and
 // "OFED-internal-25.10-1.7.1:", and the first line of the long form,

@@ -68,7 +68,7 @@ func TestParseOFEDInfoErrors(t *testing.T) {
 }
 
 func TestOFEDInfoCommand(t *testing.T) {
-	if got, want := OFEDInfoFact.Command.String(), "ofed_info -s"; got != want {
+	if got, want := OFEDInfoProbe.Command.String(), "ofed_info -s"; got != want {
 		t.Errorf("command = %q, want %q", got, want)
 	}
 }

@@ -139,5 +139,5 @@ func unquoteOSRelease(raw string) (string, error) {
 	return raw, nil
 }
 
-// OSReleaseFact is the operating system fact.
-var OSReleaseFact = Fact[OSRelease]{Name: "os-release", Command: OSReleaseCommand, Parse: ParseOSRelease}
+// OSReleaseProbe is the operating system probe.
+var OSReleaseProbe = Probe[OSRelease]{Name: "os-release", Command: OSReleaseCommand, Parse: ParseOSRelease}

@@ -25,8 +25,8 @@ var PeerMemCommand = shell.Or(
 	shell.New("true"),
 )
 
-// PeerMemFact is the peer-memory registration fact.
-var PeerMemFact = Fact[PeerMem]{Name: "memory_peers", Command: PeerMemCommand, Parse: ParsePeerMem}
+// PeerMemProbe is the peer-memory registration probe.
+var PeerMemProbe = Probe[PeerMem]{Name: "memory_peers", Command: PeerMemCommand, Parse: ParsePeerMem}
 
 // PeerMem is the state of nvidia-peermem's registration with OFED.
 type PeerMem struct {

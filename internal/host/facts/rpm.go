@@ -67,12 +67,12 @@ func RPMInstalledCommand(patterns ...string) (shell.Command, error) {
 	return shell.New("rpm", "-qa", "--qf", rpmFormat).Arg(patterns...), nil
 }
 
-// RPMInstalledFact is the RHEL package version fact for the packages that
+// RPMInstalledProbe is the RHEL package version probe for the packages that
 // match patterns.
-func RPMInstalledFact(patterns ...string) (Fact[[]Package], error) {
+func RPMInstalledProbe(patterns ...string) (Probe[[]Package], error) {
 	c, err := RPMInstalledCommand(patterns...)
 	if err != nil {
-		return Fact[[]Package]{}, err
+		return Probe[[]Package]{}, err
 	}
-	return Fact[[]Package]{Name: "rpm", Command: c, Parse: ParseRPMQuery}, nil
+	return Probe[[]Package]{Name: "rpm", Command: c, Parse: ParseRPMQuery}, nil
 }

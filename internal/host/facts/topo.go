@@ -27,8 +27,8 @@ type Topology struct {
 // TopoCommand prints the topology matrix.
 var TopoCommand = shell.New("nvidia-smi", "topo", "-m")
 
-// TopoFact is the GPU/NIC topology fact.
-var TopoFact = Fact[Topology]{Name: "nvidia-smi topo", Command: TopoCommand, Parse: ParseTopo}
+// TopoProbe is the GPU/NIC topology probe.
+var TopoProbe = Probe[Topology]{Name: "nvidia-smi topo", Command: TopoCommand, Parse: ParseTopo}
 
 // affinityHeaders are the two- and three-word column titles after the matrix.
 var affinityHeaders = []string{"CPU Affinity", "NUMA Affinity", "GPU NUMA ID"}

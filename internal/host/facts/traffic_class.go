@@ -35,8 +35,8 @@ const trafficClassScript = `nl_=$(printf '\nx'); nl_=${nl_%x}; for f in /sys/cla
 // only with MLNX_OFED or DOCA-OFED: an inbox host prints nothing.
 func TrafficClassScript() shell.Script { return shell.Raw(trafficClassScript) }
 
-// TrafficClassFact is the OFED traffic_class fact of every RDMA device.
-var TrafficClassFact = Fact[map[string]int]{Name: "traffic_class", Command: TrafficClassScript(), Parse: ParseTrafficClasses}
+// TrafficClassProbe is the OFED traffic_class probe of every RDMA device.
+var TrafficClassProbe = Probe[map[string]int]{Name: "traffic_class", Command: TrafficClassScript(), Parse: ParseTrafficClasses}
 
 // ParseTrafficClasses reads the output of [TrafficClassScript] into the
 // traffic class of each RDMA device ([NoTrafficClass] when none is forced).

@@ -69,7 +69,7 @@ func TestTrafficClassScript(t *testing.T) {
 	if out != want {
 		t.Errorf("output %q, want %q", out, want)
 	}
-	got, err := TrafficClassFact.Parse(out)
+	got, err := TrafficClassProbe.Parse(out)
 	if err != nil {
 		t.Fatal(err)
 	}
