@@ -13,25 +13,25 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
-// FactCache lets the engines of one process share what they gathered on a host. Terraform
+// GatherCache lets the engines of one process share what they gathered on a host. Terraform
 // reads and plans each resource on its own, so without it three resources on a host cost
 // three gathers per walk; with it they cost one. A gather asks for everything the process
 // has asked of any host so far (hosts of one fabric carry the same resources), so later
 // requests find their facts already read.
 //
-// Whatever changes a host through a Runner from [FactCache.Runner] makes the cache forget
+// Whatever changes a host through a Runner from [GatherCache.Runner] makes the cache forget
 // what it could have changed, so a plan never works from facts older than its own last
 // write: a command makes it forget the host; a file write forgets only that file, unless the
 // file is one that another fact reads ([factSources]). A request that then lacks only files
 // reads just those files, so a hundred resources writing a file each on one host cost one
 // gather and a hundred small reads instead of two hundred gathers. An entry older than
 // maxAge is read again.
-type FactCache struct {
+type GatherCache struct {
 	maxAge time.Duration
 	now    func() time.Time
 
 	mu      sync.Mutex
-	learned [2]FactSet // everything asked for, without and with sudo
+	learned [2]Want // everything asked for, without and with sudo
 	hosts   map[cacheKey]*cacheEntry
 }
 
@@ -54,12 +54,12 @@ type cacheEntry struct {
 
 // cacheCall is a gather in progress; requests it covers wait for it.
 type cacheCall struct {
-	set  FactSet
+	set  Want
 	done chan struct{}
 }
 
-// DefaultFactCacheAge bounds how long gathered facts serve later requests.
-const DefaultFactCacheAge = 2 * time.Minute
+// DefaultGatherCacheAge bounds how long gathered facts serve later requests.
+const DefaultGatherCacheAge = 2 * time.Minute
 
 // factSources are the files and directories that facts other than file facts read, directly
 // or as the programs the gather runs: a write there could change such a fact, so it makes the
@@ -88,15 +88,15 @@ func readByFacts(path string) bool {
 	return false
 }
 
-// NewFactCache returns an empty cache whose entries serve for maxAge.
-func NewFactCache(maxAge time.Duration) *FactCache {
-	return &FactCache{maxAge: maxAge, now: time.Now, hosts: map[cacheKey]*cacheEntry{}}
+// NewGatherCache returns an empty cache whose entries serve for maxAge.
+func NewGatherCache(maxAge time.Duration) *GatherCache {
+	return &GatherCache{maxAge: maxAge, now: time.Now, hosts: map[cacheKey]*cacheEntry{}}
 }
 
 // Expect makes every gather also read want: what the process's callers will ask of each
 // host, when it is known up front. Terraform reads dependent resources only after the ones
 // they depend on, so learning alone would cost every host a second gather.
-func (c *FactCache) Expect(want FactSet) {
+func (c *GatherCache) Expect(want Want) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range c.learned {
@@ -107,11 +107,11 @@ func (c *FactCache) Expect(want FactSet) {
 // Runner wraps r so that every command and file write through it makes the cache forget
 // what it may change on r's host, before and after: a gather running meanwhile does not keep
 // it either.
-func (c *FactCache) Runner(r Runner) Runner { return forgettingRunner{Runner: r, cache: c} }
+func (c *GatherCache) Runner(r Runner) Runner { return forgettingRunner{Runner: r, cache: c} }
 
 type forgettingRunner struct {
 	Runner
-	cache *FactCache
+	cache *GatherCache
 }
 
 func (r forgettingRunner) Run(ctx context.Context, cmd shell.Runnable, opts ssh.RunOptions) (ssh.Result, error) {
@@ -138,7 +138,7 @@ func reader(r Runner) Runner {
 }
 
 // forget drops everything known of host.
-func (c *FactCache) forget(host string) {
+func (c *GatherCache) forget(host string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, sudo := range []bool{false, true} {
@@ -152,7 +152,7 @@ func (c *FactCache) forget(host string) {
 
 // forgetFile drops what is known of the file at path on host, or everything when another
 // fact may read it.
-func (c *FactCache) forgetFile(host, path string) {
+func (c *GatherCache) forgetFile(host, path string) {
 	if readByFacts(path) {
 		c.forget(host)
 		return
@@ -173,7 +173,7 @@ func (c *FactCache) forgetFile(host, path string) {
 
 // gather returns facts covering want: from the cache; else, when the cache lacks only files,
 // from one read of those files; else from one gather of want and all that was asked before.
-func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, error) {
+func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, error) {
 	want = want.withDependencies()
 	key := cacheKey{r.Address(), sudo}
 	si := 0
@@ -239,7 +239,7 @@ func (c *FactCache) gather(ctx context.Context, r Runner, want FactSet, sudo boo
 
 // readFiles reads the files of want that e lacks, keeps them unless the host changed
 // meanwhile, and returns e's facts with them. c.mu is held on entry and released.
-func (c *FactCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want FactSet, sudo bool) (Facts, error) {
+func (c *GatherCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want Want, sudo bool) (Facts, error) {
 	var missing []string
 	for _, p := range want.files {
 		if _, found := slices.BinarySearch(e.facts.Gathered.files, p); !found {
@@ -249,7 +249,7 @@ func (c *FactCache) readFiles(ctx context.Context, r Runner, e *cacheEntry, want
 	base, gen, writes := e.facts, e.gen, e.writes
 	c.mu.Unlock()
 
-	f, err := gather(ctx, reader(r), FactSet{files: missing}, sudo)
+	f, err := gather(ctx, reader(r), Want{files: missing}, sudo)
 	if err != nil {
 		return Facts{}, err
 	}
@@ -284,7 +284,7 @@ func withoutFiles(f Facts, paths []string) Facts {
 	if len(drop) == 0 {
 		return f
 	}
-	f.Gathered = FactSet{bits: f.Gathered.bits, files: slices.DeleteFunc(slices.Clone(f.Gathered.files),
+	f.Gathered = Want{bits: f.Gathered.bits, files: slices.DeleteFunc(slices.Clone(f.Gathered.files),
 		func(p string) bool { return slices.Contains(drop, p) })}
 	f.Files, f.Absent = maps.Clone(f.Files), maps.Clone(f.Absent)
 	for _, p := range drop {
@@ -297,7 +297,7 @@ func withoutFiles(f Facts, paths []string) Facts {
 // withFiles returns base with the files that files read added. base's maps are copied, not
 // changed.
 func withFiles(base, files Facts) Facts {
-	base.Gathered = base.Gathered.Union(FactSet{files: files.Gathered.files})
+	base.Gathered = base.Gathered.Union(Want{files: files.Gathered.files})
 	base.Files, base.Absent = maps.Clone(base.Files), maps.Clone(base.Absent)
 	if base.Files == nil {
 		base.Files = map[string]FileInfo{}
@@ -317,7 +317,7 @@ func withFiles(base, files Facts) Facts {
 }
 
 // Covers reports whether s holds every fact and file of o.
-func (s FactSet) Covers(o FactSet) bool {
+func (s Want) Covers(o Want) bool {
 	if o.bits&^s.bits != 0 {
 		return false
 	}

@@ -41,18 +41,18 @@ func (r tallyRunner) WriteFile(context.Context, string, []byte, os.FileMode, str
 }
 
 var (
-	kernelOnly     = NewFactSet(FactKernel)
-	kernelAndFile  = NewFactSet(FactKernel).WithFiles("/etc/hostname")
+	kernelOnly     = WantFacts(FactKernel)
+	kernelAndFile  = WantFacts(FactKernel).WithFiles("/etc/hostname")
 	somethingWrite = WriteFile{Path: "/tmp/x", Content: []byte("x\n"), Mode: 0o644}
 )
 
-func cachedEngine(c *FactCache, r Runner) Engine {
+func cachedEngine(c *GatherCache, r Runner) Engine {
 	return Engine{Runner: c.Runner(r), Cache: c}
 }
 
-func TestFactCacheServesCoveredRequestsFromOneGather(t *testing.T) {
+func TestGatherCacheServesCoveredRequestsFromOneGather(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	r := newTally("h1:22")
 	e := cachedEngine(c, r)
 	if _, err := e.Read(ctx, kernelAndFile); err != nil {
@@ -69,7 +69,7 @@ func TestFactCacheServesCoveredRequestsFromOneGather(t *testing.T) {
 		t.Errorf("two covered reads ran %d commands, want 1", got)
 	}
 	// A request the cache does not cover gathers again, with what was asked before.
-	if _, err := e.Read(ctx, NewFactSet(FactKernel).WithFiles("/etc/passwd")); err != nil {
+	if _, err := e.Read(ctx, WantFacts(FactKernel).WithFiles("/etc/passwd")); err != nil {
 		t.Fatal(err)
 	}
 	if got := r.runs.Load(); got != 2 {
@@ -83,9 +83,9 @@ func TestFactCacheServesCoveredRequestsFromOneGather(t *testing.T) {
 	}
 }
 
-func TestFactCacheLearnsWhatOtherHostsNeeded(t *testing.T) {
+func TestGatherCacheLearnsWhatOtherHostsNeeded(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	h1, h2 := newTally("h1:22"), newTally("h2:22")
 	if _, err := cachedEngine(c, h1).Read(ctx, kernelAndFile); err != nil {
 		t.Fatal(err)
@@ -102,12 +102,12 @@ func TestFactCacheLearnsWhatOtherHostsNeeded(t *testing.T) {
 	}
 }
 
-func TestFactCacheForgetsWhatAChangeMayHaveChanged(t *testing.T) {
+func TestGatherCacheForgetsWhatAChangeMayHaveChanged(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	r := newTally("h1:22")
 	e := cachedEngine(c, r)
-	read := func(want FactSet, runs int32, after string) Facts {
+	read := func(want Want, runs int32, after string) Facts {
 		t.Helper()
 		f, err := e.Read(ctx, want)
 		if err != nil {
@@ -152,9 +152,9 @@ func TestFactCacheForgetsWhatAChangeMayHaveChanged(t *testing.T) {
 	read(kernelAndFile, 6, "a command on another host")
 }
 
-func TestFactCacheKeepsNoFileWrittenDuringItsGather(t *testing.T) {
+func TestGatherCacheKeepsNoFileWrittenDuringItsGather(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	r := newTally("h1:22")
 	r.holdGathering = make(chan struct{})
 	e := cachedEngine(c, r)
@@ -189,9 +189,9 @@ func TestFactCacheKeepsNoFileWrittenDuringItsGather(t *testing.T) {
 	}
 }
 
-func TestFactCacheApplyRereadsAfterItsWrites(t *testing.T) {
+func TestGatherCacheApplyRereadsAfterItsWrites(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	r := newTally("h1:22")
 	e := cachedEngine(c, r)
 	if _, err := e.Read(ctx, kernelOnly); err != nil {
@@ -211,8 +211,8 @@ func TestFactCacheApplyRereadsAfterItsWrites(t *testing.T) {
 // writeOnce plans one file write, then nothing.
 type writeOnce struct{ plans int }
 
-func (w *writeOnce) Name() string   { return "write-once" }
-func (w *writeOnce) Needs() FactSet { return kernelOnly }
+func (w *writeOnce) Name() string { return "write-once" }
+func (w *writeOnce) Needs() Want  { return kernelOnly }
 func (w *writeOnce) Plan(Facts) ([]Change, error) {
 	w.plans++
 	if w.plans > 1 {
@@ -222,7 +222,7 @@ func (w *writeOnce) Plan(Facts) ([]Change, error) {
 }
 
 // waiting returns how many requests wait for a gather in flight on host.
-func (c *FactCache) waiting(host string) int {
+func (c *GatherCache) waiting(host string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e := c.hosts[cacheKey{host, false}]; e != nil {
@@ -231,9 +231,9 @@ func (c *FactCache) waiting(host string) int {
 	return 0
 }
 
-func TestFactCacheJoinsAGatherInFlight(t *testing.T) {
+func TestGatherCacheJoinsAGatherInFlight(t *testing.T) {
 	ctx := context.Background()
-	c := NewFactCache(time.Minute)
+	c := NewGatherCache(time.Minute)
 	r := newTally("h1:22")
 	r.holdGathering = make(chan struct{})
 	e := cachedEngine(c, r)

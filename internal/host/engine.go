@@ -17,7 +17,7 @@ type Engine struct {
 	Sudo bool
 	// Cache, when set, shares gathered facts with the other engines of the
 	// process; Runner should then come from Cache.Runner.
-	Cache *FactCache
+	Cache *GatherCache
 }
 
 // Plan gathers the facts all tasks need in one round trip and plans each
@@ -93,7 +93,7 @@ func (e Engine) verify(ctx context.Context, r Runner, tasks []Task) error {
 
 // gatherFor gathers the union of the tasks' needs; no tasks need no gather.
 func (e Engine) gatherFor(ctx context.Context, r Runner, tasks []Task) (Facts, error) {
-	var want FactSet
+	var want Want
 	for _, t := range tasks {
 		want = want.Union(t.Needs())
 	}
@@ -104,7 +104,7 @@ func (e Engine) gatherFor(ctx context.Context, r Runner, tasks []Task) (Facts, e
 }
 
 // gather reads want through the cache when the engine has one.
-func (e Engine) gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, error) {
+func (e Engine) gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, error) {
 	if e.Cache != nil {
 		return e.Cache.gather(ctx, r, want, sudo)
 	}
@@ -188,13 +188,13 @@ func (e Engine) ReadFile(ctx context.Context, path string) ([]byte, error) {
 
 // Gather reads want in one round trip, through sudo when e.Sudo, for callers that plan several
 // groups of tasks (PlanFacts) or read more than the tasks need from one gather.
-func (e Engine) Gather(ctx context.Context, want FactSet) (Facts, error) {
+func (e Engine) Gather(ctx context.Context, want Want) (Facts, error) {
 	return e.gather(ctx, e.Runner, want, e.Sudo)
 }
 
 // Read reads want in one round trip without sudo, as [Gather] does, through the engine's
 // cache when it has one.
-func (e Engine) Read(ctx context.Context, want FactSet) (Facts, error) {
+func (e Engine) Read(ctx context.Context, want Want) (Facts, error) {
 	return e.gather(ctx, e.Runner, want, false)
 }
 

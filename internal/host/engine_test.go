@@ -67,7 +67,7 @@ type plannedTask struct {
 }
 
 func (p plannedTask) Name() string                   { return p.name }
-func (p plannedTask) Needs() FactSet                 { return NewFactSet(FactModules) }
+func (p plannedTask) Needs() Want                    { return WantFacts(FactModules) }
 func (p plannedTask) Plan(f Facts) ([]Change, error) { return p.plan(f) }
 
 func TestPlanTasks(t *testing.T) {
@@ -143,14 +143,14 @@ func TestReportString(t *testing.T) {
 	}
 }
 
-func TestFactSet(t *testing.T) {
-	a := NewFactSet(FactQoS, FactOFED).WithFiles("/b", "/a", "/b")
-	b := NewFactSet(FactModules).WithFiles("/c", "/a")
+func TestWant(t *testing.T) {
+	a := WantFacts(FactQoS, FactOFED).WithFiles("/b", "/a", "/b")
+	b := WantFacts(FactModules).WithFiles("/c", "/a")
 	u := a.Union(b)
 	if got, want := u.String(), "ofed_info,lsmod,mlnx_qos,file /a,file /b,file /c"; got != want {
 		t.Errorf("String = %q, want %q", got, want)
 	}
-	if !u.Has(FactModules) || u.Has(FactKernel) || !(FactSet{}).Empty() || u.Empty() {
+	if !u.Has(FactModules) || u.Has(FactKernel) || !(Want{}).Empty() || u.Empty() {
 		t.Error("Has/Empty wrong")
 	}
 	if a.String() != "ofed_info,mlnx_qos,file /a,file /b" {
@@ -159,10 +159,10 @@ func TestFactSet(t *testing.T) {
 	if !a.withDependencies().Has(FactNetdevs) {
 		t.Error("mlnx_qos does not pull in the netdevs")
 	}
-	if got := len(AllFacts().Facts()); got != int(numFacts) {
-		t.Errorf("AllFacts has %d facts, want %d", got, numFacts)
+	if got := len(AllFacts().IDs()); got != int(numFactIDs) {
+		t.Errorf("AllFacts has %d facts, want %d", got, numFactIDs)
 	}
-	for f := range numFacts {
+	for f := range numFactIDs {
 		if f.String() == "" {
 			t.Errorf("fact %d has no name", f)
 		}
@@ -170,7 +170,7 @@ func TestFactSet(t *testing.T) {
 }
 
 func TestDMABUF(t *testing.T) {
-	gathered := NewFactSet(FactKernel, FactNVIDIA)
+	gathered := WantFacts(FactKernel, FactNVIDIA)
 	k := func(major, minor int) Kernel { return Kernel{Release: "x", Major: major, Minor: minor} }
 	tests := []struct {
 		name string

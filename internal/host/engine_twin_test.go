@@ -89,7 +89,7 @@ func TestPlanIsCheckMode(t *testing.T) {
 		t.Errorf("Plan ran %d remote commands, want 1 (the gather)", got)
 	}
 	// Check mode changed nothing.
-	facts, err := host.Gather(ctx, c, host.NewFactSet(host.FactModules).WithFiles(peermemConf, ncclConf))
+	facts, err := host.Gather(ctx, c, host.WantFacts(host.FactModules).WithFiles(peermemConf, ncclConf))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}
@@ -145,7 +145,7 @@ func TestApplyConvergesAndIsIdempotent(t *testing.T) {
 			t.Errorf("%s = %q, %v; want %q", path, got, err, want)
 		}
 	}
-	facts, err := host.Gather(ctx, c, host.NewFactSet(host.FactModules, host.FactPeerMem))
+	facts, err := host.Gather(ctx, c, host.WantFacts(host.FactModules, host.FactPeerMem))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}
@@ -254,8 +254,8 @@ func TestPeermemOnInboxFailsAtPlan(t *testing.T) {
 // stubborn is a task whose apply does not change what its plan reads.
 type stubborn struct{}
 
-func (stubborn) Name() string        { return "stubborn" }
-func (stubborn) Needs() host.FactSet { return host.NewFactSet(host.FactModules) }
+func (stubborn) Name() string     { return "stubborn" }
+func (stubborn) Needs() host.Want { return host.WantFacts(host.FactModules) }
 func (stubborn) Plan(f host.Facts) ([]host.Change, error) {
 	if f.ModuleLoaded("roce_never") {
 		return nil, nil

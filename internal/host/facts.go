@@ -14,8 +14,8 @@ import (
 type Facts struct {
 	// Host is the address of the host the facts were read on.
 	Host string
-	// Gathered is the set of facts that was asked for.
-	Gathered FactSet
+	// Gathered is what was asked for.
+	Gathered Want
 	// Absent maps the name of a fact that could not be read ("ibdev2netdev",
 	// "mlnx_qos ens1f0v0", "file /etc/x") to the reason.
 	Absent map[string]string
@@ -74,7 +74,7 @@ type Facts struct {
 }
 
 // Has reports whether f was gathered and read.
-func (fs Facts) Has(f Fact) bool {
+func (fs Facts) Has(f FactID) bool {
 	_, absent := fs.Absent[f.String()]
 	return fs.Gathered.Has(f) && !absent
 }

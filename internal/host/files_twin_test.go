@@ -29,7 +29,7 @@ func TestGatherSymlinks(t *testing.T) {
 		" && ln -sfn "+unit+" "+link+" && ln -sfn /nonexistent/gone.service "+dangling+" && ln -sfn "+wants+" "+dirLink+
 		" && mkfifo "+fifo)
 	r := &countingRunner{Runner: c}
-	fs, err := host.Gather(context.Background(), r, host.FactSet{}.WithFiles(unit, link, dangling, dirLink, wants, fifo))
+	fs, err := host.Gather(context.Background(), r, host.Want{}.WithFiles(unit, link, dangling, dirLink, wants, fifo))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

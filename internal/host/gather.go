@@ -15,11 +15,11 @@ import (
 // driver that is not loaded) is recorded in Facts.Absent with the reason and
 // is not an error; output that a parser cannot read is a *GatherError naming
 // the host and the fact, as is a failure to run the command at all.
-func Gather(ctx context.Context, r Runner, want FactSet) (Facts, error) {
+func Gather(ctx context.Context, r Runner, want Want) (Facts, error) {
 	return gather(ctx, r, want, false)
 }
 
-func gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, error) {
+func gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, error) {
 	host := r.Address()
 	want = want.withDependencies()
 	steps, err := gatherSteps(want)
@@ -49,7 +49,7 @@ func gather(ctx context.Context, r Runner, want FactSet, sudo bool) (Facts, erro
 }
 
 // readSections parses every section into a new Facts.
-func readSections(host string, want FactSet, steps []step, secs []section) (Facts, error) {
+func readSections(host string, want Want, steps []step, secs []section) (Facts, error) {
 	f := Facts{Host: host, Gathered: want, Absent: map[string]string{}}
 	if want.Has(FactQoS) {
 		f.QoS = map[string]facts.MlnxQoS{}

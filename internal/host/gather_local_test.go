@@ -13,7 +13,7 @@ import (
 )
 
 // rdmaStateFacts are the facts of the DCQCN and host QoS state.
-var rdmaStateFacts = NewFactSet(FactCCParams, FactTrafficClass, FactCMARoCETos, FactNVConfig)
+var rdmaStateFacts = WantFacts(FactCCParams, FactTrafficClass, FactCMARoCETos, FactNVConfig)
 
 // onGatherPath reports whether tool is on the PATH the gather script uses.
 func onGatherPath(tool string) bool {
@@ -35,7 +35,7 @@ func TestGatherRDMAStateLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}
-	for _, fact := range rdmaStateFacts.Facts() {
+	for _, fact := range rdmaStateFacts.IDs() {
 		if !f.Has(fact) && f.Absent[fact.String()] == "" {
 			t.Errorf("%s neither read nor absent with a reason", fact)
 		}
@@ -82,7 +82,7 @@ func TestGatherCCParamsNeedsRoot(t *testing.T) {
 	if _, err := exec.LookPath("setpriv"); err != nil {
 		t.Skip("needs setpriv (util-linux)")
 	}
-	f, err := Gather(context.Background(), unprivilegedRunner{}, NewFactSet(FactCCParams))
+	f, err := Gather(context.Background(), unprivilegedRunner{}, WantFacts(FactCCParams))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

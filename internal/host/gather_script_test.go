@@ -53,9 +53,9 @@ func TestGatherScriptGolden(t *testing.T) {
 	}
 }
 
-// Each fact in the order of the Fact constants, files after them.
+// Each fact in the order of the FactID constants, files after them.
 func TestGatherStepsOrder(t *testing.T) {
-	steps, err := gatherSteps(NewFactSet(FactPackages, FactOFED).WithFiles("/b", "/a"))
+	steps, err := gatherSteps(WantFacts(FactPackages, FactOFED).WithFiles("/b", "/a"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func (s step) accepts(status int) bool {
 
 // probeStep adapts a probe of package facts to a step that stores its value
 // with set.
-func probeStep[T any](id Fact, p facts.Probe[T], set func(*Facts, T), ok ...int) step {
+func probeStep[T any](id FactID, p facts.Probe[T], set func(*Facts, T), ok ...int) step {
 	return step{
 		label: id.String(),
 		cmd:   isolated(p.Command),
@@ -92,11 +92,11 @@ func isolated(r shell.Runnable) shell.Command {
 	return shell.Sh(r)
 }
 
-// gatherSteps returns the steps that read want, in the order of the Fact
+// gatherSteps returns the steps that read want, in the order of the FactID
 // constants and then the files.
-func gatherSteps(want FactSet) ([]step, error) {
+func gatherSteps(want Want) ([]step, error) {
 	var steps []step
-	for _, id := range want.Facts() {
+	for _, id := range want.IDs() {
 		s, err := stepFor(id)
 		if err != nil {
 			return nil, err
@@ -109,7 +109,7 @@ func gatherSteps(want FactSet) ([]step, error) {
 	return steps, nil
 }
 
-func stepFor(id Fact) (step, error) {
+func stepFor(id FactID) (step, error) {
 	switch id {
 	case FactOFED:
 		// ofed_info exists only with OFED: "not found" (127) means inbox,
@@ -177,7 +177,7 @@ func stepFor(id Fact) (step, error) {
 	return step{}, &unknownFactError{id}
 }
 
-type unknownFactError struct{ f Fact }
+type unknownFactError struct{ f FactID }
 
 func (e *unknownFactError) Error() string { return "unknown fact " + e.f.String() }
 

@@ -196,7 +196,7 @@ var rhelFactsAbsent = []string{
 
 func TestGatherNetdevDetails(t *testing.T) {
 	_, c := twin(t, "portdown")
-	f, err := host.Gather(context.Background(), c, host.NewFactSet(host.FactNetdevs, host.FactKernel, host.FactModules))
+	f, err := host.Gather(context.Background(), c, host.WantFacts(host.FactNetdevs, host.FactKernel, host.FactModules))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

@@ -18,7 +18,7 @@ import (
 func TestGatherRDMAState(t *testing.T) {
 	f, c := twin(t, "rdma")
 	ctx := context.Background()
-	want := host.NewFactSet(host.FactCCParams, host.FactTrafficClass, host.FactCMARoCETos, host.FactNVConfig)
+	want := host.WantFacts(host.FactCCParams, host.FactTrafficClass, host.FactCMARoCETos, host.FactNVConfig)
 	gather := func() host.Facts {
 		t.Helper()
 		r := &countingRunner{Runner: c}

@@ -15,8 +15,8 @@ type Task interface {
 	// Name identifies the task in reports and errors, e.g.
 	// "module nvidia_peermem".
 	Name() string
-	// Needs returns the facts Plan reads.
-	Needs() FactSet
+	// Needs returns what Plan reads: facts and files.
+	Needs() Want
 	// Plan compares f with the wanted state and returns the changes to make,
 	// in order. It is pure: no I/O, the same facts give the same changes.
 	// A change with a nil Apply is a note saying why something needs no

@@ -13,7 +13,7 @@ import (
 // together with the NCCL debug log of a test run.
 func ExampleCheck() {
 	f := host.Facts{
-		Gathered: host.NewFactSet(host.FactIBDevices, host.FactGIDs, host.FactTopology),
+		Gathered: host.WantFacts(host.FactIBDevices, host.FactGIDs, host.FactTopology),
 		IBDevices: []facts.IBDevice{{Name: "mlx5_0", Ports: []facts.IBPort{
 			{Num: 1, State: "PORT_ACTIVE", StateCode: facts.PortActive, LinkLayer: "Ethernet"},
 		}}},

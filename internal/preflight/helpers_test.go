@@ -152,9 +152,9 @@ func goodHost() host.Facts {
 }
 
 // without returns f with the facts of fs marked as not gathered.
-func without(f host.Facts, fs ...host.Fact) host.Facts {
-	var keep []host.Fact
-	for _, k := range f.Gathered.Facts() {
+func without(f host.Facts, fs ...host.FactID) host.Facts {
+	var keep []host.FactID
+	for _, k := range f.Gathered.IDs() {
 		drop := false
 		for _, x := range fs {
 			drop = drop || k == x
@@ -163,12 +163,12 @@ func without(f host.Facts, fs ...host.Fact) host.Facts {
 			keep = append(keep, k)
 		}
 	}
-	f.Gathered = host.NewFactSet(keep...)
+	f.Gathered = host.WantFacts(keep...)
 	return f
 }
 
 // absent returns f with fact recorded as unreadable for reason.
-func absent(f host.Facts, fact host.Fact, reason string) host.Facts {
+func absent(f host.Facts, fact host.FactID, reason string) host.Facts {
 	f.Absent = map[string]string{fact.String(): reason}
 	return f
 }

@@ -146,7 +146,7 @@ func (o Options) gdr(check, subject string, ok bool, detail, remedy string) Verd
 
 // factHints says what each fact needs on the host, for the remedy of a
 // check that could not run.
-var factHints = map[host.Fact]string{
+var factHints = map[host.FactID]string{
 	host.FactIBDevices: "ibv_devinfo (ibverbs-utils or OFED) with mlx5_ib loaded",
 	host.FactGIDs:      "mlx5_ib loaded (the GID table is read from /sys/class/infiniband)",
 	host.FactTopology:  "nvidia-smi with the NVIDIA driver loaded",
@@ -157,7 +157,7 @@ var factHints = map[host.Fact]string{
 
 // unread returns the failed verdict of a check whose facts are missing, and
 // false when all of need were gathered and read.
-func unread(f host.Facts, check string, need ...host.Fact) (Verdict, bool) {
+func unread(f host.Facts, check string, need ...host.FactID) (Verdict, bool) {
 	var missing, names, hints []string
 	for _, n := range need {
 		if f.Has(n) {

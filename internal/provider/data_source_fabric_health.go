@@ -309,7 +309,7 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 			addSSHSettingsError(&diags, address, err)
 			continue
 		}
-		// Not through the fact cache: a sample must not be served from, or evict, the gather.
+		// Not through the gather cache: a sample must not be served from, or evict, the gather.
 		s.hosts = append(s.hosts, hostTarget{index: i, runner: loggingRunner{host.SSH(client)}})
 	}
 	return s, diags

@@ -132,7 +132,7 @@ resource "roce_nccl_env_profile" "gpu" {
 		t.Fatalf("second apply (exit %d) changed something:\n%s", code, out)
 	}
 	c2, m2 := count()
-	// The three resources share one gather of the host (the provider's fact cache).
+	// The three resources share one gather of the host (the provider's gather cache).
 	if c2-c1 != 1 || m2-m1 != 1 {
 		t.Errorf("second apply: %d connections and %d remote commands, want 1 and 1 (one read shared by the three resources, no write)", c2-c1, m2-m1)
 	}

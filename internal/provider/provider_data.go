@@ -29,15 +29,15 @@ type providerData struct {
 	hostsOnce sync.Once
 	hosts     *ssh.Pool
 	hostsErr  error
-	// facts lets the resources on one host share a gather within this process (one
+	// gathers lets the resources on one host share a gather within this process (one
 	// Terraform walk); writes through an engine's runner make it forget the host.
-	facts *host.FactCache
+	gathers *host.GatherCache
 }
 
 func newProviderData(s settings) *providerData {
-	facts := host.NewFactCache(host.DefaultFactCacheAge)
-	facts.Expect(expectedHostFacts())
-	return &providerData{settings: s, switches: gnmi.NewPool(), cumulus: nvue.NewPool(), facts: facts}
+	gathers := host.NewGatherCache(host.DefaultGatherCacheAge)
+	gathers.Expect(expectedHostFacts())
+	return &providerData{settings: s, switches: gnmi.NewPool(), cumulus: nvue.NewPool(), gathers: gathers}
 }
 
 // switchBackend returns the backend for a switch of the operating system os, on the pooled

@@ -31,7 +31,7 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 		return host.Engine{}, address, err
 	}
 	// Logging inside the cache's runner, which the cache unwraps to read without forgetting.
-	return host.Engine{Runner: d.facts.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.facts}, address, nil
+	return host.Engine{Runner: d.gathers.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.gathers}, address, nil
 }
 
 // reachError marks a failure to read a host, as opposed to a problem with the configuration.
@@ -49,7 +49,7 @@ func isReachError(err error) bool {
 // paths: every fact kind and the files they write. The first gather on a host reads all of
 // it, so the resources on one host share one gather per Terraform walk in whatever order
 // Terraform reads them (a resource with its own paths adds them to later gathers).
-func expectedHostFacts() host.FactSet {
+func expectedHostFacts() host.Want {
 	return host.AllFacts().
 		WithFiles(defaultNCCLConfPath, tasks.AptSourcePath, tasks.AptPreferencesPath, tasks.AptAuthPath, tasks.DnfRepoPath).
 		Union(tasks.GPUDirect{}.Needs()).
@@ -59,6 +59,6 @@ func expectedHostFacts() host.FactSet {
 // readFacts are what the read-only data sources gather: everything they report, without the
 // firmware queries (mlxconfig, slow on real cards) and root-only debugfs and RDMA-CM reads
 // that only the DCQCN and QoS tasks need.
-var readFacts = host.NewFactSet(host.FactOFED, host.FactKernel, host.FactLockdown, host.FactIBDevices,
+var readFacts = host.WantFacts(host.FactOFED, host.FactKernel, host.FactLockdown, host.FactIBDevices,
 	host.FactIBDev2Netdev, host.FactNetdevs, host.FactGIDs, host.FactTopology, host.FactGPUMemory,
 	host.FactModules, host.FactPeerMem, host.FactNVIDIA, host.FactECN, host.FactQoS, host.FactNCCL, host.FactOS)

@@ -319,7 +319,7 @@ func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapMo
 }
 
 // statusNeeds are the facts behind the computed status attributes.
-var statusNeeds = host.NewFactSet(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
+var statusNeeds = host.WantFacts(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
 
 // status fills the computed facts of the stack in one more read.
 func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, m *hostBootstrapModel, phases [][]host.Task) diag.Diagnostics {
@@ -355,8 +355,8 @@ func (m *hostBootstrapModel) setStatus(f host.Facts, phases [][]host.Task) {
 	}
 }
 
-func phaseNeeds(phases [][]host.Task) host.FactSet {
-	var want host.FactSet
+func phaseNeeds(phases [][]host.Task) host.Want {
+	var want host.Want
 	for _, phase := range phases {
 		for _, t := range phase {
 			want = want.Union(t.Needs())

@@ -414,16 +414,16 @@ func (m *ncclEnvProfileModel) validate() fabric.Findings {
 }
 
 // hostFacts are the facts the profile needs from its host (none when it needs none).
-func (p ncclProfile) hostFacts() host.FactSet {
+func (p ncclProfile) hostFacts() host.Want {
 	nccl, gids := p.NeedsHost()
-	var want []host.Fact
+	var want []host.FactID
 	if nccl {
 		want = append(want, host.FactNCCL)
 	}
 	if gids {
 		want = append(want, host.FactGIDs)
 	}
-	return host.NewFactSet(want...)
+	return host.WantFacts(want...)
 }
 
 // withHost is p with the host's installed NCCL.

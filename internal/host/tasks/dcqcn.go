@@ -60,8 +60,8 @@ func (t DCQCN) Name() string {
 // Needs implements host.Task: the ConnectX netdevs, the RDMA devices (link
 // layers), the OFED ecn/ tree, the kernel lockdown mode, and the debugfs
 // cc_params and NV configuration of the other paths.
-func (t DCQCN) Needs() host.FactSet {
-	return roceSelectionNeeds().Union(host.NewFactSet(host.FactECN, host.FactLockdown)).Union(dcqcnStateNeeds())
+func (t DCQCN) Needs() host.Want {
+	return roceSelectionNeeds().Union(host.WantFacts(host.FactECN, host.FactLockdown)).Union(dcqcnStateNeeds())
 }
 
 // vfDCQCN is why a VF netdev cannot take DCQCN settings.

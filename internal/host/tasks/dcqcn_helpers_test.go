@@ -24,7 +24,7 @@ func roceHost(t *testing.T) host.Facts {
 	t.Helper()
 	f := host.Facts{
 		Host: "10.0.0.7:22",
-		Gathered: host.NewFactSet(host.FactNetdevs, host.FactIBDevices, host.FactECN, host.FactLockdown, host.FactQoS,
+		Gathered: host.WantFacts(host.FactNetdevs, host.FactIBDevices, host.FactECN, host.FactLockdown, host.FactQoS,
 			host.FactOFED),
 		Absent:   map[string]string{},
 		OFED:     facts.OFEDInfo{Flavor: facts.OFEDDOCA, Version: "25.10-1.7.1"},

@@ -187,7 +187,7 @@ func TestRDMAStateOf(t *testing.T) {
 	if st := rdmaStateOf(f); st.cc != nil || st.nv != nil || st.tc != nil || st.tos != nil {
 		t.Errorf("views of facts gathered without them: %+v", st)
 	}
-	f.Gathered = f.Gathered.Union(host.NewFactSet(host.FactCCParams, host.FactNVConfig, host.FactTrafficClass, host.FactCMARoCETos))
+	f.Gathered = f.Gathered.Union(host.WantFacts(host.FactCCParams, host.FactNVConfig, host.FactTrafficClass, host.FactCMARoCETos))
 	st := rdmaStateOf(f) // gathered, all absent: empty maps
 	if st.cc == nil || st.nv == nil || st.tc == nil || st.tos == nil || len(st.cc)+len(st.nv)+len(st.tc)+len(st.tos) != 0 {
 		t.Errorf("views of absent facts: %+v", st)

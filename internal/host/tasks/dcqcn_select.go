@@ -9,8 +9,8 @@ import (
 )
 
 // roceSelectionNeeds are the facts selectRoCENetdevs reads.
-func roceSelectionNeeds() host.FactSet {
-	return host.NewFactSet(host.FactNetdevs, host.FactIBDevices)
+func roceSelectionNeeds() host.Want {
+	return host.WantFacts(host.FactNetdevs, host.FactIBDevices)
 }
 
 // checkNetdevNames rejects interface names the kernel would not accept (they end up
@@ -129,7 +129,7 @@ func skippedSuffix(s []string) string {
 
 // rdmaFactWhy says why a fact is missing: its reason in Absent, or that it
 // was not gathered.
-func rdmaFactWhy(f host.Facts, fc host.Fact) string {
+func rdmaFactWhy(f host.Facts, fc host.FactID) string {
 	if why, ok := f.Absent[fc.String()]; ok {
 		return why
 	}

@@ -71,19 +71,19 @@ func nonNil[V any](m map[string]V) map[string]V {
 
 // dcqcnStateNeeds are the facts of the DCQCN paths other than OFED sysfs:
 // debugfs cc_params and the NV configuration.
-func dcqcnStateNeeds() host.FactSet {
-	return host.NewFactSet(host.FactCCParams, host.FactNVConfig)
+func dcqcnStateNeeds() host.Want {
+	return host.WantFacts(host.FactCCParams, host.FactNVConfig)
 }
 
 // classStateNeeds are the facts of the traffic class and RDMA-CM ToS a
 // HostQoS task sets.
-func (t HostQoS) classStateNeeds() host.FactSet {
-	var s host.FactSet
+func (t HostQoS) classStateNeeds() host.Want {
+	var s host.Want
 	if t.TrafficClass >= 0 {
-		s = s.Union(host.NewFactSet(host.FactTrafficClass))
+		s = s.Union(host.WantFacts(host.FactTrafficClass))
 	}
 	if t.CMARoCETos >= 0 {
-		s = s.Union(host.NewFactSet(host.FactCMARoCETos))
+		s = s.Union(host.WantFacts(host.FactCMARoCETos))
 	}
 	return s
 }

@@ -39,7 +39,7 @@ var _ host.Task = File{}
 func (t File) Name() string { return "file " + t.Path }
 
 // Needs implements host.Task: the file itself.
-func (t File) Needs() host.FactSet { return host.FactSet{}.WithFiles(t.Path) }
+func (t File) Needs() host.Want { return host.Want{}.WithFiles(t.Path) }
 
 // Plan implements host.Task.
 func (t File) Plan(f host.Facts) ([]host.Change, error) {

@@ -61,8 +61,8 @@ func (t GPUDirect) Name() string { return "gpudirect " + t.mode() }
 // Needs implements host.Task: the kernel and the NVIDIA driver (to decide on
 // DMA-BUF), and the facts of nvidia_peermem: lsmod, the stack, its
 // registration and modules-load.d files.
-func (t GPUDirect) Needs() host.FactSet {
-	return host.NewFactSet(host.FactKernel, host.FactNVIDIA, host.FactModules, host.FactOFED, host.FactPeerMem).
+func (t GPUDirect) Needs() host.Want {
+	return host.WantFacts(host.FactKernel, host.FactNVIDIA, host.FactModules, host.FactOFED, host.FactPeerMem).
 		WithFiles(t.peermem().confPath(), peermemConfAlt)
 }
 

@@ -25,7 +25,7 @@ func TestGPUDirectTwin(t *testing.T) {
 // peermemState reads whether nvidia_peermem is loaded and registered.
 func peermemState(t *testing.T, e host.Engine) (loaded, registered bool) {
 	t.Helper()
-	fs, err := host.Gather(t.Context(), e.Runner, host.NewFactSet(host.FactModules, host.FactPeerMem))
+	fs, err := host.Gather(t.Context(), e.Runner, host.WantFacts(host.FactModules, host.FactPeerMem))
 	if err != nil {
 		t.Fatalf("Gather: %v", err)
 	}

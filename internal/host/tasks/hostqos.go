@@ -54,13 +54,13 @@ func (t HostQoS) Name() string {
 // Needs implements host.Task: the ConnectX netdevs, the RDMA devices, when
 // trust or PFC is set mlnx_qos, and when the traffic class or RDMA-CM ToS is
 // set the RDMA stack (both are OFED features) and their current values.
-func (t HostQoS) Needs() host.FactSet {
+func (t HostQoS) Needs() host.Want {
 	s := roceSelectionNeeds()
 	if t.setsMlnxQoS() {
-		s = s.Union(host.NewFactSet(host.FactQoS))
+		s = s.Union(host.WantFacts(host.FactQoS))
 	}
 	if t.setsClass() {
-		s = s.Union(host.NewFactSet(host.FactOFED)).Union(t.classStateNeeds())
+		s = s.Union(host.WantFacts(host.FactOFED)).Union(t.classStateNeeds())
 	}
 	return s
 }

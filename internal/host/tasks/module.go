@@ -49,8 +49,8 @@ func (t ModuleLoaded) Name() string { return "module " + t.Module }
 
 // Needs implements host.Task: lsmod, the RDMA stack and, with Persist, the
 // modules-load.d file.
-func (t ModuleLoaded) Needs() host.FactSet {
-	s := host.NewFactSet(host.FactModules, host.FactOFED)
+func (t ModuleLoaded) Needs() host.Want {
+	s := host.WantFacts(host.FactModules, host.FactOFED)
 	if t.Persist {
 		s = s.WithFiles(t.confPath())
 	}

@@ -17,7 +17,7 @@ import (
 func moduleFacts(stack facts.OFEDFlavor, conf host.FileInfo, mods ...string) host.Facts {
 	f := host.Facts{
 		Host:     "h",
-		Gathered: host.NewFactSet(host.FactModules, host.FactOFED).WithFiles(ModulesLoadDir + "/nvidia_peermem.conf"),
+		Gathered: host.WantFacts(host.FactModules, host.FactOFED).WithFiles(ModulesLoadDir + "/nvidia_peermem.conf"),
 		Absent:   map[string]string{},
 		OFED:     facts.OFEDInfo{Flavor: stack},
 		Modules:  map[string]facts.Module{"mlx5_core": {}},

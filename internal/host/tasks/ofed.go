@@ -94,18 +94,18 @@ func (t OFEDPin) Name() string {
 // distribution, and the installed packages and repository files of the
 // family (dpkg's, or rpm's with dnf's version locks), of both families when
 // the family is left to the host.
-func (t OFEDPin) Needs() host.FactSet {
-	s := host.NewFactSet(host.FactOFED)
+func (t OFEDPin) Needs() host.Want {
+	s := host.WantFacts(host.FactOFED)
 	if t.Version == "" {
 		return s
 	}
-	s = s.Union(host.NewFactSet(host.FactOS))
+	s = s.Union(host.WantFacts(host.FactOS))
 	fam := t.family()
 	if fam != FamilyDebian {
-		s = s.Union(host.NewFactSet(host.FactRPMPackages, host.FactDnfLocks)).WithFiles(DnfRepoPath)
+		s = s.Union(host.WantFacts(host.FactRPMPackages, host.FactDnfLocks)).WithFiles(DnfRepoPath)
 	}
 	if fam != FamilyRHEL {
-		s = s.Union(host.NewFactSet(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath)
+		s = s.Union(host.WantFacts(host.FactPackages)).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath)
 	}
 	return s
 }

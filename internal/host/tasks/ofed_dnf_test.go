@@ -36,7 +36,7 @@ func dnfFacts(running facts.OFEDInfo, repo string, locks []facts.Hold, pkgs ...f
 	}
 	return host.Facts{
 		Host:        "rhel",
-		Gathered:    host.NewFactSet(host.FactOFED, host.FactOS, host.FactRPMPackages, host.FactDnfLocks).WithFiles(DnfRepoPath),
+		Gathered:    host.WantFacts(host.FactOFED, host.FactOS, host.FactRPMPackages, host.FactDnfLocks).WithFiles(DnfRepoPath),
 		Absent:      map[string]string{},
 		OS:          rocky9,
 		OFED:        running,

@@ -40,7 +40,7 @@ func debPkg(name, version string, held bool) facts.Package {
 func aptFacts(running facts.OFEDInfo, files map[string]host.FileInfo, pkgs ...facts.Package) host.Facts {
 	f := host.Facts{
 		Host:     "h",
-		Gathered: host.NewFactSet(host.FactOFED, host.FactOS, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath),
+		Gathered: host.WantFacts(host.FactOFED, host.FactOS, host.FactPackages).WithFiles(AptSourcePath, AptPreferencesPath, AptAuthPath),
 		Absent:   map[string]string{},
 		OS:       debian12,
 		OFED:     running,
@@ -268,7 +268,7 @@ func TestOFEDPinStatus(t *testing.T) {
 			t.Errorf("%s: Status = %+v, want RebootRequired %v, doca-ofed %q", tt.name, st, tt.reboot, tt.inst)
 		}
 	}
-	noDpkg := host.Facts{Gathered: host.NewFactSet(host.FactOS, host.FactPackages), OS: debian12, Absent: map[string]string{"dpkg-query": "exit status 127"}}
+	noDpkg := host.Facts{Gathered: host.WantFacts(host.FactOS, host.FactPackages), OS: debian12, Absent: map[string]string{"dpkg-query": "exit status 127"}}
 	if _, err := p.Status(noDpkg); err == nil ||
 		!strings.Contains(err.Error(), "cannot read the installed packages (dpkg-query): exit status 127") {
 		t.Errorf("Status without packages: %v", err)
@@ -278,7 +278,7 @@ func TestOFEDPinStatus(t *testing.T) {
 func TestOFEDPinConstraintOnly(t *testing.T) {
 	task := OFEDPin{Flavor: "doca", Constraint: "~> 25.10.0"}
 	f := func(o facts.OFEDInfo) host.Facts {
-		return host.Facts{Gathered: host.NewFactSet(host.FactOFED), Absent: map[string]string{}, OFED: o}
+		return host.Facts{Gathered: host.WantFacts(host.FactOFED), Absent: map[string]string{}, OFED: o}
 	}
 	cs, err := task.Plan(f(run2510))
 	if err != nil {

@@ -65,7 +65,7 @@ func (p Persistence) Name() string { return "persist roce-" + p.ID }
 
 // Needs implements host.Task: the three files and what the persisted tasks
 // read (netdevs, DCQCN path, mlnx_qos, RDMA stack).
-func (p Persistence) Needs() host.FactSet {
+func (p Persistence) Needs() host.Want {
 	s := roceSelectionNeeds().WithFiles(p.ScriptPath(), p.UnitPath(), p.RulePath())
 	if p.DCQCN != nil {
 		s = s.Union(p.DCQCN.Needs())

@@ -32,7 +32,7 @@ var _ host.Task = Absent{}
 func (t Absent) Name() string { return "absent " + t.Path }
 
 // Needs implements host.Task: the file itself.
-func (t Absent) Needs() host.FactSet { return host.FactSet{}.WithFiles(t.Path) }
+func (t Absent) Needs() host.Want { return host.Want{}.WithFiles(t.Path) }
 
 // Plan implements host.Task.
 func (t Absent) Plan(f host.Facts) ([]host.Change, error) {
@@ -87,9 +87,9 @@ func (t OFEDUnpin) Name() string { return "unpin " + t.Pin.Name() }
 
 // Needs implements host.Task: what the pin reads; nothing for a pin without a version,
 // which installs and pins nothing.
-func (t OFEDUnpin) Needs() host.FactSet {
+func (t OFEDUnpin) Needs() host.Want {
 	if t.Pin.Version == "" {
-		return host.FactSet{}
+		return host.Want{}
 	}
 	return t.Pin.Needs()
 }
@@ -181,7 +181,7 @@ func (t PersistenceRemoved) files() []string {
 }
 
 // Needs implements host.Task: the three files.
-func (t PersistenceRemoved) Needs() host.FactSet { return host.FactSet{}.WithFiles(t.files()...) }
+func (t PersistenceRemoved) Needs() host.Want { return host.Want{}.WithFiles(t.files()...) }
 
 // Plan implements host.Task.
 func (t PersistenceRemoved) Plan(f host.Facts) ([]host.Change, error) {

@@ -1,19 +1,16 @@
 package host
 
-import (
-	"slices"
-	"strconv"
-	"strings"
-)
+import "strconv"
 
-// Fact is one kind of host state that [Gather] can read.
-type Fact uint8
+// FactID names one kind of host state that [Gather] can read: a fact. Its
+// values, once read, are fields of [Facts].
+type FactID uint8
 
 // The facts Gather can read. Each is one command of the gather script (or one
 // loop over the ConnectX netdevs or PCI functions).
 const (
 	// FactOFED is the RDMA stack: ofed_info -s (absent tool = inbox).
-	FactOFED Fact = iota
+	FactOFED FactID = iota
 	// FactKernel is the kernel release: uname -r.
 	FactKernel
 	// FactLockdown is the kernel lockdown mode.
@@ -75,10 +72,10 @@ const (
 	// versionlock plugin on dnf 4, built into dnf 5).
 	FactDnfLocks
 
-	numFacts
+	numFactIDs
 )
 
-var factNames = [numFacts]string{
+var factNames = [numFactIDs]string{
 	FactOFED:         "ofed_info",
 	FactKernel:       "kernel",
 	FactLockdown:     "lockdown",
@@ -105,94 +102,9 @@ var factNames = [numFacts]string{
 }
 
 // String returns the fact's name as used in errors and in [Facts.Absent].
-func (f Fact) String() string {
-	if f < numFacts {
+func (f FactID) String() string {
+	if f < numFactIDs {
 		return factNames[f]
 	}
 	return "fact(" + strconv.Itoa(int(f)) + ")"
 }
-
-// FactSet is the set of facts a task needs: kinds of [Fact] plus the files
-// whose content, mode and owner it compares. The zero value is empty. A
-// FactSet is a value; its methods return new sets.
-type FactSet struct {
-	bits  uint32
-	files []string // sorted, unique
-}
-
-// NewFactSet returns the set of the given facts.
-func NewFactSet(fs ...Fact) FactSet {
-	var s FactSet
-	for _, f := range fs {
-		if f < numFacts {
-			s.bits |= 1 << f
-		}
-	}
-	return s
-}
-
-// AllFacts returns every fact kind (no files): what roce_host_facts reads.
-func AllFacts() FactSet { return FactSet{bits: 1<<numFacts - 1} }
-
-// Has reports whether s contains f.
-func (s FactSet) Has(f Fact) bool { return f < numFacts && s.bits&(1<<f) != 0 }
-
-// Facts returns the fact kinds of s in their declaration order.
-func (s FactSet) Facts() []Fact {
-	var out []Fact
-	for f := range numFacts {
-		if s.Has(f) {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// WithFiles returns s plus the files at paths (absolute).
-func (s FactSet) WithFiles(paths ...string) FactSet {
-	return s.Union(FactSet{files: sortedUnique(paths)})
-}
-
-// Files returns the files of s, sorted.
-func (s FactSet) Files() []string { return slices.Clone(s.files) }
-
-// Union returns the facts and files of s and o.
-func (s FactSet) Union(o FactSet) FactSet {
-	return FactSet{bits: s.bits | o.bits, files: sortedUnique(append(slices.Clone(s.files), o.files...))}
-}
-
-// Empty reports whether s asks for nothing.
-func (s FactSet) Empty() bool { return s.bits == 0 && len(s.files) == 0 }
-
-// String lists the facts and files of s, e.g. "lsmod,file /etc/nccl.conf".
-func (s FactSet) String() string {
-	var parts []string
-	for _, f := range s.Facts() {
-		parts = append(parts, f.String())
-	}
-	for _, p := range s.files {
-		parts = append(parts, fileLabel(p))
-	}
-	return strings.Join(parts, ",")
-}
-
-// withDependencies adds the facts that reading s needs: the mlnx_qos loop
-// skips VFs, which the netdev fact lists with the reason.
-func (s FactSet) withDependencies() FactSet {
-	if s.Has(FactQoS) {
-		s.bits |= 1 << FactNetdevs
-	}
-	return s
-}
-
-func sortedUnique(ss []string) []string {
-	if len(ss) == 0 {
-		return nil
-	}
-	out := slices.Clone(ss)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// fileLabel names the fact of one file in errors and in [Facts.Absent].
-func fileLabel(path string) string { return "file " + path }
