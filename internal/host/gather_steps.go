@@ -195,8 +195,8 @@ func netdevStep() step {
 }
 
 // qosStep runs mlnx_qos on every ConnectX netdev that is not a VF (a VF
-// prints only "not supported" lines), one section per netdev. The command is
-// facts.MlnxQoSCommand with the name taken from a shell variable.
+// prints only "not supported" lines), one section per netdev: mlnx_qos -i
+// <netdev>, the name taken from a shell variable.
 func qosStep() step {
 	return step{
 		label: FactQoS.String(),
@@ -256,8 +256,8 @@ func ccParamsStep() (step, error) {
 // (where the tree exists, DCQCN is set through it and mlxconfig, slow on real
 // cards, is not needed), one section per PCI function keyed by its address
 // (functions with several netdevs are queried once; VFs are skipped, mlxconfig
-// refuses them). The command is
-// facts.MlxconfigQueryCommand with the address taken from a shell variable.
+// refuses them): mlxconfig -d <bdf> -e q (default, current and next-boot
+// values; root), the address taken from a shell variable.
 // Without mlxconfig the loop marks one section without a key, status 127.
 func nvConfigStep() step {
 	return step{

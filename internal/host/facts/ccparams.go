@@ -26,16 +26,6 @@ const ccRoot = "/sys/kernel/debug/mlx5"
 // fails for an argument that is not a PCI address.
 func CCParamsScript(bdfs ...string) (shell.Script, error) { return ccParamsScript(ccRoot, bdfs) }
 
-// CCParamsProbe is the debugfs congestion-control probe; its command must run
-// as root.
-func CCParamsProbe(bdfs ...string) (Probe[map[string]CCParams], error) {
-	s, err := CCParamsScript(bdfs...)
-	if err != nil {
-		return Probe[map[string]CCParams]{}, err
-	}
-	return Probe[map[string]CCParams]{Name: "cc_params", Command: s, Parse: ParseCCParams}, nil
-}
-
 // ccParamsLoop prints every cc_params file of the PCI function in $b, whose directory is $c.
 const ccParamsLoop = `for f in "$c"/*; do [ -f "$f" ] || continue; ` +
 	`{ read -r v <"$f"; } 2>/dev/null || continue; ` +

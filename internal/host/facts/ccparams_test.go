@@ -78,9 +78,6 @@ func TestCCParamsScriptRejectsBadAddresses(t *testing.T) {
 		if _, err := CCParamsScript(bad); err == nil {
 			t.Errorf("CCParamsScript(%q) succeeded, want error", bad)
 		}
-		if _, err := CCParamsProbe(bad); err == nil {
-			t.Errorf("CCParamsProbe(%q) succeeded, want error", bad)
-		}
 	}
 	s, err := CCParamsScript()
 	if err != nil {

@@ -61,11 +61,18 @@ func ExampleTopology_BestNIC() {
 	// GPU1 mlx5_1 PXB
 }
 
-func ExampleMlnxQoSProbe() {
-	f := facts.MlnxQoSProbe("ens1f0np0")
-	fmt.Println(f.Command)
+func ExampleProbe() {
+	p := facts.LsmodProbe
+	fmt.Println(p.Name, "runs:", p.Command)
+	mods, err := p.Parse("Module                  Size  Used by\nnvidia_peermem         16384  0\n")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Println(len(mods), "module")
 	// Output:
-	// mlnx_qos -i ens1f0np0
+	// lsmod runs: lsmod
+	// 1 module
 }
 
 func ExampleECNTreeScript() {

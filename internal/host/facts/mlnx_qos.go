@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // MlnxQoS is the host QoS state of one interface as printed by mlnx_qos.
@@ -57,22 +55,15 @@ type MlnxTC struct {
 	Priorities []int
 }
 
-// MlnxQoSCommand prints the QoS state of iface. mlnx_qos prints the full state
-// after any change too, so the same parser reads the result of a set command.
-func MlnxQoSCommand(iface string) shell.Command { return shell.New("mlnx_qos", "-i", iface) }
-
-// MlnxQoSProbe is the host QoS probe for iface.
-func MlnxQoSProbe(iface string) Probe[MlnxQoS] {
-	return Probe[MlnxQoS]{Name: "mlnx_qos " + iface, Command: MlnxQoSCommand(iface), Parse: ParseMlnxQoS}
-}
-
 var (
 	qosDSCPLine = regexp.MustCompile(`^prio:\s*(\d+)\s+dscp:\s*([0-9,\s]*)$`)
 	qosPrioLine = regexp.MustCompile(`^prio:\s*(\d+)$`)
 	qosTCLine   = regexp.MustCompile(`^tc:\s*(\d+)\s+ratelimit:\s*([^,]+),\s*tsa:\s*([A-Za-z]+)(?:,\s*bw:\s*(\d+)\s*%)?\s*$`)
 )
 
-// ParseMlnxQoS reads the output of [MlnxQoSCommand] by its labels: "DCBX
+// ParseMlnxQoS reads the output of "mlnx_qos -i <netdev>", which prints the
+// full state after any change too, so the same parser reads the result of a
+// set command. It reads it by its labels: "DCBX
 // mode:", "Priority trust state:", "prio:N dscp:..." lines, "Cable len:",
 // the "enabled" and "buffer" rows under "PFC configuration:", and the "tc:"
 // blocks with their "priority:" lines. Output without a PFC "enabled" row is

@@ -118,18 +118,6 @@ func TestParseMlnxQoSErrors(t *testing.T) {
 	}
 }
 
-func TestMlnxQoSCommand(t *testing.T) {
-	tests := map[string]string{
-		"ens1f0np0":  "mlnx_qos -i ens1f0np0",
-		"eth0; boot": "mlnx_qos -i 'eth0; boot'",
-	}
-	for iface, want := range tests {
-		if got := MlnxQoSProbe(iface).Command.String(); got != want {
-			t.Errorf("MlnxQoSProbe(%q) command = %q, want %q", iface, got, want)
-		}
-	}
-}
-
 func FuzzMlnxQoS(f *testing.F) {
 	addSeeds(f, "mlnx_qos_dscp.txt", "mlnx_qos_buffers.txt", "mlnx_qos_pcp.txt")
 	f.Fuzz(func(t *testing.T, s string) {

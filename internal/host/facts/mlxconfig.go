@@ -1,12 +1,9 @@
 package facts
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // NVParam is one parameter of a mlxconfig query: its values as mlxconfig
@@ -54,17 +51,6 @@ func NVValue(s string) (int64, bool) {
 
 // ValidPCIAddr reports whether s is a PCI address such as "0000:17:00.0".
 func ValidPCIAddr(s string) bool { return validBDF(s) }
-
-// MlxconfigQueryCommand returns the command that prints the whole NV
-// configuration of the PCI function bdf with the default, current and
-// next-boot values: mlxconfig -d <bdf> -e q. It needs root (MFT's mlxconfig
-// or mstflint's mstconfig opens the PCI device), and fails on a VF.
-func MlxconfigQueryCommand(bdf string) (shell.Command, error) {
-	if !validBDF(bdf) {
-		return shell.Command{}, fmt.Errorf("mlxconfig: invalid PCI address %q", bdf)
-	}
-	return shell.New("mlxconfig", "-d", bdf, "-e", "q"), nil
-}
 
 // nvNameRE is an NV configuration parameter name, possibly an array element.
 var nvNameRE = regexp.MustCompile(`^[A-Z][A-Z0-9_]*(\[\d+\])?$`)

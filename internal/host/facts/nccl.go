@@ -4,14 +4,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // NCCLLog is what an NCCL debug log (NCCL_DEBUG=INFO
 // NCCL_DEBUG_SUBSYS=INIT,NET) says about the network path. The log comes from
-// a test run such as nccl-tests' all_reduce_perf rather than a fixed command;
-// wrap that command with [WithNCCLDebug]. The formats are those of NCCL
+// a test run such as nccl-tests' all_reduce_perf rather than a fixed command,
+// run with those two variables set. The formats are those of NCCL
 // v2.18.6 to v2.30.7 (NVIDIA/nccl src/init.cc, src/transport/net_ib*,
 // src/graph/topo.cc and paths.cc, src/transport/net.cc, src/misc/ibvsymbols.cc
 // at each tag) and of the external net plugins (HPC-X nccl-rdma-sharp-plugins,
@@ -293,11 +291,4 @@ func classifyNCCLWarning(line string) NCCLWarning {
 		w.Remedy = "select NICs of one link type with NCCL_IB_HCA, using = for exact names"
 	}
 	return w
-}
-
-// WithNCCLDebug returns c with the environment that makes NCCL log what
-// [ParseNCCLLog] reads: NCCL_DEBUG=INFO and NCCL_DEBUG_SUBSYS=INIT,NET (NET is
-// not in NCCL's default subsystems).
-func WithNCCLDebug(c shell.Command) shell.Command {
-	return c.Env("NCCL_DEBUG", "INFO").Env("NCCL_DEBUG_SUBSYS", "INIT,NET")
 }

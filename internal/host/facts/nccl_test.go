@@ -5,11 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
-
-func ncclTestCommand() shell.Command { return shell.New("all_reduce_perf", "-b", "8", "-e", "1G") }
 
 func TestParseNCCLLogGDR(t *testing.T) {
 	got, err := ParseNCCLLog(fixture(t, "nccl_ib_gdr.txt"))
@@ -105,14 +101,6 @@ func TestParseNCCLLogEmpty(t *testing.T) {
 	}
 	if got.Network != "" || got.GDRDMAChannels != 0 || len(got.Warnings) != 0 {
 		t.Errorf("empty log gave %+v", got)
-	}
-}
-
-func TestWithNCCLDebug(t *testing.T) {
-	cmd := WithNCCLDebug(ncclTestCommand())
-	want := "NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET all_reduce_perf -b 8 -e 1G"
-	if got := cmd.String(); got != want {
-		t.Errorf("WithNCCLDebug() = %q, want %q", got, want)
 	}
 }
 

@@ -11,24 +11,23 @@ func TestPackageCommands(t *testing.T) {
 	if got := dpkg.String(); got != wantDpkg {
 		t.Errorf("dpkg command = %q, want %q", got, wantDpkg)
 	}
-	rpm, err := RPMQueryCommand("doca-ofed")
+	rpm, err := RPMInstalledCommand("doca-ofed", "mlnx-ofed-*")
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRPM := `rpm -q --qf '%{NAME}\t%{ARCH}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\n' doca-ofed`
+	wantRPM := `rpm -qa --qf '%{NAME}\t%{ARCH}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\n' doca-ofed 'mlnx-ofed-*'`
 	if got := rpm.String(); got != wantRPM {
 		t.Errorf("rpm command = %q, want %q", got, wantRPM)
 	}
-	all, err := RPMQueryCommand()
-	if err != nil || all.Args()[0] != "-qa" {
-		t.Errorf("RPMQueryCommand() = %q, %v; want rpm -qa", all, err)
+	if _, err := RPMInstalledCommand(); err == nil {
+		t.Error("RPMInstalledCommand() succeeded, want error")
 	}
 	for _, bad := range []string{"", "--admindir=/tmp", "-x"} {
 		if _, err := DpkgQueryCommand(bad); err == nil {
 			t.Errorf("DpkgQueryCommand(%q) succeeded, want error", bad)
 		}
-		if _, err := RPMQueryCommand(bad); err == nil {
-			t.Errorf("RPMQueryCommand(%q) succeeded, want error", bad)
+		if _, err := RPMInstalledCommand(bad); err == nil {
+			t.Errorf("RPMInstalledCommand(%q) succeeded, want error", bad)
 		}
 	}
 }

@@ -10,22 +10,10 @@ import (
 // rpmFormat is the rpm query format: one tab-separated line per package.
 const rpmFormat = `%{NAME}\t%{ARCH}\t%{EPOCH}\t%{VERSION}-%{RELEASE}\n`
 
-// RPMQueryCommand returns the command that prints name, architecture, epoch
-// and version-release of the given packages (all packages when none are
-// given). For a package that is not installed rpm prints "package X is not
-// installed" on standard output and exits 1.
-func RPMQueryCommand(pkgs ...string) (shell.Command, error) {
-	if err := checkPackageNames(pkgs); err != nil {
-		return shell.Command{}, err
-	}
-	if len(pkgs) == 0 {
-		return shell.New("rpm", "-qa", "--qf", rpmFormat), nil
-	}
-	return shell.New("rpm", "-q", "--qf", rpmFormat).Arg(pkgs...), nil
-}
-
-// ParseRPMQuery reads the output of [RPMQueryCommand]. Packages that are not
-// installed come back with Installed false and no version.
+// ParseRPMQuery reads rpm's output in [rpmFormat]: name, architecture, epoch
+// and version-release of each package, as [RPMInstalledCommand] prints them.
+// A "package X is not installed" line (rpm -q of a missing package) comes
+// back with Installed false and no version.
 func ParseRPMQuery(out string) ([]Package, error) {
 	const fact = "rpm"
 	var res []Package
@@ -54,7 +42,7 @@ func ParseRPMQuery(out string) ([]Package, error) {
 }
 
 // RPMInstalledCommand returns the command that prints the installed packages
-// matching any of the glob patterns, in [RPMQueryCommand]'s format. Unlike
+// matching any of the glob patterns, one line each in [rpmFormat]. Unlike
 // "rpm -q", "rpm -qa" takes patterns, prints nothing for one that matches
 // nothing and exits 0.
 func RPMInstalledCommand(patterns ...string) (shell.Command, error) {
