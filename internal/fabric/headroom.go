@@ -76,12 +76,6 @@ func WorstCasePattern() TrafficPattern {
 	return TrafficPattern{SmallPacketPercent: 100, MTU: 1024}
 }
 
-// DefaultTrafficPattern returns SONiC's template default, 50 % small
-// packets at MTU 1024.
-func DefaultTrafficPattern() TrafficPattern {
-	return TrafficPattern{SmallPacketPercent: 50, MTU: 1024}
-}
-
 // HeadroomModel is what differs between the releases and configurations
 // of SONiC's Mellanox headroom script (sonic-swss
 // cfgmgr/buffer_headroom_mellanox.lua).

@@ -62,18 +62,18 @@ func TestComputeHeadroomExactRows(t *testing.T) {
 		{"800G 40m", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), master, Headroom{38912, 362496, 410624}},
 		{"400G 300m", Port{SpeedGbps: 400, CableLengthM: 300, MTU: 9100}, WorstCasePattern(), rel202511, Headroom{19456, 677888, 697344}},
 		{"400G 40m", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, WorstCasePattern(), master, Headroom{19456, 283648, 303104}},
-		{"400G 5m p50 master", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 98304, 117760}},
-		{"400G 40m p50 master", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 119808, 139264}},
-		{"400G 100m p50 master", Port{SpeedGbps: 400, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{19456, 157696, 177152}},
-		{"800G 5m p50 master", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 108544, 156672}},
-		{"800G 40m p50 master", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 152576, 200704}},
-		{"800G 100m p50 master", Port{SpeedGbps: 800, CableLengthM: 100, MTU: 9100}, DefaultTrafficPattern(), master, Headroom{38912, 227328, 275456}},
-		{"400G 5m p50 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{19456, 96256, 115712}},
-		{"400G 40m p50 202511", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{19456, 117760, 137216}},
-		{"800G 40m p50 202511", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, DefaultTrafficPattern(), rel202511, Headroom{38912, 150528, 198656}},
-		{"400G 5m p50 MTU 1500 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 1500}, DefaultTrafficPattern(), rel202511, Headroom{19456, 86016, 105472}},
-		{"shared headroom pool reserves xon only, no compensation", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), shp, Headroom{19456, 96256, 19456}},
-		{"shared headroom pool on 8 lanes", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, DefaultTrafficPattern(), shp, Headroom{38912, 106496, 38912}},
+		{"400G 5m p50 master", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, defaultTrafficPattern(), master, Headroom{19456, 98304, 117760}},
+		{"400G 40m p50 master", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, defaultTrafficPattern(), master, Headroom{19456, 119808, 139264}},
+		{"400G 100m p50 master", Port{SpeedGbps: 400, CableLengthM: 100, MTU: 9100}, defaultTrafficPattern(), master, Headroom{19456, 157696, 177152}},
+		{"800G 5m p50 master", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, defaultTrafficPattern(), master, Headroom{38912, 108544, 156672}},
+		{"800G 40m p50 master", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, defaultTrafficPattern(), master, Headroom{38912, 152576, 200704}},
+		{"800G 100m p50 master", Port{SpeedGbps: 800, CableLengthM: 100, MTU: 9100}, defaultTrafficPattern(), master, Headroom{38912, 227328, 275456}},
+		{"400G 5m p50 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, defaultTrafficPattern(), rel202511, Headroom{19456, 96256, 115712}},
+		{"400G 40m p50 202511", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100}, defaultTrafficPattern(), rel202511, Headroom{19456, 117760, 137216}},
+		{"800G 40m p50 202511", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100}, defaultTrafficPattern(), rel202511, Headroom{38912, 150528, 198656}},
+		{"400G 5m p50 MTU 1500 202511", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 1500}, defaultTrafficPattern(), rel202511, Headroom{19456, 86016, 105472}},
+		{"shared headroom pool reserves xon only, no compensation", Port{SpeedGbps: 400, CableLengthM: 5, MTU: 9100}, defaultTrafficPattern(), shp, Headroom{19456, 96256, 19456}},
+		{"shared headroom pool on 8 lanes", Port{SpeedGbps: 800, CableLengthM: 5, MTU: 9100}, defaultTrafficPattern(), shp, Headroom{38912, 106496, 38912}},
 		{"400G on 8 lanes doubles xon and adds an MTU", Port{SpeedGbps: 400, CableLengthM: 40, MTU: 9100, Lanes: 8}, WorstCasePattern(), master, Headroom{38912, 283648, 331776}},
 		{"800G on 4 lanes keeps single xon", Port{SpeedGbps: 800, CableLengthM: 40, MTU: 9100, Lanes: 4}, WorstCasePattern(), master, Headroom{19456, 362496, 381952}},
 		{"no small packets adds the 2 KiB compensation on master", Port{SpeedGbps: 100, CableLengthM: 0, MTU: 1500}, TrafficPattern{SmallPacketPercent: 0, MTU: 1500}, master, Headroom{19456, 35840, 55296}},
@@ -179,4 +179,10 @@ func TestCheckSpeed(t *testing.T) {
 			t.Errorf("CheckSpeed(%d) = %v, want one error containing %q", s, fs, want)
 		}
 	}
+}
+
+// defaultTrafficPattern is SONiC's template default, 50 % small packets at MTU 1024 (a switch
+// says its own in LOSSLESS_TRAFFIC_PATTERN).
+func defaultTrafficPattern() TrafficPattern {
+	return TrafficPattern{SmallPacketPercent: 50, MTU: 1024}
 }

@@ -108,12 +108,13 @@ func (h HCASpec) String() string {
 	return b.String()
 }
 
-// HCAPrefixWarnings warns about prefix matching in a non-exact spec: an
+// hcaPrefixWarnings warns about prefix matching in a non-exact spec: an
 // entry whose name prefixes other known devices (mlx5_1 also selects
 // mlx5_10), or, when known is empty, any entry whose name ends in a digit.
 // With known devices it also warns about entries that match none of them.
-// Path "hcas".
-func HCAPrefixWarnings(h HCASpec, known []string) Findings {
+// Path "hcas". Only its tests call it: the provider writes hcas in the exact
+// form, and a raw NCCL_IB_HCA (roce_nccl_test's env) is not checked yet.
+func hcaPrefixWarnings(h HCASpec, known []string) Findings {
 	var fs Findings
 	for _, e := range h.Entries {
 		fs = append(fs, hcaEntryWarnings(h, e, known)...)

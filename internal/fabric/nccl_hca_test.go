@@ -111,8 +111,8 @@ func TestHCAPrefixWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, HCAPrefixWarnings(spec, tt.known)); diff != "" {
-				t.Errorf("HCAPrefixWarnings mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.want, hcaPrefixWarnings(spec, tt.known)); diff != "" {
+				t.Errorf("hcaPrefixWarnings mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -200,17 +200,6 @@ var ncclVarTable = []NCCLVar{
 		Doc: "Topology XML describing the node; a missing file is logged and ignored."},
 }
 
-// NCCLVars returns the known NCCL variables, sorted by name.
-func NCCLVars() []NCCLVar {
-	out := make([]NCCLVar, len(ncclVarTable))
-	for i, v := range ncclVarTable {
-		v.Values = slices.Clone(v.Values)
-		v.ValueSince = maps.Clone(v.ValueSince)
-		out[i] = v
-	}
-	return out
-}
-
 // LookupNCCLVar returns the variable with exactly this name.
 func LookupNCCLVar(name string) (NCCLVar, bool) {
 	i, ok := slices.BinarySearchFunc(ncclVarTable, name, func(v NCCLVar, n string) int { return strings.Compare(v.Name, n) })

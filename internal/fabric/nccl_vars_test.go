@@ -10,9 +10,8 @@ import (
 )
 
 func TestNCCLVarsSortedAndComplete(t *testing.T) {
-	vars := NCCLVars()
-	names := make([]string, len(vars))
-	for i, v := range vars {
+	names := make([]string, len(ncclVarTable))
+	for i, v := range ncclVarTable {
 		names[i] = v.Name
 		if !ncclKeyRE.MatchString(v.Name) || v.Doc == "" || v.Default == "" {
 			t.Errorf("%s: name must match %s and Doc and Default must be set: %+v", v.Name, ncclKeyRE, v)
@@ -22,15 +21,15 @@ func TestNCCLVarsSortedAndComplete(t *testing.T) {
 		}
 	}
 	if !slices.IsSorted(names) {
-		t.Errorf("NCCLVars() not sorted: %v", names)
+		t.Errorf("ncclVarTable not sorted: %v", names)
 	}
 	if len(slices.Compact(slices.Clone(names))) != len(names) {
-		t.Errorf("NCCLVars() has duplicates: %v", names)
+		t.Errorf("ncclVarTable has duplicates: %v", names)
 	}
 	for _, want := range []string{"NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_IB_TC", "NCCL_IB_QPS_PER_CONNECTION",
 		"NCCL_SOCKET_IFNAME", "NCCL_CROSS_NIC", "NCCL_NET_GDR_LEVEL", "NCCL_DEBUG", "NCCL_DEBUG_SUBSYS"} {
 		if !slices.Contains(names, want) {
-			t.Errorf("NCCLVars() lacks %s", want)
+			t.Errorf("ncclVarTable lacks %s", want)
 		}
 	}
 }

@@ -55,9 +55,6 @@ func (b batch) command() shell.Script {
 	return shell.And(all...)
 }
 
-// script is the batch's command line.
-func (b batch) script() (string, error) { return b.command().Render() }
-
 // apply runs the batch on r; sudo says whether the engine escalates steps
 // that need root.
 func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {

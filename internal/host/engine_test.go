@@ -10,6 +10,9 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
+// script is the batch's command line.
+func (b batch) script() (string, error) { return b.command().Render() }
+
 func cmds(sudo bool, c ...string) Commands {
 	var rs []shell.Runnable
 	for _, x := range c {

@@ -35,9 +35,6 @@ const gatherPrologue = `LC_ALL=C; export LC_ALL; PATH=$PATH:/usr/local/sbin:/usr
 // not bring a valid nonce.
 const nonceExit = 97
 
-// renderGather returns the gather script of steps as a line.
-func renderGather(steps []step) (string, error) { return gatherCommand(steps).Render() }
-
 // gatherCommand is the gather script of steps.
 func gatherCommand(steps []step) shell.Script {
 	parts := []shell.Runnable{shell.Raw(gatherPrologue)}

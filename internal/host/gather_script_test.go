@@ -16,6 +16,9 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata")
 const hostilePath = `/etc/roce test/it's "$(touch pwned)" ` + "`id`" + ` ; $HOME & *.conf`
 
 // The gather script is pinned byte for byte, quoting included.
+// renderGather returns the gather script of steps as a line.
+func renderGather(steps []step) (string, error) { return gatherCommand(steps).Render() }
+
 func TestGatherScriptGolden(t *testing.T) {
 	steps, err := gatherSteps(AllFacts().WithFiles(hostilePath, "/etc/nccl.conf").withDependencies())
 	if err != nil {

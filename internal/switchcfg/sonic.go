@@ -92,12 +92,6 @@ func (o sonicObservation) Headroom(p Policy, speedOverride int) fabric.Headroom 
 	return h
 }
 
-// plan returns the Set that makes the switch hold p, refusing what the switch's SONiC release
-// would reject. An empty Changes means the switch already holds p.
-func (o sonicObservation) plan(p Policy) (*sonicChanges, error) {
-	return o.planUpdate(nil, p, nil)
-}
-
 // PlanUpdate returns the Set that moves the switch from policy prior (nil when there is none)
 // to p: what p asks, plus the restore, from snap, of shared fields prior set and p no longer
 // does (a moved CNP queue, a dropped watchdog).

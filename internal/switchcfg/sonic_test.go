@@ -59,6 +59,12 @@ func observe(t *testing.T, b *SONiC) sonicObservation {
 	return o
 }
 
+// plan returns the Set that makes the switch hold p with no prior policy, refusing what the
+// switch's SONiC release would reject. An empty Changes means the switch already holds p.
+func (o sonicObservation) plan(p Policy) (*sonicChanges, error) {
+	return o.planUpdate(nil, p, nil)
+}
+
 func apply(t *testing.T, b *SONiC, c Changes) {
 	t.Helper()
 	if warning, err := b.Apply(context.Background(), c); err != nil || warning != "" {

@@ -24,16 +24,6 @@ import (
 	"syscall"
 )
 
-// Tools lists the stand-ins Run knows, sorted.
-func Tools() []string {
-	names := make([]string, 0, len(tools))
-	for n := range tools {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 var tools = map[string]func(*ctx, []string) int{
 	"cma_roce_tos": cmaRoceTos,
 	"ethtool":      ethtool,
