@@ -37,6 +37,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "counted", Profile: "cx7"},
 	{Name: "dcqcn", Profile: "cx7"},
 	{Name: "dcqcnnp", Profile: "cx8"},
+	{Name: "dcqcnqos", Profile: "cx7"},
+	{Name: "dcqcnnotc", Profile: "cx7"},
 	{Name: "cutfloor", Profile: "cx7"},
 	{Name: "logged", Profile: "cx7"},
 	{Name: "bootstrap", Profile: "inbox"},

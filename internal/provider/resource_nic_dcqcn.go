@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -143,7 +144,7 @@ func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateReques
 
 // Read plans the configured tasks against the host: any change means the host drifted (for
 // example values reset by a reboot without the persistence unit). After an import, which
-// leaves dcqcn and cnp unset, it first reads them back from the host.
+// leaves dcqcn and cnp unset, it first reads them and the host QoS back from the host.
 func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -155,8 +156,13 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
-	f, err := engine.Gather(ctx, phaseNeeds([][]host.Task{state.tasks()}))
-	if err == nil && (state.DCQCN == nil || state.CNP == nil) {
+	imported := state.DCQCN == nil || state.CNP == nil
+	needs := phaseNeeds([][]host.Task{state.tasks()})
+	if imported {
+		needs = needs.Union(state.persistence().Needs()) // whether the unit is there decides persist
+	}
+	f, err := engine.Gather(ctx, needs)
+	if err == nil && imported {
 		err = state.observe(f)
 	}
 	var rep host.Report
@@ -202,6 +208,36 @@ func (m *nicDCQCNModel) observe(f host.Facts) error {
 		MinTimeBetweenCNPsUS: types.Int64Value(int64(p.MinTimeBetweenCNPsUS)),
 	}
 	m.CNP = &cnpClassModel{DSCP: types.Int64Value(int64(got.CNPDSCP)), Priority: types.Int64Value(int64(got.CNPPriority))}
+	return m.observeQoS(f)
+}
+
+// observeQoS fills pfc_priorities, set_traffic_class, rdma_dscp and persist with what the host
+// holds, as the inverse of qosTask and persistence. priority is not read: the firmware enables
+// DCQCN on every priority by default, so the enable bits cannot tell which one was configured,
+// and it stays at what ImportState set.
+func (m *nicDCQCNModel) observeQoS(f host.Facts) error {
+	q, err := m.qosTask().Observed(f)
+	if err != nil {
+		return fmt.Errorf("read back host QoS: %w", err)
+	}
+	// Unset means [priority]; PFC off everywhere cannot be configured (an empty list is
+	// refused), so it too is left unset and shows as drift to [priority].
+	prio := intOr(m.Priority, fabric.DefaultRDMAPriority)
+	m.PFCPriorities = types.ListNull(types.Int64Type)
+	if len(q.PFCPriorities) > 0 && !slices.Equal(q.PFCPriorities, []int{prio}) {
+		elems := make([]attr.Value, len(q.PFCPriorities))
+		for i, p := range q.PFCPriorities {
+			elems[i] = types.Int64Value(int64(p))
+		}
+		m.PFCPriorities = types.ListValueMust(types.Int64Type, elems)
+	}
+	// A forced class is rdma_dscp << 2 | ECT(0); other ECN bits show as drift. With none
+	// forced, rdma_dscp is not on the host and stays at what ImportState set.
+	m.TrafficClass = types.BoolValue(q.TrafficClass >= 0)
+	if q.TrafficClass >= 0 {
+		m.RDMADSCP = types.Int64Value(int64(q.TrafficClass >> 2))
+	}
+	m.Persist = types.BoolValue(m.persistence().Installed(f))
 	return nil
 }
 
@@ -225,7 +261,8 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 }
 
 // ImportState takes the host address. dcqcn and cnp are left unset for Read to read back
-// from the host; the other attributes start at their defaults.
+// from the host, with pfc_priorities, set_traffic_class, rdma_dscp and persist. priority
+// starts at its default: the host cannot tell it (see observeQoS).
 func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	set := func(name string, v attr.Value) {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), v)...)

@@ -79,6 +79,53 @@ resource "roce_nic_dcqcn" "gpu" {
 	})
 }
 
+// TestNICDCQCNImportHostQoS: an import reads pfc_priorities from mlnx_qos, rdma_dscp and
+// set_traffic_class from tc/1/traffic_class and persist from the unit files, each set away
+// from its default so ImportStateVerify compares what was read. A host that forces no class
+// imports with set_traffic_class false; one with the configured priority's PFC only imports
+// with pfc_priorities unset, as configured.
+func TestNICDCQCNImportHostQoS(t *testing.T) {
+	f, provider := hostTwins(t)
+	config := provider + fmt.Sprintf(`
+resource "roce_nic_dcqcn" "tuned" {
+  host           = %q
+  rdma_dscp      = 24
+  pfc_priorities = [3, 4]
+  persist        = false
+}
+
+resource "roce_nic_dcqcn" "noclass" {
+  host              = %q
+  set_traffic_class = false
+}
+`, twinAddress(t, f, "dcqcnqos"), twinAddress(t, f, "dcqcnnotc"))
+	importStep := func(addr string) resource.TestStep {
+		return resource.TestStep{
+			ResourceName:            addr,
+			ImportState:             true,
+			ImportStateVerify:       true,
+			ImportStateVerifyIgnore: []string{"planned_changes"},
+		}
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					got := onTwin(t, f, "dcqcnqos", "cat /sys/class/infiniband/mlx5_0/tc/1/traffic_class; ls /etc/systemd/system/roce-dcqcn.service 2>&1 || true")
+					if !regexp.MustCompile(`(?s)^(Global tclass=)?98\n.*No such file`).MatchString(got) {
+						return fmt.Errorf("dcqcnqos after apply: %q", got)
+					}
+					return nil
+				},
+			},
+			importStep("roce_nic_dcqcn.tuned"),
+			importStep("roce_nic_dcqcn.noclass"),
+		},
+	})
+}
+
 // TestNICDCQCNDriftAfterRebootWithoutPersistence: values reset by a reboot show as drift.
 func TestNICDCQCNDriftAfterRebootWithoutPersistence(t *testing.T) {
 	f, provider := hostTwins(t)
