@@ -15,7 +15,7 @@ import (
 func classHost(t *testing.T, tc0 int) host.Facts {
 	t.Helper()
 	f := roceHost(t)
-	f.Gathered = f.Gathered.Union(host.NewFactSet(host.FactTrafficClass))
+	f.Gathered = f.Gathered.Union(host.WantFacts(host.FactTrafficClass))
 	f.TrafficClass = map[string]int{"mlx5_0": tc0, "mlx5_1": 106}
 	return f
 }
