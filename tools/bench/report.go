@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // Targets (benchmark results, not timed tests), for the largest scenario with a nonzero RTT.
@@ -137,7 +139,11 @@ func rpcSummary(perSwitch []map[string]int) string {
 func renderReport(c config, results []scenarioResult, took time.Duration) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# make bench, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(&b, "Command: `roce-bench %s`\n\n", strings.Join(os.Args[1:], " "))
+	args := make([]string, 0, len(os.Args)-1)
+	for _, a := range os.Args[1:] {
+		args = append(args, shell.Quote(a)) // an empty -ansible '' stays visible
+	}
+	fmt.Fprintf(&b, "Command: `roce-bench %s`\n\n", strings.Join(args, " "))
 	fmt.Fprintf(&b, "Machine: %d CPUs (%s; a fork and exec of /bin/true takes %s), %s; %s; %s; %s. %d switch twins of %d ports; host twins of profile %s "+
 		"(8 ConnectX-7 ports each), each in its own network namespace behind a relay adding the RTT. "+
 		"Whole run: %s.\n\n",
@@ -288,7 +294,7 @@ func versionLine(prefix, name string, args ...string) string {
 			return strings.TrimSpace(line)
 		}
 	}
-	return ""
+	return "no " + name
 }
 
 func writeReport(c config, report string) error {
