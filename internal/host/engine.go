@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
@@ -18,6 +19,8 @@ type Engine struct {
 	// Cache, when set, shares gathered facts with the other engines of the
 	// process; Runner should then come from Cache.Runner.
 	Cache *GatherCache
+	// Events, when set, hears each gather and plan.
+	Events Events
 }
 
 // Plan gathers the facts all tasks need in one round trip and plans each
@@ -28,7 +31,7 @@ func (e Engine) Plan(ctx context.Context, tasks []Task) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	trs, err := planTasks(f, tasks)
+	trs, err := e.plan(ctx, "plan", f, tasks)
 	if err != nil {
 		return Report{}, err
 	}
@@ -47,7 +50,7 @@ func (e Engine) Apply(ctx context.Context, tasks []Task) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	trs, err := planTasks(f, tasks)
+	trs, err := e.plan(ctx, "apply", f, tasks)
 	if err != nil {
 		return Report{}, err
 	}
@@ -77,7 +80,7 @@ func (e Engine) verify(ctx context.Context, r Runner, tasks []Task) error {
 	if err != nil {
 		return err
 	}
-	trs, err := planTasks(f, tasks)
+	trs, err := e.plan(ctx, "verify", f, tasks)
 	if err != nil {
 		return err
 	}
@@ -105,10 +108,27 @@ func (e Engine) gatherFor(ctx context.Context, r Runner, tasks []Task) (Facts, e
 
 // gather reads want through the cache when the engine has one.
 func (e Engine) gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, error) {
+	began := time.Now()
+	var f Facts
+	var err error
 	if e.Cache != nil {
-		return e.Cache.gather(ctx, r, want, sudo)
+		f, err = e.Cache.gather(ctx, r, want, sudo)
+	} else {
+		f, err = gather(ctx, r, want, sudo)
 	}
-	return gather(ctx, r, want, sudo)
+	if e.Events != nil {
+		e.Events.Gathered(ctx, r.Address(), want, f, time.Since(began), err)
+	}
+	return f, err
+}
+
+// plan plans the tasks against f and tells e.Events; phase names the plan's purpose.
+func (e Engine) plan(ctx context.Context, phase string, f Facts, tasks []Task) ([]TaskReport, error) {
+	trs, err := planTasks(f, tasks)
+	if err == nil && e.Events != nil {
+		e.Events.Planned(ctx, f.Host, phase, trs)
+	}
+	return trs, err
 }
 
 // planTasks plans every task against f and checks the steps it yields.
@@ -200,8 +220,8 @@ func (e Engine) Read(ctx context.Context, want Want) (Facts, error) {
 
 // PlanFacts plans tasks against facts already gathered with at least their Needs. It does no
 // I/O: it is Plan without the gather.
-func PlanFacts(f Facts, tasks []Task) (Report, error) {
-	trs, err := planTasks(f, tasks)
+func (e Engine) PlanFacts(ctx context.Context, f Facts, tasks []Task) (Report, error) {
+	trs, err := e.plan(ctx, "plan", f, tasks)
 	if err != nil {
 		return Report{}, err
 	}

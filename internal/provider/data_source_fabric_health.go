@@ -250,8 +250,10 @@ type switchTarget struct {
 	address string
 	read    func(context.Context) ([]health.SwitchPort, error)
 	// what the read is, for errors; advice is what to check when it fails; logged is the
-	// read's log message and its fields beyond the switch, ports and duration.
+	// read's log message in the log subsystem (gnmi or nvue), and logFields its fields
+	// beyond the switch, ports and duration.
 	what, advice string
+	subsystem    string
 	logged       string
 	logFields    map[string]any
 }
@@ -286,8 +288,8 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 		s.switches = append(s.switches, switchTarget{attr: "switches", index: i, address: cfg.Address, read: func(ctx context.Context) ([]health.SwitchPort, error) {
 			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
 		}, what: "COUNTERS_DB over gNMI",
-			advice: "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).",
-			logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"}})
+			advice:    "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).",
+			subsystem: logGNMI, logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"}})
 	}
 	for i, v := range knownStrings(m.CumulusSwitches) {
 		client, err := d.data.nvueClient(v.ValueString(), nil)
@@ -299,8 +301,8 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 		s.switches = append(s.switches, switchTarget{attr: "cumulus_switches", index: i, address: client.Address(), read: func(ctx context.Context) ([]health.SwitchPort, error) {
 			return telemetry.Cumulus(ctx, client, client.Address(), nil)
 		}, what: "the QoS counters over NVUE",
-			advice: "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials.",
-			logged: "nvue read of the QoS counters", logFields: map[string]any{"rpc": "GET", "target": "counters/qos, qos/pfc-watchdog"}})
+			advice:    "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials.",
+			subsystem: logNVUE, logged: "nvue read of the QoS counters", logFields: map[string]any{"rpc": "GET", "target": "counters/qos, qos/pfc-watchdog"}})
 	}
 	for i, v := range knownStrings(m.Hosts) {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
@@ -330,7 +332,7 @@ func (s *sampler) sample(ctx context.Context) (health.Sample, diag.Diagnostics) 
 			if err != nil {
 				fields["error"] = redact(err.Error())
 			}
-			tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, t.logged, fields)
+			tflog.SubsystemDebug(subsystem(ctx, t.subsystem), t.subsystem, t.logged, fields)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {

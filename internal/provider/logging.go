@@ -3,8 +3,11 @@ package provider
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"regexp"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -16,10 +19,14 @@ import (
 )
 
 // The provider's log subsystems: TF_LOG=DEBUG shows them all, and
-// TF_LOG_PROVIDER_ROCE_SSH / TF_LOG_PROVIDER_ROCE_GNMI set each on its own.
+// TF_LOG_PROVIDER_ROCE_SSH, _ENGINE, _GNMI and _NVUE set each on its own: ssh for connections,
+// remote commands and file transfers; engine for each host's fact gathers and task plans;
+// gnmi and nvue for each SONiC and Cumulus switch's reads and writes.
 const (
-	logSSH  = "ssh"
-	logGNMI = "gnmi"
+	logSSH    = "ssh"
+	logEngine = "engine"
+	logGNMI   = "gnmi"
+	logNVUE   = "nvue"
 )
 
 // urlCredentials matches the user:password part of a URL, which a repository address in a
@@ -32,12 +39,41 @@ func redact(s string) string { return urlCredentials.ReplaceAllString(s, "$1:***
 // logEnvPrefix names the variables that set one subsystem's level.
 const logEnvPrefix = "TF_LOG_PROVIDER_ROCE"
 
-func sshLog(ctx context.Context) context.Context {
-	return tflog.NewSubsystem(ctx, logSSH, tflog.WithLevelFromEnv(logEnvPrefix, logSSH))
+// subsystem returns ctx with the provider's log subsystem name, its level from the
+// environment.
+func subsystem(ctx context.Context, name string) context.Context {
+	return tflog.NewSubsystem(ctx, name, tflog.WithLevelFromEnv(logEnvPrefix, name))
 }
 
-func gnmiLog(ctx context.Context) context.Context {
-	return tflog.NewSubsystem(ctx, logGNMI, tflog.WithLevelFromEnv(logEnvPrefix, logGNMI))
+func sshLog(ctx context.Context) context.Context { return subsystem(ctx, logSSH) }
+
+// engineEvents logs each host's gathers and plans (host.Events).
+type engineEvents struct{}
+
+func (engineEvents) Gathered(ctx context.Context, address string, want host.Want, f host.Facts, took time.Duration, err error) {
+	fields := map[string]any{"host": address, "facts": want.String(), "duration_ms": took.Milliseconds()}
+	if err != nil {
+		fields["error"] = redact(err.Error())
+	} else if len(f.Absent) > 0 {
+		fields["absent"] = slices.Sorted(maps.Keys(f.Absent))
+	}
+	tflog.SubsystemDebug(subsystem(ctx, logEngine), logEngine, "facts gathered", fields)
+}
+
+func (engineEvents) Planned(ctx context.Context, address, phase string, tasks []host.TaskReport) {
+	ctx = subsystem(ctx, logEngine)
+	planned := make([]string, len(tasks))
+	var changes []string
+	for i, t := range tasks {
+		planned[i] = fmt.Sprintf("%s: %d changes", t.Task, len(t.Changes))
+		for _, c := range t.Changes {
+			changes = append(changes, redact(t.Task+": "+c.Summary))
+		}
+	}
+	tflog.SubsystemDebug(ctx, logEngine, "tasks planned", map[string]any{"host": address, "phase": phase, "tasks": planned})
+	if len(changes) > 0 {
+		tflog.SubsystemTrace(ctx, logEngine, "planned changes", map[string]any{"host": address, "phase": phase, "changes": changes})
+	}
 }
 
 // sshEvents logs the SSH pool's connections.
@@ -115,12 +151,12 @@ type loggingBackend struct {
 	api     switchAPI
 }
 
-// switchAPI names a backend's reads and writes in the log.
-type switchAPI struct{ read, write, readRPC, writeRPC string }
+// switchAPI names a backend's log subsystem and its reads and writes in the log.
+type switchAPI struct{ subsystem, read, write, readRPC, writeRPC string }
 
 var (
-	apiGNMI = switchAPI{read: "gnmi read of CONFIG_DB", write: "gnmi write of CONFIG_DB", readRPC: "Get", writeRPC: "Set"}
-	apiNVUE = switchAPI{read: "nvue read of the applied configuration", write: "nvue revision applied", readRPC: "GET", writeRPC: "revision"}
+	apiGNMI = switchAPI{subsystem: logGNMI, read: "gnmi read of CONFIG_DB", write: "gnmi write of CONFIG_DB", readRPC: "Get", writeRPC: "Set"}
+	apiNVUE = switchAPI{subsystem: logNVUE, read: "nvue read of the applied configuration", write: "nvue revision applied", readRPC: "GET", writeRPC: "revision"}
 )
 
 func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, error) {
@@ -132,7 +168,7 @@ func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, err
 	} else {
 		fields["runs"] = obs.Describe()
 	}
-	tflog.SubsystemDebug(gnmiLog(ctx), logGNMI, b.api.read, fields)
+	tflog.SubsystemDebug(subsystem(ctx, b.api.subsystem), b.api.subsystem, b.api.read, fields)
 	return obs, err
 }
 
@@ -147,10 +183,10 @@ func (b loggingBackend) Apply(ctx context.Context, c switchcfg.Changes) (string,
 	if warning != "" {
 		fields["warning"] = warning
 	}
-	ctx = gnmiLog(ctx)
-	tflog.SubsystemDebug(ctx, logGNMI, b.api.write, fields)
+	ctx = subsystem(ctx, b.api.subsystem)
+	tflog.SubsystemDebug(ctx, b.api.subsystem, b.api.write, fields)
 	if ops > 0 {
-		tflog.SubsystemTrace(ctx, logGNMI, "switch operations", map[string]any{"switch": b.address, "lines": c.Lines()})
+		tflog.SubsystemTrace(ctx, b.api.subsystem, "switch operations", map[string]any{"switch": b.address, "lines": c.Lines()})
 	}
 	return warning, err
 }

@@ -14,7 +14,8 @@ import (
 
 // TestDebugLogNamesEveryCommand applies a profile on a twin host with TF_LOG=TRACE and reads
 // the provider's log: the SSH connection and every remote command with its host, exit status
-// and duration are there, and the inline private key is not.
+// and duration are there, so are the engine's gathers and plans, and the inline private key is
+// not.
 func TestDebugLogNamesEveryCommand(t *testing.T) {
 	f, _ := hostTwins(t)
 	key, err := os.ReadFile(f.UserKeyFile())
@@ -60,6 +61,8 @@ resource "roce_nccl_env_profile" "logged" {
 	for _, want := range []string{
 		"roce.ssh: ssh connection opened: ", "roce.ssh: remote command: ", "roce.ssh: remote file write: ", "roce.ssh: remote command output: ",
 		"host=" + address, "exit_status=0", "duration_ms=", "path=/etc/nccl.conf", "stdout_bytes=",
+		"roce.engine: facts gathered: ", "facts=\"file /etc/nccl.conf", "roce.engine: tasks planned: ", "phase=apply", "phase=verify",
+		"roce.engine: planned changes: ",
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the provider's log lacks %q", want)
@@ -125,7 +128,7 @@ func TestDebugLogNamesEveryCumulusRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"roce.gnmi: nvue read of the applied configuration: ", "roce.gnmi: nvue revision applied: ", "rpc=GET", "rpc=revision",
+		"roce.nvue: nvue read of the applied configuration: ", "roce.nvue: nvue revision applied: ", "rpc=GET", "rpc=revision",
 		"switch=" + f.addr, `runs="Cumulus Linux 5.12"`, "duration_ms=",
 	} {
 		if !strings.Contains(string(raw), want) {

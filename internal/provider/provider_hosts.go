@@ -31,7 +31,7 @@ func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) 
 		return host.Engine{}, address, err
 	}
 	// Logging inside the cache's runner, which the cache unwraps to read without forgetting.
-	return host.Engine{Runner: d.gathers.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.gathers}, address, nil
+	return host.Engine{Runner: d.gathers.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.gathers, Events: engineEvents{}}, address, nil
 }
 
 // reachError marks a failure to read a host, as opposed to a problem with the configuration.

@@ -224,7 +224,7 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
 		return
 	}
-	lines, err := planPhasesFrom(f, phases)
+	lines, err := planPhasesFrom(ctx, engine, f, phases)
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
 		return
@@ -371,12 +371,12 @@ func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]str
 	if err != nil {
 		return nil, err
 	}
-	return planPhasesFrom(f, phases)
+	return planPhasesFrom(ctx, e, f, phases)
 }
 
 // planPhasesFrom plans each phase against f; a phase after one with changes is not planned
 // against facts the earlier phase will change, and says so.
-func planPhasesFrom(f host.Facts, phases [][]host.Task) ([]string, error) {
+func planPhasesFrom(ctx context.Context, e host.Engine, f host.Facts, phases [][]host.Task) ([]string, error) {
 	lines := []string{}
 	for i, phase := range phases {
 		if i > 0 && len(lines) > 0 {
@@ -385,7 +385,7 @@ func planPhasesFrom(f host.Facts, phases [][]host.Task) ([]string, error) {
 			}
 			continue
 		}
-		rep, err := host.PlanFacts(f, phase)
+		rep, err := e.PlanFacts(ctx, f, phase)
 		if err != nil {
 			return nil, err
 		}

@@ -167,7 +167,7 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	var rep host.Report
 	if err == nil {
-		rep, err = host.PlanFacts(f, state.tasks())
+		rep, err = engine.PlanFacts(ctx, f, state.tasks())
 	}
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read NIC DCQCN", address, err)
