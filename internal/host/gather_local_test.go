@@ -77,10 +77,10 @@ func (u unprivilegedRunner) Run(ctx context.Context, cmd shell.Runnable, opts ss
 // Without root the debugfs cc_params are absent with the reason.
 func TestGatherCCParamsNeedsRoot(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to drop privileges with setpriv")
+		t.Fatal("needs root to drop privileges with setpriv: run the tests as root")
 	}
 	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("needs setpriv (util-linux)")
+		t.Fatal("needs setpriv (package util-linux)")
 	}
 	f, err := Gather(context.Background(), unprivilegedRunner{}, WantFacts(FactCCParams))
 	if err != nil {

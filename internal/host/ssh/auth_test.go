@@ -139,11 +139,11 @@ func TestPasswordAuth(t *testing.T) {
 func testUser(t *testing.T) (name, password string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("password authentication needs a local user with a known password: creating one needs root (useradd, chpasswd)")
+		t.Fatal("password authentication needs a local user with a known password: creating one needs root (useradd, chpasswd); run the tests as root")
 	}
 	for _, tool := range []string{"useradd", "userdel", "chpasswd"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("password authentication needs a local user with a known password: %s is not available", tool)
+			t.Fatalf("password authentication needs a local user with a known password: %s is not available (package passwd)", tool)
 		}
 	}
 	name = "rocessh" + strings.ToLower(rand.Text()[:6])

@@ -119,7 +119,7 @@ exec chroot %[5]s /bin/sh /twin-test.sh`, dirs["host"], dirs["base"], dirs["uppe
 		_ = stdin.Close()
 		_ = cmd.Wait()
 		if s := stderr.String(); strings.Contains(s, "unknown filesystem type") || strings.Contains(s, "Operation not permitted") {
-			t.Skipf("no overlay mounts here: %s", s)
+			t.Fatalf("no overlay mounts here (the host twins need root and overlayfs): %s", s)
 		}
 		t.Fatalf("the twin did not start:\n%s", stderr.String())
 	}

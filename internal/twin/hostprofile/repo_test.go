@@ -48,7 +48,7 @@ func TestPackagesVersions(t *testing.T) {
 // twin version below the newer, as dpkg compares them.
 func TestPackageVersionOrder(t *testing.T) {
 	if _, err := exec.LookPath("dpkg"); err != nil {
-		t.Skip("dpkg not installed")
+		t.Fatal("dpkg is not installed: the host twins need the machine's dpkg (a Debian or Ubuntu machine)")
 	}
 	old, _ := Packages(StackDOCA, "25.07-0.9.7")
 	cur, _ := Packages(StackDOCA, "25.10-1.7.1")
@@ -169,7 +169,7 @@ func TestRepoIndexes(t *testing.T) {
 // rendered host's preinstalled stack.
 func TestRepoWithApt(t *testing.T) {
 	if _, err := exec.LookPath("apt-get"); err != nil {
-		t.Skip("apt-get not installed")
+		t.Fatal("apt-get is not installed: the host twins need the machine's apt (a Debian or Ubuntu machine)")
 	}
 	root := renderRoot(t, mustProfile(t, "cx7"), HostID{Name: "n", Index: 0})
 	base := sharedBase(t)
@@ -220,7 +220,7 @@ func TestRepoWithApt(t *testing.T) {
 
 func TestRepoInstallsWithDpkg(t *testing.T) {
 	if _, err := exec.LookPath("dpkg"); err != nil {
-		t.Skip("dpkg not installed")
+		t.Fatal("dpkg is not installed: the host twins need the machine's dpkg (a Debian or Ubuntu machine)")
 	}
 	requireRoot(t)
 	base := sharedBase(t)
