@@ -39,6 +39,9 @@ func main() {
 	if filepath.Base(os.Args[0]) == providerBinary {
 		os.Exit(wrapProvider())
 	}
+	if args := os.Getenv(envHandshake); args != "" {
+		os.Exit(handshakeChild(args))
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)

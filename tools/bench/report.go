@@ -176,9 +176,30 @@ func renderReport(c config, results []scenarioResult, took time.Duration) string
 			fmt.Fprintf(&b, "- %s, Ansible %s: %s (%s)\n", r.scenario, mode, verdict, idem)
 		}
 	}
+	b.WriteString(renderHandshakes(results))
 	b.WriteString("\n" + renderGrowth(results))
 	b.WriteString("\n" + renderTargets(results))
 	return b.String()
+}
+
+// renderHandshakes prices, per scenario, the second SSH connection per host that a one-shot
+// apply's two provider processes open, against the drift repair's controller CPU per host
+// (a one-shot apply, both walks).
+func renderHandshakes(results []scenarioResult) string {
+	var b strings.Builder
+	for _, r := range results {
+		var perHost time.Duration
+		if s, ok := r.step(repairStep); ok {
+			perHost = time.Duration(s.perHost() * float64(time.Millisecond))
+		}
+		if line := r.handshake.render(perHost); line != "" {
+			fmt.Fprintf(&b, "- %s: %s.\n", r.scenario, line)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\nThe handshakes (handshake.go; the provider's SSH client in a child process, its CPU from its own rusage, sshd's from the machine's busy time):\n\n" + b.String()
 }
 
 // renderTargets checks the targets on the largest scenario with the largest RTT.

@@ -65,6 +65,8 @@ type scenarioResult struct {
 	diff       map[string]string
 	// idempotent: a second run of the playbook changed nothing (per configuration).
 	idempotent map[string]bool
+	// handshake is the cost of an SSH connection to one of the scenario's hosts.
+	handshake handshake
 }
 
 // Resources the demo manages on every host (bootstrap, DCQCN, NCCL profile).
@@ -165,6 +167,11 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if err := plan("after-repair")(); err != nil {
 		return res, err
 	}
+	fmt.Printf("    %s  %d SSH handshakes\n", time.Now().UTC().Format("15:04:05"), handshakeRounds)
+	if res.handshake, err = measureHandshake(ctx, fab.hosts, sc.rtt); err != nil {
+		return res, err
+	}
+	fmt.Println("    " + res.handshake.render(0))
 
 	// Ansible on fresh hosts, one fleet per configuration; the Terraform fleet stays up so
 	// that its first host can be compared with Ansible's.

@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"internal/twin/standin":               {}, // the Go stand-in tools: read the fake sysfs, no product code
 	"tools/twin-standin":                  {"internal/twin/standin"},
 	"internal/twin/twinvars":              {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
-	"tools/bench":                         {"internal/shell", "internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
+	"tools/bench":                         {"internal/host/ssh", "internal/shell", "internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":                     {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
 	"tools/layers":                        {},
 	"tools/release":                       {},
