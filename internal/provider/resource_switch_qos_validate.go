@@ -64,31 +64,20 @@ func (m *switchQoSModel) validate() fabric.Findings {
 // insecure = true with TLS settings. A pair it leaves half set may be completed by the
 // provider's; checkConnection judges the two together.
 func (o *gnmiLoginModel) conflicts() fabric.Findings {
-	var fs fabric.Findings
-	own := gnmiLoginFields(o)
-	for _, e := range o.over(gnmi.Config{}).Check() {
-		if e.Rule != gnmi.RuleInsecureTLS {
-			continue
-		}
-		if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at.String(), Summary: summary, Detail: detail})
-		}
-	}
-	return fs
+	return findings(ownProblems(o.over(gnmi.Config{}).Check(), gnmiLoginFields(o), switchGNMIProblem, gnmi.RuleInsecureTLS))
 }
 
 // conflicts are what a resource's nvue block gets wrong whatever the provider's block adds:
 // insecure = true with a CA file.
 func (o *nvueLoginModel) conflicts() fabric.Findings {
+	return findings(ownProblems(o.over(nvue.Config{}).Check(), nvueLoginFields(o), switchNVUEProblem, nvue.RuleInsecureCA))
+}
+
+// findings are problems of the resource's settings as validation reports them.
+func findings(ps []ownProblem) fabric.Findings {
 	var fs fabric.Findings
-	own := nvueLoginFields(o)
-	for _, e := range o.over(nvue.Config{}).Check() {
-		if e.Rule != nvue.RuleInsecureCA {
-			continue
-		}
-		if at, summary, detail, ok := switchNVUEProblem(e, own); ok {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at.String(), Summary: summary, Detail: detail})
-		}
+	for _, p := range ps {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: p.at.String(), Summary: p.summary, Detail: p.detail})
 	}
 	return fs
 }
@@ -98,24 +87,17 @@ func (o *nvueLoginModel) conflicts() fabric.Findings {
 // needs the fix. Settings the provider block gets wrong on its own are refused when the
 // provider is configured, and the address when the resource connects.
 func (m *switchQoSModel) checkConnection(s settings, diags *diag.Diagnostics) bool {
-	errs := diags.ErrorsCount()
+	var ps []ownProblem
 	if o := m.GNMI; o != nil {
-		own := gnmiLoginFields(o)
-		for _, e := range o.over(s.GNMI.Config).Check() {
-			if at, summary, detail, ok := switchGNMIProblem(e, own); ok {
-				diags.AddAttributeError(at, summary, detail)
-			}
-		}
+		ps = ownProblems(o.over(s.GNMI.Config).Check(), gnmiLoginFields(o), switchGNMIProblem)
 	}
 	if o := m.NVUE; o != nil {
-		own := nvueLoginFields(o)
-		for _, e := range o.over(s.NVUE.Config).Check() {
-			if at, summary, detail, ok := switchNVUEProblem(e, own); ok {
-				diags.AddAttributeError(at, summary, detail)
-			}
-		}
+		ps = append(ps, ownProblems(o.over(s.NVUE.Config).Check(), nvueLoginFields(o), switchNVUEProblem)...)
 	}
-	return diags.ErrorsCount() == errs
+	for _, p := range ps {
+		diags.AddAttributeError(p.at, p.summary, p.detail)
+	}
+	return len(ps) == 0
 }
 
 // speedList is the port speeds the headroom model knows, for documentation: `10`, `25`, ...

@@ -1,10 +1,7 @@
 package provider
 
 import (
-	"slices"
-
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 )
@@ -41,14 +38,11 @@ func checkGNMI(r *resolver, m *gnmiModel, cfg gnmi.Config) {
 	if m == nil {
 		m = &gnmiModel{}
 	}
-	f := gnmiFields(m)
-	for _, e := range cfg.Check() {
-		if e.Rule == gnmi.RuleAddress || slices.ContainsFunc(e.Fields, func(name string) bool { return f(name).v.IsUnknown() }) {
-			continue
-		}
-		at, summary, detail := gnmiProblem(e, f)
-		r.attrError(at, summary, detail)
-	}
+	placement[gnmi.Rule]{
+		attrs: func(int) attributes { return gnmiFields(m) },
+		leave: func(e *gnmi.ConfigError) bool { return e.Rule == gnmi.RuleAddress },
+		word:  gnmiProblem,
+	}.place(r, cfg.Check())
 	if cfg.Insecure {
 		r.diags.AddAttributeWarning(path.Root("gnmi").AtName("insecure"), "gNMI Without TLS",
 			"gnmi.insecure is true: switch configuration and any gNMI password travel in clear. Use TLS with ca_file outside test rigs.")
@@ -56,18 +50,13 @@ func checkGNMI(r *resolver, m *gnmiModel, cfg gnmi.Config) {
 }
 
 // gnmiFields returns the attribute of the provider's gnmi block behind each field of
-// gnmi.Config, by its Go name; a field no attribute sets is the block itself.
-func gnmiFields(m *gnmiModel) func(field string) setting {
+// gnmi.Config, by its Go name.
+func gnmiFields(m *gnmiModel) attributes {
 	root := path.Root("gnmi")
 	fields := gnmiLoginFields(&m.gnmiLoginModel)
 	fields["SetTimeout"] = setting{root.AtName("set_timeout"), envGNMISetTimeout, m.SetTimeout}
 	fields["Retries"] = setting{root.AtName("retries"), envGNMIRetries, m.Retries}
-	return func(field string) setting {
-		if s, ok := fields[field]; ok {
-			return s
-		}
-		return setting{path: root, v: types.StringNull()}
-	}
+	return attributes{root, fields}
 }
 
 // gnmiLoginFields returns the attributes of a gnmi block, the provider's or a resource's,

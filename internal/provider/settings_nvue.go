@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -40,14 +39,11 @@ func checkNVUE(r *resolver, m *nvueModel, cfg nvue.Config) {
 	if m == nil {
 		m = &nvueModel{}
 	}
-	fields := nvueLoginFields(&m.nvueLoginModel)
-	for _, e := range cfg.Check() {
-		if e.Rule == nvue.RuleAddress || e.Field == "" || slices.ContainsFunc(e.Fields, func(name string) bool { return fields[name].v.IsUnknown() }) {
-			continue
-		}
-		at, summary, detail := nvueProblem(e, fields)
-		r.attrError(at, summary, detail)
-	}
+	placement[nvue.Rule]{
+		attrs: func(int) attributes { return attributes{path.Root("nvue"), nvueLoginFields(&m.nvueLoginModel)} },
+		leave: func(e *nvue.ConfigError) bool { return e.Rule == nvue.RuleAddress || e.Field == "" },
+		word:  nvueProblem,
+	}.place(r, cfg.Check())
 	if cfg.Insecure {
 		r.diags.AddAttributeWarning(path.Root("nvue").AtName("insecure"), "NVUE Certificates Are Not Verified",
 			"nvue.insecure is true: any server on the switch's address gets the NVUE password. Give the switches' CA in nvue.ca_file outside test rigs.")
@@ -69,15 +65,15 @@ func nvueLoginFields(m *nvueLoginModel) map[string]setting {
 }
 
 // nvueProblem words a failed check of the provider's nvue block for the attribute to fix.
-func nvueProblem(e *nvue.ConfigError, fields map[string]setting) (at path.Path, summary, detail string) {
-	field := fields[e.Field]
+func nvueProblem(e *nvue.ConfigError, f func(field string) setting) (at path.Path, summary, detail string) {
+	field := f(e.Field)
 	switch e.Rule {
 	case nvue.RuleLogin:
 		return field.path, "Incomplete NVUE Login",
 			fmt.Sprintf("NVUE basic authentication needs both nvue.username and nvue.password (or %s and %s); only %s%s is set. Set %s too, or remove %s.",
-				envNVUEUsername, envNVUEPassword, field.name(), field.from(), fields[e.Fields[1]].name(), field.name())
+				envNVUEUsername, envNVUEPassword, field.name(), field.from(), f(e.Fields[1]).name(), field.name())
 	case nvue.RuleInsecureCA:
-		ca := fields["CAFile"]
+		ca := f("CAFile")
 		return field.path, "Conflicting NVUE TLS Settings",
 			fmt.Sprintf("nvue.insecure = true%s skips certificate verification, yet nvue.ca_file%s is set. Remove insecure to verify the certificate with ca_file.",
 				field.from(), ca.from())

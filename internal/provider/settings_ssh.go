@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 )
@@ -104,14 +103,7 @@ func checkSSH(r *resolver, m *sshModel, cfg ssh.Config) {
 	if m == nil {
 		m = &sshModel{}
 	}
-	for _, e := range cfg.Check() {
-		f := sshFields(m, e.Jump)
-		if slices.ContainsFunc(e.Fields, func(name string) bool { return f(name).v.IsUnknown() }) {
-			continue
-		}
-		at, summary, detail := sshProblem(e, f)
-		r.attrError(at, summary, detail)
-	}
+	placement[ssh.Rule]{attrs: func(jump int) attributes { return sshFields(m, jump) }, word: sshProblem}.place(r, cfg.Check())
 	root := path.Root("ssh")
 	become := m.Become
 	if become == nil {
@@ -137,8 +129,8 @@ func checkSSH(r *resolver, m *sshModel, cfg ssh.Config) {
 }
 
 // sshFields returns the attribute behind each field, by its Go name, of the Config (jump 0)
-// or of its jump host (the bastion); a field no attribute sets is the block itself.
-func sshFields(m *sshModel, jump int) func(field string) setting {
+// or of its jump host (the bastion).
+func sshFields(m *sshModel, jump int) attributes {
 	root := path.Root("ssh")
 	var fields map[string]setting
 	if jump > 0 {
@@ -179,10 +171,5 @@ func sshFields(m *sshModel, jump int) func(field string) setting {
 			"Become.Password":       {bp.AtName("password"), envSSHBecomePassword, become.Password},
 		}
 	}
-	return func(field string) setting {
-		if s, ok := fields[field]; ok {
-			return s
-		}
-		return setting{path: root, v: types.StringNull()}
-	}
+	return attributes{root, fields}
 }

@@ -13,7 +13,7 @@ import (
 // the fields of the Config (or, for the bastion, of its hop).
 func sshProblem(e *ssh.ConfigError, f func(field string) setting) (at path.Path, summary, detail string) {
 	field := f(e.Field)
-	at, bastion := field.path, e.Jump > 0
+	at, bastion := field.path, e.Scope > 0
 	switch {
 	case e.Rule == ssh.RuleUser && !bastion:
 		return at, "Missing SSH User",

@@ -20,14 +20,15 @@ const module = "github.com/clusterbid/terraform-provider-roce/"
 var allowed = map[string][]string{
 	"":                                    {"internal/provider"},
 	"internal/shell":                      {},
+	"internal/configcheck":                {},                 // the transports' problem type: no I/O
 	"internal/fabric":                     {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
 	"internal/sonic":                      {"internal/fabric"},
-	"internal/gnmi":                       {},                                            // the transport: no switch data model
+	"internal/gnmi":                       {"internal/configcheck"},                      // the transport: no switch data model
 	"internal/gnmi/gnmitest":              {"internal/gnmi", "internal/twin/switchtwin"}, // test support
 	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
-	"internal/nvue":                       {},
+	"internal/nvue":                       {"internal/configcheck"},
 	"internal/switchcfg":                  {"internal/fabric", "internal/nvue", "internal/sonic", "internal/sonicdb"},
-	"internal/host/ssh":                   {"internal/shell"},
+	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/host/tasks":                 {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
@@ -36,7 +37,7 @@ var allowed = map[string][]string{
 	"internal/health":                     {}, // verdicts from counter deltas: no I/O
 	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
 	"internal/telemetry":                  {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/nvue", "internal/sonic"},
-	"internal/provider":                   {"internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
+	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
 	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},

@@ -1,9 +1,10 @@
 package ssh
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/configcheck"
 )
 
 // A Rule is one of the checks of [Config.Check].
@@ -44,47 +45,16 @@ const (
 	RuleAddress
 )
 
-// ConfigError is one problem that [Config.Check] found. It names the rule, the field to
-// fix and every field the rule read, so that a caller can put the problem on its own
-// setting and leave a rule alone while one of its inputs is not known yet. Its text never
-// contains a secret.
-type ConfigError struct {
-	// Jump is the 1-based index of the [Hop] in Config.Jumps, 0 for the Config itself.
-	Jump int
-	// Rule is the check that failed.
-	Rule Rule
-	// Field is the field to fix, by its Go name ("HostKey", "Become.Password"); empty when
-	// the rule is about the settings as a whole ([RuleAuth]).
-	Field string
-	// Fields are the fields the rule read, Field among them.
-	Fields []string
-	// Err is the cause when a value does not parse ([RulePrivateKey], [RuleHostKey],
-	// [RuleAddress]); nil otherwise.
-	Err error
-
-	msg string
-}
-
-// Error implements error.
-func (e *ConfigError) Error() string {
-	if e.Jump > 0 {
-		return fmt.Sprintf("jump %d: %s", e.Jump, e.msg)
-	}
-	return e.msg
-}
-
-// Unwrap returns the cause, if any.
-func (e *ConfigError) Unwrap() error { return e.Err }
+// ConfigError is one problem that [Config.Check] found: the rule, the field to fix and
+// every field the rule read. Its Scope is the 1-based index of the [Hop] in Config.Jumps, 0
+// for the Config itself; its text then starts with "jump N: ". Err is the cause when a value
+// does not parse ([RulePrivateKey], [RuleHostKey], [RuleAddress]); nil otherwise. Field is
+// empty when the rule is about the settings as a whole ([RuleAuth]).
+type ConfigError = configcheck.Problem[Rule]
 
 // Validate checks c as [Config.Check] does and joins the problems into one error; nil when
 // there are none. [NewPool] refuses a Config that does not validate.
-func (c Config) Validate() error {
-	var errs []error
-	for _, e := range c.Check() {
-		errs = append(errs, e)
-	}
-	return errors.Join(errs...)
-}
+func (c Config) Validate() error { return configcheck.Join(c.Check()) }
 
 // Check returns every problem of c, in a stable order, without touching the network or
 // the file system: it parses inline keys and pinned host keys, and reads no file. The zero
@@ -92,73 +62,61 @@ func (c Config) Validate() error {
 func (c Config) Check() []*ConfigError {
 	var k checker
 	if c.User == "" {
-		k.add(RuleUser, "User", nil, "user is required")
+		k.Add(RuleUser, "User", nil, "user is required")
 	}
 	k.keys(c.PrivateKey, c.PrivateKeyFile, c.Passphrase, "Passphrase")
 	if c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent && c.Password == "" {
-		k.add(RuleAuth, "", nil, "no authentication method: set a private key, a private key file, a password or use the agent",
+		k.Add(RuleAuth, "", nil, "no authentication method: set a private key, a private key file, a password or use the agent",
 			"PrivateKey", "PrivateKeyFile", "Password", "UseAgent")
 	}
 	if c.CertificateFile != "" && c.PrivateKey == "" && c.PrivateKeyFile == "" && !c.UseAgent {
-		k.add(RuleCertificateKey, "CertificateFile", nil, "a certificate file needs a private key, a private key file or the agent",
+		k.Add(RuleCertificateKey, "CertificateFile", nil, "a certificate file needs a private key, a private key file or the agent",
 			"PrivateKey", "PrivateKeyFile", "UseAgent")
 	}
 	if c.HostKey != "" && c.InsecureIgnoreHostKey {
-		k.add(RuleHostKeyInsecure, "InsecureIgnoreHostKey", nil, "host key and insecure ignore host key are mutually exclusive", "HostKey")
+		k.Add(RuleHostKeyInsecure, "InsecureIgnoreHostKey", nil, "host key and insecure ignore host key are mutually exclusive", "HostKey")
 	}
 	k.hostKey(c.HostKey, c.KnownHostsFile)
 	if c.InsecureIgnoreHostKey && c.KnownHostsFile != "" {
-		k.add(RuleKnownHostsInsecure, "InsecureIgnoreHostKey", nil, "known hosts file and insecure ignore host key are mutually exclusive", "KnownHostsFile")
+		k.Add(RuleKnownHostsInsecure, "InsecureIgnoreHostKey", nil, "known hosts file and insecure ignore host key are mutually exclusive", "KnownHostsFile")
 	}
 	if c.Port < 0 || c.Port > 65535 {
-		k.add(RulePort, "Port", nil, fmt.Sprintf("port %d out of range 1-65535", c.Port))
+		k.Add(RulePort, "Port", nil, fmt.Sprintf("port %d out of range 1-65535", c.Port))
 	}
 	if c.ConnectTimeout < 0 {
-		k.add(RuleConnectTimeout, "ConnectTimeout", nil, "connect timeout must not be negative")
+		k.Add(RuleConnectTimeout, "ConnectTimeout", nil, "connect timeout must not be negative")
 	}
 	if c.MaxSessions < 0 {
-		k.add(RuleMaxSessions, "MaxSessions", nil, "max sessions must not be negative")
+		k.Add(RuleMaxSessions, "MaxSessions", nil, "max sessions must not be negative")
 	}
 	if strings.ContainsAny(c.Become.Password, "\r\n") {
-		k.add(RuleBecomePassword, "Become.Password", nil, "become password must not contain a line break")
+		k.Add(RuleBecomePassword, "Become.Password", nil, "become password must not contain a line break")
 	}
 	for i, h := range c.Jumps {
-		k.jump = i + 1
+		k.In("jump", i+1)
 		h.check(&k)
 	}
-	return k.errs
+	return k.Problems
 }
 
 func (h Hop) check(k *checker) {
 	if h.Address == "" {
-		k.add(RuleAddress, "Address", nil, "address is required")
+		k.Add(RuleAddress, "Address", nil, "address is required")
 	} else if _, err := hostPort(h.Address, DefaultPort); err != nil {
-		k.add(RuleAddress, "Address", err, err.Error())
+		k.Add(RuleAddress, "Address", err, err.Error())
 	}
 	k.keys(h.PrivateKey, h.PrivateKeyFile, "", "")
 	k.hostKey(h.HostKey, h.KnownHostsFile)
 }
 
 // checker collects the problems of a Config and of its hops.
-type checker struct {
-	jump int // the hop being checked, 0 for the Config
-	errs []*ConfigError
-}
-
-// add records a problem with field; read are the other fields the rule read.
-func (k *checker) add(rule Rule, field string, cause error, msg string, read ...string) {
-	fields := read
-	if field != "" {
-		fields = append([]string{field}, read...)
-	}
-	k.errs = append(k.errs, &ConfigError{Jump: k.jump, Rule: rule, Field: field, Fields: fields, Err: cause, msg: msg})
-}
+type checker struct{ configcheck.List[Rule] }
 
 // keys checks an inline key and a key file, decrypting the key with passphrase (the field
 // named passphraseField, empty when there is none).
 func (k *checker) keys(key, file, passphrase, passphraseField string) {
 	if key != "" && file != "" {
-		k.add(RuleOneKey, "PrivateKey", nil, "set only one of private key and private key file", "PrivateKeyFile")
+		k.Add(RuleOneKey, "PrivateKey", nil, "set only one of private key and private key file", "PrivateKeyFile")
 	}
 	if key == "" {
 		return
@@ -168,7 +126,7 @@ func (k *checker) keys(key, file, passphrase, passphraseField string) {
 		if passphraseField != "" {
 			read = []string{passphraseField}
 		}
-		k.add(RulePrivateKey, "PrivateKey", err, "private key: "+err.Error(), read...)
+		k.Add(RulePrivateKey, "PrivateKey", err, "private key: "+err.Error(), read...)
 	}
 }
 
@@ -178,9 +136,9 @@ func (k *checker) hostKey(key, knownHosts string) {
 		return
 	}
 	if knownHosts != "" {
-		k.add(RuleHostKeyKnownHosts, "HostKey", nil, "host key and known hosts file are mutually exclusive", "KnownHostsFile")
+		k.Add(RuleHostKeyKnownHosts, "HostKey", nil, "host key and known hosts file are mutually exclusive", "KnownHostsFile")
 	}
 	if _, err := parsePinnedKey(key); err != nil {
-		k.add(RuleHostKey, "HostKey", err, "host key: "+err.Error())
+		k.Add(RuleHostKey, "HostKey", err, "host key: "+err.Error())
 	}
 }

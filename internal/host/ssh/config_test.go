@@ -113,9 +113,9 @@ func TestConfigCheckNamesFields(t *testing.T) {
 			{Rule: RuleBecomePassword, Field: "Become.Password", Fields: []string{"Become.Password"}},
 		}},
 		{"second jump", Config{User: "u", UseAgent: true, Jumps: []Hop{{Address: "a"}, {Address: "b", PrivateKey: "nope", PrivateKeyFile: "/k", HostKey: "x"}}}, []ConfigError{
-			{Jump: 2, Rule: RuleOneKey, Field: "PrivateKey", Fields: []string{"PrivateKey", "PrivateKeyFile"}},
-			{Jump: 2, Rule: RulePrivateKey, Field: "PrivateKey", Fields: []string{"PrivateKey"}},
-			{Jump: 2, Rule: RuleHostKey, Field: "HostKey", Fields: []string{"HostKey"}},
+			{Scope: 2, Rule: RuleOneKey, Field: "PrivateKey", Fields: []string{"PrivateKey", "PrivateKeyFile"}},
+			{Scope: 2, Rule: RulePrivateKey, Field: "PrivateKey", Fields: []string{"PrivateKey"}},
+			{Scope: 2, Rule: RuleHostKey, Field: "HostKey", Fields: []string{"HostKey"}},
 		}},
 	}
 	for _, tt := range tests {
@@ -125,7 +125,7 @@ func TestConfigCheckNamesFields(t *testing.T) {
 				if (e.Err != nil) != (e.Rule == RulePrivateKey || e.Rule == RuleHostKey || e.Rule == RuleAddress) {
 					t.Errorf("%v: cause %v", e.Rule, e.Err)
 				}
-				got = append(got, ConfigError{Jump: e.Jump, Rule: e.Rule, Field: e.Field, Fields: e.Fields})
+				got = append(got, ConfigError{Scope: e.Scope, Rule: e.Rule, Field: e.Field, Fields: e.Fields})
 			}
 			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(ConfigError{})); diff != "" {
 				t.Errorf("Check (-want +got):\n%s", diff)
