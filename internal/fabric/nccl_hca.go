@@ -108,21 +108,51 @@ func (h HCASpec) String() string {
 	return b.String()
 }
 
-// hcaPrefixWarnings warns about prefix matching in a non-exact spec: an
-// entry whose name prefixes other known devices (mlx5_1 also selects
-// mlx5_10), or, when known is empty, any entry whose name ends in a digit.
-// With known devices it also warns about entries that match none of them.
-// Path "hcas". Only its tests call it: the provider writes hcas in the exact
-// form, and a raw NCCL_IB_HCA (roce_nccl_test's env) is not checked yet.
-func hcaPrefixWarnings(h HCASpec, known []string) Findings {
+// HCAPrefixWarnings warns about the prefix matching of an NCCL_IB_HCA value h.
+// NCCL takes each name as a prefix of the device names unless the list starts
+// with "=" (after "^", which excludes the entries instead): see matchIf and
+// matchIfList in NVIDIA/nccl src/misc/utils.cc, called from ncclIbInitDevices
+// (src/transport/net_ib/init.cc at v2.30.7-1; src/transport/net_ib.cc at
+// v2.21.5-1). With no known devices (at plan time) it warns about each entry
+// of a prefix list whose name ends in a digit (mlx5_1 would also select
+// mlx5_10). With known devices it warns about entries that match none of them
+// and about entries that select other devices as well. The findings are on
+// path, the attribute that holds the value (e.g. `env["NCCL_IB_HCA"]`), and
+// their details name it.
+func HCAPrefixWarnings(h HCASpec, known []string, path string) Findings {
+	return hcaWarnings(h, known, hcaCheck{path: path})
+}
+
+// HCADeviceWarnings checks h against the RDMA devices of hosts, which all have
+// the names devices, and names the hosts in its warnings: entries that match
+// none of the devices, and entries that select other devices as well. It
+// leaves out what HCAPrefixWarnings(h, nil, path) says at plan time: an entry
+// warned about there gets no second prefix warning here.
+func HCADeviceWarnings(h HCASpec, hosts, devices []string, path string) Findings {
+	if len(devices) == 0 {
+		return nil
+	}
+	return hcaWarnings(h, devices, hcaCheck{path: path, on: strings.Join(hosts, ", "), planned: true})
+}
+
+// hcaCheck is how hcaWarnings words and filters its findings.
+type hcaCheck struct {
+	path string
+	// on names the hosts the known devices are from; empty for none.
+	on string
+	// planned leaves out the prefix warnings that the check without known devices gives.
+	planned bool
+}
+
+func hcaWarnings(h HCASpec, known []string, c hcaCheck) Findings {
 	var fs Findings
 	for _, e := range h.Entries {
-		fs = append(fs, hcaEntryWarnings(h, e, known)...)
+		fs = append(fs, hcaEntryWarnings(h, e, known, c)...)
 	}
 	return fs
 }
 
-func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string) Findings {
+func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string, c hcaCheck) Findings {
 	var matched, extra []string
 	for _, k := range known {
 		if k == e.Device {
@@ -132,20 +162,54 @@ func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string) Findings {
 			extra = append(extra, k)
 		}
 	}
+	prefixWarned := !h.Exact && endsInDigit(e.Device)
+	on := ""
+	if c.on != "" {
+		on = " on " + c.on
+	}
 	switch {
 	case len(known) > 0 && len(matched) == 0:
-		return Findings{warnf("hcas", "HCA Not Found",
-			"hcas entry %q matches none of the devices %s: check the device name", e.Device, strings.Join(known, ", "))}
+		devices := "the devices " + strings.Join(known, ", ")
+		if c.on != "" {
+			devices = "the devices of " + c.on + " (" + strings.Join(known, ", ") + ")"
+		}
+		return Findings{warnf(c.path, "HCA Not Found",
+			"%s entry %q matches none of %s: check the device name", c.path, e.Device, devices)}
+	case len(extra) > 0 && c.planned && prefixWarned:
+		return nil
+	case len(extra) > 0 && len(extra) == len(matched):
+		// No device has the entry's own name: the prefix is the point, and "=" would select none.
+		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
+			"%s entry %q is no device name and selects %s%s as a prefix: list the devices with = (%q) so that a device added later is not selected too",
+			c.path, e.Device, strings.Join(extra, ", "), on, exactWith(h, e, extra))}
 	case len(extra) > 0:
-		return Findings{warnf("hcas", "HCA Name Matches as a Prefix",
-			"hcas entry %q also matches %s because NCCL_IB_HCA names are prefixes: start the list with = (%q) for exact names",
-			e.Device, strings.Join(extra, ", "), exactForm(h))}
-	case len(known) == 0 && !h.Exact && endsInDigit(e.Device):
-		return Findings{warnf("hcas", "HCA Name Matches as a Prefix",
-			"hcas entry %q is a prefix and would also match %s0..%s9 and longer names: start the list with = (%q) for exact names",
-			e.Device, e.Device, e.Device, exactForm(h))}
+		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
+			"%s entry %q also matches %s%s because NCCL_IB_HCA names are prefixes: start the list with = (%q) for exact names",
+			c.path, e.Device, strings.Join(extra, ", "), on, exactForm(h))}
+	case len(known) == 0 && prefixWarned:
+		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
+			"%s entry %q is a prefix and would also match %s0..%s9 and longer names: start the list with = (%q) for exact names",
+			c.path, e.Device, e.Device, e.Device, exactForm(h))}
 	}
 	return nil
+}
+
+// exactWith is h in the exact form with entry e replaced by the devices it selects.
+func exactWith(h HCASpec, e HCAEntry, devices []string) string {
+	var entries []HCAEntry
+	for _, x := range h.Entries {
+		if x != e {
+			entries = append(entries, x)
+			continue
+		}
+		for _, d := range devices {
+			if x := (HCAEntry{Device: d, Port: e.Port}); !slices.Contains(h.Entries, x) {
+				entries = append(entries, x)
+			}
+		}
+	}
+	h.Entries = entries
+	return exactForm(h)
 }
 
 func exactForm(h HCASpec) string {

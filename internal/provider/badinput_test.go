@@ -419,6 +419,8 @@ max_bytes = "1G"`,
 		summary: "Value Out of Range", detail: "min_busbw_gbps is -1; a bandwidth is 0 or more GB/s"},
 	{where: "roce_nccl_test", attr: "env", hcl: `env = { "NCCL-IB" = "1" }`,
 		summary: "Invalid Variable Name", detail: `env key "NCCL-IB" is not a variable name`},
+	{where: "roce_nccl_test", attr: `env["NCCL_IB_HCA"]`, hcl: `env = { NCCL_IB_HCA = "=^mlx5_0" }`,
+		summary: "Invalid NCCL Value", detail: `NCCL_IB_HCA "=^mlx5_0" puts = before ^: ^ must precede =, write "^=mlx5_0"`},
 
 	// Functions: errors from a call, or findings returned as a list.
 	{where: "provider::roce::tos", attr: "dscp", hcl: `provider::roce::tos(64, 2)`,

@@ -114,7 +114,10 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"check": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: "Validate the results (`-c 1`), which catches corruption and costs time. Default `true`."},
 			"env": schema.MapAttribute{Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "Environment for every rank (exported with `mpirun -x`), e.g. `NCCL_IB_HCA`. It may override the debug settings, at the cost of the verdicts that need them."},
+				MarkdownDescription: "Environment for every rank (exported with `mpirun -x`), e.g. `NCCL_IB_HCA`. It may override the debug settings, at the cost of the verdicts that need them. " +
+					"`NCCL_IB_HCA` is checked as NCCL reads it (`[^][=]device[:port],...`, names as prefixes unless the list starts with `=`): " +
+					"a malformed list is an error, a name that would also select longer ones (`mlx5_1` also `mlx5_10`) a warning, and before the run " +
+					"each host's RDMA devices (`ibv_devinfo`) are read to warn about names that select none of them or more than they name."},
 			"min_busbw_gbps": schema.Float64Attribute{Optional: true,
 				MarkdownDescription: "Bus bandwidth the largest size must reach, in GB/s (e.g. 360 for 2 nodes of 8 H100 on 8 x 400G). Unset only reports it."},
 			"rails": schema.Int64Attribute{Optional: true,
@@ -253,6 +256,7 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 				fmt.Sprintf("env key %q is not a variable name (letters, digits and _, not starting with a digit): mpirun -x and the shell take no other.", k))
 		}
 	}
+	validateEnvHCA(&resp.Diagnostics, knownStringMap(m.Env))
 }
 
 func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -267,6 +271,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Invalid NCCL Test", err.Error()+".")
 		return
 	}
+	d.warnEnvHCADevices(ctx, &resp.Diagnostics, m)
 	hosts := knownStrings(m.Hosts)
 	address := joinDefaultPort(hosts[0].ValueString(), d.data.settings.SSH.Port)
 	client, err := d.data.hostClient(address)

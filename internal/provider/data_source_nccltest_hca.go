@@ -1,0 +1,124 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+)
+
+// envHCA is the variable of roce_nccl_test's env that selects the RDMA devices, and
+// envHCAAttr the attribute that holds it, as a finding path and as the details name it.
+const (
+	envHCA     = "NCCL_IB_HCA"
+	envHCAAttr = `env["NCCL_IB_HCA"]`
+)
+
+var envHCAPath = path.Root("env").AtMapKey(envHCA)
+
+// envHCASpec parses env's NCCL_IB_HCA. ok is false when env does not set it, or sets it
+// empty, which NCCL reads as no list at all (parseStringList returns no entry and
+// matchIfList then selects every device: NVIDIA/nccl src/misc/utils.cc at v2.30.7-1), so
+// there is nothing to check. err is the refusal of a value NCCL would misread.
+func envHCASpec(env map[string]string) (spec fabric.HCASpec, ok bool, err error) {
+	v, set := env[envHCA]
+	if !set || v == "" {
+		return fabric.HCASpec{}, false, nil
+	}
+	spec, err = fabric.ParseHCAList(v)
+	return spec, err == nil, err
+}
+
+// validateEnvHCA checks env's NCCL_IB_HCA at plan time, before any host is known: a value
+// NCCL would misread is an error, and a name that also selects longer device names
+// (mlx5_1 also mlx5_10) is a warning. Read checks it again against the hosts' devices.
+func validateEnvHCA(diags *diag.Diagnostics, env map[string]string) {
+	spec, ok, err := envHCASpec(env)
+	if err != nil {
+		diags.AddAttributeError(envHCAPath, "Invalid NCCL Value",
+			fmt.Sprintf("%s: %v. NCCL reads NCCL_IB_HCA as [^][=]device[:port],...", envHCAAttr, err))
+		return
+	}
+	if ok {
+		addFindings(diags, fabric.HCAPrefixWarnings(spec, nil, envHCAAttr), nil)
+	}
+}
+
+// hostDevices is one host's RDMA device names, as ibv_devinfo lists them.
+type hostDevices struct {
+	host    string
+	devices []string
+}
+
+// hcaDeviceFindings checks spec against each host's devices. Hosts with the same device
+// names share their findings, which name them all.
+func hcaDeviceFindings(spec fabric.HCASpec, hosts []hostDevices) fabric.Findings {
+	var groups [][]hostDevices
+	for _, h := range hosts {
+		i := slices.IndexFunc(groups, func(g []hostDevices) bool { return slices.Equal(g[0].devices, h.devices) })
+		if i < 0 {
+			groups = append(groups, nil)
+			i = len(groups) - 1
+		}
+		groups[i] = append(groups[i], h)
+	}
+	var fs fabric.Findings
+	for _, g := range groups {
+		names := make([]string, len(g))
+		for i, h := range g {
+			names[i] = h.host
+		}
+		fs = append(fs, fabric.HCADeviceWarnings(spec, names, g[0].devices, envHCAAttr)...)
+	}
+	return fs
+}
+
+// warnEnvHCADevices checks env's NCCL_IB_HCA against the RDMA devices of the hosts (one
+// ibv_devinfo each, read in parallel): an entry that selects none of a host's devices, or
+// more of them than it names. The warnings given at plan time (ValidateConfig runs with the
+// same values just before every Read) are not repeated. A host that cannot be read is left
+// out: the check only advises, and the run that follows reports an unreachable host.
+func (d *ncclTestDataSource) warnEnvHCADevices(ctx context.Context, diags *diag.Diagnostics, m ncclTestModel) {
+	spec, ok, _ := envHCASpec(knownStringMap(m.Env))
+	if !ok {
+		return
+	}
+	hosts := knownStrings(m.Hosts)
+	read := make([]hostDevices, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		address := joinDefaultPort(h.ValueString(), d.data.settings.SSH.Port)
+		wg.Go(func() {
+			read[i] = hostDevices{host: h.ValueString(), devices: d.rdmaDevices(ctx, address)}
+		})
+	}
+	wg.Wait()
+	read = slices.DeleteFunc(read, func(h hostDevices) bool { return h.devices == nil })
+	addFindings(diags, hcaDeviceFindings(spec, read), nil)
+}
+
+// rdmaDevices lists the RDMA devices of a host, nil when it cannot be read.
+func (d *ncclTestDataSource) rdmaDevices(ctx context.Context, address string) []string {
+	client, err := d.data.hostClient(address)
+	if err == nil {
+		var devs []facts.IBDevice
+		if devs, err = host.ReadProbe(ctx, loggingRunner{host.SSH(client)}, facts.IBVDevinfoProbe); err == nil {
+			names := make([]string, 0, len(devs))
+			for _, dev := range devs {
+				names = append(names, dev.Name)
+			}
+			return names
+		}
+	}
+	tflog.Debug(ctx, "NCCL_IB_HCA not checked against the host's devices", map[string]any{"host": address, "error": strings.TrimSpace(err.Error())})
+	return nil
+}

@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+)
+
+// TestNCCLTestEnvHCAValidate runs what `terraform plan` validates for env's NCCL_IB_HCA:
+// the diagnostics land on env["NCCL_IB_HCA"], not on the map or on an hcas attribute.
+func TestNCCLTestEnvHCAValidate(t *testing.T) {
+	tests := []struct {
+		hcl      string
+		severity tfprotov6.DiagnosticSeverity // 0: no diagnostic
+		summary  string
+		detail   string
+	}{
+		{hcl: `env = { NCCL_IB_HCA = "mlx5_1" }`, severity: tfprotov6.DiagnosticSeverityWarning, summary: "HCA Name Matches as a Prefix",
+			detail: `env["NCCL_IB_HCA"] entry "mlx5_1" is a prefix and would also match mlx5_10..mlx5_19 and longer names: start the list with = ("=mlx5_1") for exact names`},
+		{hcl: `env = { NCCL_IB_HCA = "=mlx5_1" }`},
+		{hcl: `env = { NCCL_IB_HCA = "^=mlx5_1:1,mlx5_bond" }`},
+		{hcl: `env = { NCCL_IB_HCA = "" }`},
+		{hcl: `env = { NCCL_IB_HCA = "=^mlx5_1" }`, severity: tfprotov6.DiagnosticSeverityError, summary: "Invalid NCCL Value",
+			detail: `env["NCCL_IB_HCA"]: NCCL_IB_HCA "=^mlx5_1" puts = before ^: ^ must precede =, write "^=mlx5_1". NCCL reads NCCL_IB_HCA as [^][=]device[:port],...`},
+	}
+	p := newBadInputPlugin(t, nil)
+	for _, tt := range tests {
+		t.Run(tt.hcl, func(t *testing.T) {
+			cfg := p.resourceConfig(t, "roce_nccl_test", &badInput{hcl: tt.hcl}, "")
+			resp, err := p.srv.ValidateDataResourceConfig(callContext(t), &tfprotov6.ValidateDataResourceConfigRequest{TypeName: "roce_nccl_test", Config: cfg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.severity == 0 {
+				if len(resp.Diagnostics) > 0 {
+					t.Fatalf("want no diagnostics, got: %s", describeDiags(resp.Diagnostics))
+				}
+				return
+			}
+			if len(resp.Diagnostics) != 1 {
+				t.Fatalf("want one diagnostic, got: %s", describeDiags(resp.Diagnostics))
+			}
+			d := resp.Diagnostics[0]
+			got := []any{d.Severity, pathString(d.Attribute), d.Summary, d.Detail}
+			want := []any{tt.severity, `env["NCCL_IB_HCA"]`, tt.summary, tt.detail}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("diagnostic mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNCCLTestEnvHCADevices(t *testing.T) {
+	spec, err := fabric.ParseHCAList("=mlx5_0,mlx5_4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	four := []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}
+	got := hcaDeviceFindings(spec, []hostDevices{
+		{host: "10.0.0.1", devices: four},
+		{host: "10.0.0.2", devices: []string{"mlx5_0", "mlx5_4"}},
+		{host: "10.0.0.3", devices: four},
+		{host: "10.0.0.4", devices: []string{}},
+	})
+	want := fabric.Findings{{Severity: fabric.SeverityWarning, Path: envHCAAttr, Summary: "HCA Not Found",
+		Detail: `env["NCCL_IB_HCA"] entry "mlx5_4" matches none of the devices of 10.0.0.1, 10.0.0.3 (mlx5_0, mlx5_1, mlx5_2, mlx5_3): check the device name`}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("hcaDeviceFindings mismatch (-want +got):\n%s", diff)
+	}
+	if p := findingPath(got[0].Path); !p.Equal(envHCAPath) {
+		t.Errorf("findingPath(%q) = %s, want %s", got[0].Path, p, envHCAPath)
+	}
+}
