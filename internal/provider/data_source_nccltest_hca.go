@@ -84,8 +84,9 @@ func hcaDeviceFindings(spec fabric.HCASpec, hosts []hostDevices) fabric.Findings
 
 // warnEnvHCADevices checks env's NCCL_IB_HCA against the RDMA devices of the hosts (one
 // ibv_devinfo each, read in parallel): an entry that selects none of a host's devices, or
-// more of them than it names. The warnings given at plan time (ValidateConfig runs with the
-// same values just before every Read) are not repeated. A host that cannot be read is left
+// more of them than it names. The warnings given at plan time are not repeated: Terraform
+// re-validates a data source's configuration, with the same values, just before every read
+// (readDataSource in hashicorp/terraform internal/terraform/node_resource_abstract_instance.go). A host that cannot be read is left
 // out: the check only advises, and the run that follows reports an unreachable host.
 func (d *ncclTestDataSource) warnEnvHCADevices(ctx context.Context, diags *diag.Diagnostics, m ncclTestModel) {
 	spec, ok, _ := envHCASpec(knownStringMap(m.Env))

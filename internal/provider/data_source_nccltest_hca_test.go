@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,5 +74,40 @@ func TestNCCLTestEnvHCADevices(t *testing.T) {
 	}
 	if p := findingPath(got[0].Path); !p.Equal(envHCAPath) {
 		t.Errorf("findingPath(%q) = %s, want %s", got[0].Path, p, envHCAPath)
+	}
+}
+
+// TestNCCLTestEnvHCAHostDevices reads roce_nccl_test on a host twin whose nccl-tests are
+// missing: before the run fails, the host's RDMA devices are read and an NCCL_IB_HCA entry
+// that selects none of them is a warning on env["NCCL_IB_HCA"] naming the host.
+func TestNCCLTestEnvHCAHostDevices(t *testing.T) {
+	fleet, _ := hostTwins(t)
+	addr := twinAddress(t, fleet, "cx7")
+	p := newBadInputPlugin(t, nil)
+	ctx := callContext(t)
+	conf, err := p.srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.8.5", Config: p.providerConfig(t,
+		fmt.Sprintf("ssh = { user = \"root\", private_key_file = %q, known_hosts_file = %q }", fleet.UserKeyFile(), fleet.KnownHostsFile()))})
+	if err != nil || hasError(conf.Diagnostics) {
+		t.Fatalf("ConfigureProvider: %v %s", err, describeDiags(conf.Diagnostics))
+	}
+	cfg := p.resourceConfig(t, "roce_nccl_test", &badInput{hcl: fmt.Sprintf(`hosts  = [%q]
+binary = "/opt/none/all_reduce_perf"
+env    = { NCCL_IB_HCA = "=mlx5_0,mlx5_9" }`, addr)}, "")
+	resp, err := p.srv.ReadDataSource(ctx, &tfprotov6.ReadDataSourceRequest{TypeName: "roce_nccl_test", Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warnings []*tfprotov6.Diagnostic
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityWarning {
+			warnings = append(warnings, d)
+		}
+	}
+	want := regexp.MustCompile(`^env\["NCCL_IB_HCA"\] entry "mlx5_9" matches none of the devices of ` + regexp.QuoteMeta(addr) + ` \(mlx5_0, mlx5_1, .*\): check the device name$`)
+	if len(warnings) != 1 || pathString(warnings[0].Attribute) != envHCAAttr || warnings[0].Summary != "HCA Not Found" || !want.MatchString(warnings[0].Detail) {
+		t.Fatalf("want one HCA Not Found warning on %s matching %s; got: %s", envHCAAttr, want, describeDiags(resp.Diagnostics))
+	}
+	if !hasError(resp.Diagnostics) {
+		t.Errorf("the run without nccl-tests should still fail: %s", describeDiags(resp.Diagnostics))
 	}
 }
