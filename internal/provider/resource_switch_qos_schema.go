@@ -118,13 +118,7 @@ func switchQoSSchema() schema.Schema {
 			"gnmi": gnmiOverrideSchema(),
 			"nvue": schema.SingleNestedAttribute{Optional: true,
 				MarkdownDescription: "Credentials for this Cumulus switch only (`os = \"cumulus\"`), overriding the provider's `nvue` settings attribute by attribute.",
-				Attributes: map[string]schema.Attribute{
-					"username":    schema.StringAttribute{Optional: true, MarkdownDescription: "User on this switch."},
-					"password":    schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "Password of `username`."},
-					"ca_file":     schema.StringAttribute{Optional: true, MarkdownDescription: "PEM bundle of the CAs that sign this switch's certificate."},
-					"server_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Name expected in this switch's certificate."},
-					"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Skip certificate verification for this switch."},
-				}},
+				Attributes:          resourceLoginAttrs(nvueLoginAttrs)},
 			"headroom": schema.SingleNestedAttribute{Computed: true,
 				MarkdownDescription: "Lossless headroom SONiC reserves per port for the RDMA priority (the fastest listed port): in the traditional buffer model the SKU's `pg_profile_lookup.ini` row for the speed and `cable_length_m`, which buffermgrd copies into the profile; in the dynamic model (`DEVICE_METADATA|localhost` `buffer_model = dynamic`) what buffermgrdyn's Mellanox script computes from the port's speed, MTU and lanes, `cable_length_m`, the switch's `LOSSLESS_TRAFFIC_PATTERN` and shared headroom pool, by release (the 2 KiB reduced-pattern compensation only after 202511), and writes to APPL_DB. For an SKU the provider has no table for, the Spectrum-4 formula with the worst-case pattern, what `provider::roce::pfc_headroom` returns. After an apply the provider reads the switch's lossless groups back and fails, naming the port, when one is missing.",
 				Attributes: map[string]schema.Attribute{
@@ -158,13 +152,5 @@ func schedulerSchema(what, mode string, weight int64) schema.SingleNestedAttribu
 func gnmiOverrideSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Optional: true,
 		MarkdownDescription: "Credentials for this switch only, overriding the provider's `gnmi` settings attribute by attribute.",
-		Attributes: map[string]schema.Attribute{
-			"username":    schema.StringAttribute{Optional: true, MarkdownDescription: "Username sent as gRPC metadata."},
-			"password":    schema.StringAttribute{Optional: true, Sensitive: true, MarkdownDescription: "Password sent as gRPC metadata."},
-			"ca_file":     schema.StringAttribute{Optional: true, MarkdownDescription: "PEM bundle of the CAs that sign this switch's certificate."},
-			"cert_file":   schema.StringAttribute{Optional: true, MarkdownDescription: "Client certificate for mTLS."},
-			"key_file":    schema.StringAttribute{Optional: true, MarkdownDescription: "Private key of `cert_file`."},
-			"server_name": schema.StringAttribute{Optional: true, MarkdownDescription: "Name expected in the switch's certificate."},
-			"insecure":    schema.BoolAttribute{Optional: true, MarkdownDescription: "Plaintext gRPC for this switch."},
-		}}
+		Attributes:          resourceLoginAttrs(gnmiLoginAttrs)}
 }

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -187,22 +188,12 @@ func nvueSchema() schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "NVUE REST API settings for Cumulus Linux switches (`roce_switch_qos` with `os = \"cumulus\"`): HTTPS with basic " +
 			"authentication, the certificate verified unless `insecure` is set.",
-		Attributes: map[string]schema.Attribute{
-			"username": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("User on the switches (group `nvapply` may change the configuration).", envNVUEUsername, "")},
-			"password": schema.StringAttribute{Optional: true, Sensitive: true,
-				MarkdownDescription: describe("Password of `username`. From Cumulus 5.6 the default `cumulus` password must have been changed, or the API answers 403.", envNVUEPassword, "")},
-			"ca_file": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("PEM bundle of the CAs that sign the switches' certificates (Cumulus makes a self-signed one at first boot: import your own with `nv action import system security certificate`).", envNVUECAFile, "the system roots")},
-			"server_name": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("Name expected in the switch certificate, when it differs from the address.", envNVUEServerName, "the address host")},
-			"insecure": schema.BoolAttribute{Optional: true,
-				MarkdownDescription: describe("Skip certificate verification. Every plan warns while it is set.", envNVUEInsecure, "`false`")},
+		Attributes: withAttrs(providerLoginAttrs(nvueLoginAttrs), map[string]schema.Attribute{
 			"port": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: describe("Port used when a resource's `address` has none.", envNVUEPort, "`8765`")},
 			"apply_timeout": schema.StringAttribute{Optional: true,
 				MarkdownDescription: describe("Time allowed for a revision to be applied (QoS changes restart switchd).", envNVUEApplyTimeout, "`5m`")},
-		},
+		}),
 	}
 }
 
@@ -211,27 +202,19 @@ func gnmiSchema() schema.SingleNestedAttribute {
 		Optional: true,
 		MarkdownDescription: "gNMI settings for the switches (SONiC's gnmi service). TLS is required unless `insecure` " +
 			"is set; authenticate with a client certificate (mTLS) or with a username and password.",
-		Attributes: map[string]schema.Attribute{
-			"username": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("Username sent as gRPC metadata.", envGNMIUsername, "")},
-			"password": schema.StringAttribute{Optional: true, Sensitive: true,
-				MarkdownDescription: describe("Password sent as gRPC metadata.", envGNMIPassword, "")},
-			"ca_file": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("PEM bundle of the CAs that sign the switches' certificates.", envGNMICAFile, "the system roots")},
-			"cert_file": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("Client certificate for mTLS (SONiC role `gnmi_config_db_readwrite`). Requires `key_file`.", envGNMICertFile, "")},
-			"key_file": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("Private key of `cert_file`.", envGNMIKeyFile, "")},
-			"server_name": schema.StringAttribute{Optional: true,
-				MarkdownDescription: describe("Name expected in the switch certificate, when it differs from the address.", envGNMIServerName, "the address host")},
-			"insecure": schema.BoolAttribute{Optional: true,
-				MarkdownDescription: describe("Plaintext gRPC without TLS. Credentials then travel in clear; every plan warns while it is set.", envGNMIInsecure, "`false`")},
+		Attributes: withAttrs(providerLoginAttrs(gnmiLoginAttrs), map[string]schema.Attribute{
 			"port": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: describe("Port used when a resource's `address` has none. SONiC images differ (8080 or 50051), so there is no default: set it here or in each address.", envGNMIPort, "")},
 			"set_timeout": schema.StringAttribute{Optional: true,
 				MarkdownDescription: describe("Time allowed for one SetRequest. SONiC validates and saves each Set, which can take tens of seconds.", envGNMISetTimeout, "`10m`")},
 			"retries": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: describe("Retries of an RPC that failed with Unavailable, ResourceExhausted, DeadlineExceeded or Aborted.", envGNMIRetries, "`3`")},
-		},
+		}),
 	}
+}
+
+// withAttrs adds more to attrs, the attributes only the provider's block has.
+func withAttrs(attrs, more map[string]schema.Attribute) map[string]schema.Attribute {
+	maps.Copy(attrs, more)
+	return attrs
 }
