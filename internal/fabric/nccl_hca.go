@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -26,9 +27,15 @@ type HCAEntry struct {
 	Port   int
 }
 
+// ErrHCARailPlane marks an NCCL_IB_HCA entry with more than a port after the
+// device: the name:port:rail:plane form that NCCL reads from 2.30.7-1 on
+// (NVIDIA/nccl v2.30.7-1, src/transport/net_ib/init.cc).
+var ErrHCARailPlane = errors.New("rail and plane suffixes are not supported")
+
 // ParseHCAList parses "[^][=]name[:port],..." as NCCL does. "^" must come
 // before "="; at most 32 entries; names are device names such as mlx5_0;
-// ports are 1..255. NCCL's newer ":rail:plane" suffixes are not accepted.
+// ports are 1..255. NCCL's newer ":rail:plane" suffixes are not accepted: the
+// error wraps [ErrHCARailPlane].
 func ParseHCAList(s string) (HCASpec, error) {
 	var h HCASpec
 	rest, err := parseListFlags(s, &h.Exclude, &h.Exact)
@@ -78,7 +85,7 @@ func parseHCAEntry(item string) (HCAEntry, error) {
 	case !hasPort:
 		return HCAEntry{Device: name}, nil
 	case strings.Contains(port, ":"):
-		return HCAEntry{}, fmt.Errorf("entry %q has more than a port after the device: rail and plane suffixes are not supported, use name:port", item)
+		return HCAEntry{}, fmt.Errorf("entry %q has more than a port after the device: %w, use name:port", item, ErrHCARailPlane)
 	}
 	n, err := strconv.Atoi(port)
 	if err != nil || n < 1 || n > 255 {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -43,6 +44,13 @@ func envHCASpec(env map[string]string) (spec fabric.HCASpec, ok bool, err error)
 // (mlx5_1 also mlx5_10) is a warning. Read checks it again against the hosts' devices.
 func validateEnvHCA(diags *diag.Diagnostics, env map[string]string) {
 	spec, ok, err := envHCASpec(env)
+	if errors.Is(err, fabric.ErrHCARailPlane) {
+		// Valid for NCCL 2.30.7-1 and later, which the plan cannot see on the hosts.
+		diags.AddAttributeWarning(envHCAPath, "NCCL Value Not Checked",
+			fmt.Sprintf("%s: %v. NCCL reads the device:port:rail:plane form from 2.30.7-1 on; the provider checks only [^][=]device[:port],... "+
+				"Make sure every host runs NCCL 2.30.7-1 or later, or use device:port.", envHCAAttr, err))
+		return
+	}
 	if err != nil {
 		diags.AddAttributeError(envHCAPath, "Invalid NCCL Value",
 			fmt.Sprintf("%s: %v. NCCL reads NCCL_IB_HCA as [^][=]device[:port],...", envHCAAttr, err))

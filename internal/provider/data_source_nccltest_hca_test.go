@@ -25,6 +25,9 @@ func TestNCCLTestEnvHCAValidate(t *testing.T) {
 		{hcl: `env = { NCCL_IB_HCA = "=mlx5_1" }`},
 		{hcl: `env = { NCCL_IB_HCA = "^=mlx5_1:1,mlx5_bond" }`},
 		{hcl: `env = { NCCL_IB_HCA = "" }`},
+		{hcl: `env = { NCCL_IB_HCA = "=mlx5_0:1:0:1" }`, severity: tfprotov6.DiagnosticSeverityWarning, summary: "NCCL Value Not Checked",
+			detail: `env["NCCL_IB_HCA"]: NCCL_IB_HCA "=mlx5_0:1:0:1": entry "mlx5_0:1:0:1" has more than a port after the device: rail and plane suffixes are not supported, use name:port. ` +
+				`NCCL reads the device:port:rail:plane form from 2.30.7-1 on; the provider checks only [^][=]device[:port],... Make sure every host runs NCCL 2.30.7-1 or later, or use device:port.`},
 		{hcl: `env = { NCCL_IB_HCA = "=^mlx5_1" }`, severity: tfprotov6.DiagnosticSeverityError, summary: "Invalid NCCL Value",
 			detail: `env["NCCL_IB_HCA"]: NCCL_IB_HCA "=^mlx5_1" puts = before ^: ^ must precede =, write "^=mlx5_1". NCCL reads NCCL_IB_HCA as [^][=]device[:port],...`},
 	}
