@@ -20,9 +20,10 @@ import (
 var version = "dev"
 
 // envCPUProfile names a directory where each provider process writes a CPU profile of its
-// whole run, cpu-<pid>.pprof, for go tool pprof (make bench -pprof sets it). Terraform starts
-// a provider process per walk and stops it with a graceful gRPC shutdown, so Serve returns
-// and the profile is complete.
+// whole run, cpu-<pid>.pprof, and a heap profile when it ends, heap-<pid>.pprof (what it
+// allocated over the run, and what was live at the last collection), for go tool pprof (make
+// bench -pprof sets it). Terraform starts a provider process per walk and stops it with a
+// graceful gRPC shutdown, so Serve returns and the profiles are complete.
 const envCPUProfile = "ROCE_PROVIDER_CPUPROFILE"
 
 func main() {
@@ -95,5 +96,9 @@ func startCPUProfile(dir string) (stop func(), err error) {
 	return func() {
 		pprof.StopCPUProfile()
 		f.Close()
+		if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", os.Getpid()))); err == nil {
+			_ = pprof.Lookup("heap").WriteTo(h, 0)
+			h.Close()
+		}
 	}, nil
 }
