@@ -63,8 +63,13 @@ func cmaTosRun(t *testing.T, devs []string, tool string) (stdout, stderr string,
 }
 
 func TestCMARoCETosScript(t *testing.T) {
-	if _, err := exec.LookPath("cma_roce_tos"); err == nil {
-		t.Fatal("a real cma_roce_tos is on PATH: the test runs the probe against its own stand-in and needs the real one out of PATH")
+	// The runs' PATH is the stand-in's directory, /usr/bin and /bin; mlnx-tools installs the
+	// real tool in /usr/sbin (Mellanox/mlnx-tools, its package file list), which the runs do
+	// not see.
+	for _, dir := range []string{"/usr/bin", "/bin"} {
+		if _, err := os.Stat(filepath.Join(dir, "cma_roce_tos")); err == nil {
+			t.Fatalf("%s/cma_roce_tos exists: the test's PATH (its stand-in, /usr/bin, /bin) would find it where the stand-in is meant to be missing", dir)
+		}
 	}
 	devs := []string{"mlx5_0", "mlx5_1"}
 	// The tool as mlnx-tools ships it: no -t prints the value.
