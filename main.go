@@ -8,8 +8,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -20,9 +22,10 @@ import (
 var version = "dev"
 
 // envCPUProfile names a directory where each provider process writes a CPU profile of its
-// whole run, cpu-<pid>.pprof, and a heap profile when it ends, heap-<pid>.pprof (what it
-// allocated over the run, and what was live at the last collection), for go tool pprof (make
-// bench -pprof sets it). Terraform starts a provider process per walk and stops it with a
+// whole run, cpu-<pid>.pprof, a heap profile when it ends, heap-<pid>.pprof (what it
+// allocated over the run, and what was live at the last collection), and one taken when its
+// live heap was largest, heap-peak-<pid>.pprof (what its peak RSS is made of), for go tool
+// pprof (make bench -pprof sets it). Terraform starts a provider process per walk and stops it with a
 // graceful gRPC shutdown, so Serve returns and the profiles are complete.
 const envCPUProfile = "ROCE_PROVIDER_CPUPROFILE"
 
@@ -93,12 +96,55 @@ func startCPUProfile(dir string) (stop func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", envCPUProfile, err)
 	}
+	peakDone := make(chan struct{})
+	peakStopped := make(chan struct{})
+	go func() {
+		defer close(peakStopped)
+		tick := time.NewTicker(200 * time.Millisecond)
+		defer tick.Stop()
+		watchHeapPeak(filepath.Join(dir, fmt.Sprintf("heap-peak-%d.pprof", os.Getpid())), tick.C, peakDone)
+	}()
 	return func() {
+		close(peakDone)
+		<-peakStopped
 		pprof.StopCPUProfile()
 		f.Close()
-		if h, err := os.Create(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", os.Getpid()))); err == nil {
-			_ = pprof.Lookup("heap").WriteTo(h, 0)
-			h.Close()
-		}
+		writeHeapProfile(filepath.Join(dir, fmt.Sprintf("heap-%d.pprof", os.Getpid())))
 	}, nil
+}
+
+// watchHeapPeak samples the heap's objects at each tick until done is closed and rewrites a
+// heap profile at path each time they have grown a tenth past the most it has profiled, so
+// the last one written shows what was live near the peak. The peak RSS the bench reports is
+// that heap plus what the collector lets grow before its next cycle.
+func watchHeapPeak(path string, ticks <-chan time.Time, done <-chan struct{}) {
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	var profiled uint64
+	for {
+		select {
+		case <-done:
+			return
+		case <-ticks:
+		}
+		metrics.Read(sample)
+		if live := sample[0].Value.Uint64(); live > profiled+profiled/10 {
+			writeHeapProfile(path)
+			profiled = live
+		}
+	}
+}
+
+// writeHeapProfile writes the heap profile to path, replacing any earlier one whole.
+func writeHeapProfile(path string) {
+	tmp := path + ".tmp"
+	h, err := os.Create(tmp)
+	if err != nil {
+		return
+	}
+	err = pprof.Lookup("heap").WriteTo(h, 0)
+	if cerr := h.Close(); err == nil && cerr == nil {
+		_ = os.Rename(tmp, path)
+		return
+	}
+	_ = os.Remove(tmp)
 }

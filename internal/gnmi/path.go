@@ -15,6 +15,10 @@ type Path struct {
 	Elems  []string
 }
 
+// elemEscaper escapes the separator and the escape character inside a path element. It is
+// built once: a Replacer builds its tables on first use, and a plan renders a path per read.
+var elemEscaper = strings.NewReplacer(`\`, `\\`, `/`, `\/`)
+
 // String returns the readable form "origin:a/b/c", with "/" and "\" inside an element
 // escaped by "\"; Get keys its answers by it.
 func (p Path) String() string {
@@ -27,7 +31,7 @@ func (p Path) String() string {
 		if i > 0 {
 			b.WriteByte('/')
 		}
-		b.WriteString(strings.NewReplacer(`\`, `\\`, `/`, `\/`).Replace(e))
+		b.WriteString(elemEscaper.Replace(e))
 	}
 	return b.String()
 }

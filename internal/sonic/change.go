@@ -32,6 +32,10 @@ type Change struct {
 	Fields []string
 }
 
+// pointerEscaper escapes a JSON pointer's reference token (RFC 6901, section 3). It is built
+// once: a Replacer builds its tables on first use.
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
 // Path returns the JSON pointer of the change, e.g.
 // "/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold".
 func (c Change) Path() string {
@@ -41,7 +45,7 @@ func (c Change) Path() string {
 			break
 		}
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(part))
+		b.WriteString(pointerEscaper.Replace(part))
 	}
 	return b.String()
 }

@@ -170,3 +170,31 @@ func TestRenderGrowth(t *testing.T) {
 		t.Errorf("one host count rendered growth:\n%s", out)
 	}
 }
+
+func TestPartialReportIsReplaced(t *testing.T) {
+	c := config{root: t.TempDir(), out: "results", terraform: "/nonexistent/terraform"}
+	path, err := reportPath(c, time.Date(2026, 12, 3, 11, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(c.root, "results", "2026-12-03T11-00-00.md"); path != want {
+		t.Fatalf("path = %s, want %s", path, want)
+	}
+	one := []scenarioResult{{scenario: scenario{hosts: 16, parallelism: 10}}}
+	if err := writeReport(path, renderReport(c, one, time.Minute, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.Contains(string(b), "Partial: 1 of 2 scenarios done") {
+		t.Errorf("a report of 1 of 2 scenarios does not say it is partial:\n%s", b)
+	}
+	two := append(one, scenarioResult{scenario: scenario{hosts: 32, parallelism: 10}})
+	if err := writeReport(path, renderReport(c, two, time.Minute, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), "**Partial:") {
+		t.Errorf("the finished report still says it is partial:\n%s", b)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+		t.Errorf("results holds %d files, want the one report", len(entries))
+	}
+}

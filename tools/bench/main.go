@@ -142,6 +142,11 @@ func run() error {
 	defer stop()
 
 	began := time.Now()
+	path, err := reportPath(c, began)
+	if err != nil {
+		return err
+	}
+	planned := len(c.hosts) * len(c.rtts) * len(c.parallelism)
 	var results []scenarioResult
 	for _, n := range c.hosts {
 		for _, rtt := range c.rtts {
@@ -156,12 +161,22 @@ func run() error {
 				}
 				results = append(results, r)
 				fmt.Println(renderTable(results[len(results)-1:]))
+				if len(results) < planned {
+					// A long run stopped later still leaves the scenarios it finished.
+					if err := writeReport(path, renderReport(c, results, time.Since(began), planned)); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
-	table := renderReport(c, results, time.Since(began))
-	fmt.Println(table)
-	return writeReport(c, table)
+	report := renderReport(c, results, time.Since(began), planned)
+	fmt.Println(report)
+	if err := writeReport(path, report); err != nil {
+		return err
+	}
+	fmt.Println("results written to", path)
+	return nil
 }
 
 // ansibleFor returns the Ansible configurations to run at n hosts.

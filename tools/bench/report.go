@@ -136,9 +136,14 @@ func rpcSummary(perSwitch []map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func renderReport(c config, results []scenarioResult, took time.Duration) string {
+// renderReport renders the report of results; a run that has not finished its planned
+// scenarios says so at the top.
+func renderReport(c config, results []scenarioResult, took time.Duration, planned int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# make bench, %s\n\n", time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	if len(results) < planned {
+		fmt.Fprintf(&b, "**Partial: %d of %d scenarios done; the run went on.**\n\n", len(results), planned)
+	}
 	args := make([]string, 0, len(os.Args)-1)
 	for _, a := range os.Args[1:] {
 		args = append(args, shell.Quote(a)) // an empty -ansible '' stays visible
@@ -318,18 +323,23 @@ func versionLine(prefix, name string, args ...string) string {
 	return "no " + name
 }
 
-func writeReport(c config, report string) error {
+// reportPath is the file a run started at began writes its report to, under c.out.
+func reportPath(c config, began time.Time) (string, error) {
 	dir := c.out
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(c.root, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, began.UTC().Format(resultsFileTimeStamp)+".md"), nil
+}
+
+// writeReport replaces the report at path whole.
+func writeReport(path, report string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(report), 0o644); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, time.Now().UTC().Format(resultsFileTimeStamp)+".md")
-	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
-		return err
-	}
-	fmt.Println("results written to", path)
-	return nil
+	return os.Rename(tmp, path)
 }
