@@ -67,7 +67,7 @@ type config struct {
 	// parallelism holds Terraform's -parallelism per run of a host count: 0 for its default,
 	// -1 for the host count.
 	parallelism []int
-	pprof       string // where the provider processes write CPU profiles (empty: none)
+	pprof       string // where the provider processes write CPU and heap profiles (empty: none)
 }
 
 func run() error {
@@ -84,7 +84,7 @@ func run() error {
 	flag.StringVar(&c.out, "out", "bench/results", "directory for the results table")
 	flag.StringVar(&c.root, "root", ".", "the repository root")
 	flag.BoolVar(&c.keep, "keep", false, "keep the work directory (workspaces, logs)")
-	flag.StringVar(&c.pprof, "pprof", "", "directory for CPU profiles of the provider processes, one folder per scenario and step (go tool pprof)")
+	flag.StringVar(&c.pprof, "pprof", "", "directory for CPU and heap profiles of the provider processes, one folder per scenario and step (go tool pprof)")
 	flag.Parse()
 	var err error
 	if c.hosts, err = parseInts(hosts); err != nil {

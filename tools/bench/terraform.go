@@ -89,7 +89,8 @@ func (w *workspace) run(ctx context.Context, name string, ok []int, args ...stri
 	cmd := exec.CommandContext(ctx, w.terraform, append([]string{"-chdir=" + w.dir}, args...)...)
 	cmd.Env, cmd.Stdout, cmd.Stderr = w.env, out, out
 	if w.profiles != "" {
-		// The provider's own hook (main.go): one cpu-<pid>.pprof per provider process.
+		// The provider's own hook (main.go): cpu-, heap- and heap-peak-<pid>.pprof per
+		// provider process.
 		dir := filepath.Join(w.profiles, name)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return 0, err
