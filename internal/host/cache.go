@@ -175,9 +175,10 @@ func (c *GatherCache) forgetFile(host, path string) {
 	}
 }
 
-// gather returns facts covering want: from the cache; else, when the cache lacks only files,
-// from one read of those files; else from one gather of want and all that was asked before.
-func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, error) {
+// gather returns facts covering want, and where they came from: from the cache; else, when
+// the cache lacks only files, from one read of those files; else from one gather of want and
+// all that was asked before.
+func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool) (Facts, GatherSource, error) {
 	want = want.withDependencies()
 	key := cacheKey{r.Address(), sudo}
 	si := 0
@@ -191,15 +192,17 @@ func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool
 		e = &cacheEntry{}
 		c.hosts[key] = e
 	}
+	cached := FromCache
 	for {
 		if e.ok && c.now().Sub(e.at) < c.maxAge {
 			if e.facts.Gathered.Covers(want) {
 				f := e.facts
 				c.mu.Unlock()
-				return f, nil
+				return f, cached, nil
 			}
 			if e.facts.Gathered.bits&want.bits == want.bits {
-				return c.readFiles(ctx, r, e, want, sudo)
+				f, err := c.readFiles(ctx, r, e, want, sudo)
+				return f, FromCacheAndFiles, err
 			}
 		}
 		call := e.inflight
@@ -215,10 +218,11 @@ func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool
 			c.mu.Lock()
 			e.waiters--
 			c.mu.Unlock()
-			return Facts{}, &GatherError{Host: key.host, Err: context.Cause(ctx)}
+			return Facts{}, FromGatherInFlight, &GatherError{Host: key.host, Err: context.Cause(ctx)}
 		}
 		c.mu.Lock()
 		e.waiters--
+		cached = FromGatherInFlight
 	}
 	set := c.learned[si].Union(want)
 	gen, writes := e.gen, e.writes
@@ -238,7 +242,7 @@ func (c *GatherCache) gather(ctx context.Context, r Runner, want Want, sudo bool
 	}
 	close(call.done)
 	c.mu.Unlock()
-	return f, err
+	return f, FromHost, err
 }
 
 // readFiles reads the files of want that e lacks, keeps them unless the host changed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -255,5 +256,74 @@ func TestGatherCacheJoinsAGatherInFlight(t *testing.T) {
 	}
 	if got := r.runs.Load(); got != 1 {
 		t.Errorf("5 concurrent reads ran %d gathers, want 1", got)
+	}
+}
+
+// sourceRecorder keeps where each gather's answer came from.
+type sourceRecorder struct {
+	mu   sync.Mutex
+	from []GatherSource
+}
+
+func (s *sourceRecorder) Gathered(_ context.Context, _ string, _ Want, from GatherSource, _ Facts, _ time.Duration, _ error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.from = append(s.from, from)
+}
+
+func (s *sourceRecorder) Planned(context.Context, string, string, []TaskReport) {}
+
+func (s *sourceRecorder) take() []GatherSource {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.from
+	s.from = nil
+	return out
+}
+
+func TestGatherCacheTellsWhereAnAnswerCameFrom(t *testing.T) {
+	ctx := context.Background()
+	c := NewGatherCache(time.Minute)
+	r := newTally("h1:22")
+	rec := &sourceRecorder{}
+	e := cachedEngine(c, r)
+	e.Events = rec
+	read := func(w Want) {
+		t.Helper()
+		if _, err := e.Read(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read(kernelAndFile)
+	read(kernelOnly)
+	if err := e.Runner.WriteFile(ctx, "/etc/hostname", nil, 0o644, "", false); err != nil {
+		t.Fatal(err)
+	}
+	read(kernelAndFile)
+	if got, want := rec.take(), []GatherSource{FromHost, FromCache, FromCacheAndFiles}; !slices.Equal(got, want) {
+		t.Errorf("sources = %q, want %q", got, want)
+	}
+
+	// Two reads of a host nothing is known of: one gathers, the other waits for it.
+	c = NewGatherCache(time.Minute)
+	r = newTally("h2:22")
+	r.holdGathering = make(chan struct{})
+	e = cachedEngine(c, r)
+	e.Events = rec
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _ = e.Read(ctx, kernelOnly) })
+	for r.runs.Load() == 0 {
+		runtime.Gosched()
+	}
+	wg.Go(func() { _, _ = e.Read(ctx, kernelOnly) })
+	for c.waiting("h2:22") == 0 {
+		runtime.Gosched()
+	}
+	close(r.holdGathering)
+	wg.Wait()
+	got := rec.take()
+	slices.Sort(got)
+	if want := []GatherSource{FromGatherInFlight, FromHost}; !slices.Equal(got, want) {
+		t.Errorf("concurrent sources = %q, want %q", got, want)
 	}
 }

@@ -111,13 +111,14 @@ func (e Engine) gather(ctx context.Context, r Runner, want Want, sudo bool) (Fac
 	began := time.Now()
 	var f Facts
 	var err error
+	from := FromHost
 	if e.Cache != nil {
-		f, err = e.Cache.gather(ctx, r, want, sudo)
+		f, from, err = e.Cache.gather(ctx, r, want, sudo)
 	} else {
 		f, err = gather(ctx, r, want, sudo)
 	}
 	if e.Events != nil {
-		e.Events.Gathered(ctx, r.Address(), want, f, time.Since(began), err)
+		e.Events.Gathered(ctx, r.Address(), want, from, f, time.Since(began), err)
 	}
 	return f, err
 }

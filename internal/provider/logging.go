@@ -50,8 +50,8 @@ func sshLog(ctx context.Context) context.Context { return subsystem(ctx, logSSH)
 // engineEvents logs each host's gathers and plans (host.Events).
 type engineEvents struct{}
 
-func (engineEvents) Gathered(ctx context.Context, address string, want host.Want, f host.Facts, took time.Duration, err error) {
-	fields := map[string]any{"host": address, "facts": want.String(), "duration_ms": took.Milliseconds()}
+func (engineEvents) Gathered(ctx context.Context, address string, want host.Want, from host.GatherSource, f host.Facts, took time.Duration, err error) {
+	fields := map[string]any{"host": address, "facts": want.String(), "from": string(from), "duration_ms": took.Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	} else if len(f.Absent) > 0 {

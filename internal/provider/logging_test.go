@@ -61,7 +61,7 @@ resource "roce_nccl_env_profile" "logged" {
 	for _, want := range []string{
 		"roce.ssh: ssh connection opened: ", "roce.ssh: remote command: ", "roce.ssh: remote file write: ", "roce.ssh: remote command output: ",
 		"host=" + address, "exit_status=0", "duration_ms=", "path=/etc/nccl.conf", "stdout_bytes=",
-		"roce.engine: facts gathered: ", "facts=\"file /etc/nccl.conf", "roce.engine: tasks planned: ", "phase=apply", "phase=verify",
+		"roce.engine: facts gathered: ", "facts=\"file /etc/nccl.conf", "from=host", "roce.engine: tasks planned: ", "phase=apply", "phase=verify",
 		"roce.engine: planned changes: ",
 	} {
 		if !strings.Contains(log, want) {
