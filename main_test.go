@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"maps"
-	"os"
-	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 )
 
 func TestFollowTerraformLogLevel(t *testing.T) {
@@ -39,40 +34,5 @@ func TestFollowTerraformLogLevel(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "heap-peak.pprof")
-	ticks, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		watchHeapPeak(path, ticks, done)
-	}()
-	runtime.GC()        // what earlier tests left is not counted as the first sample
-	ticks <- time.Now() // the first sample always exceeds nothing profiled yet
-	ticks <- time.Now() // handed over only once the first sample's profile is written
-	first, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("no profile after the first sample: %v", err)
-	}
-	grown := make([][]byte, 64)
-	for i := range grown {
-		grown[i] = make([]byte, 1<<20) // 64 MiB more live: far past a tenth
-	}
-	ticks <- time.Now()
-	ticks <- time.Now()
-	close(done)
-	<-stopped
-	second, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bytes.Equal(first, second) {
-		t.Error("the profile was not rewritten after the heap grew by 64 MiB")
-	}
-	runtime.KeepAlive(grown)
-	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
-		t.Errorf("a temporary profile was left behind: %v", err)
 	}
 }

@@ -26,14 +26,19 @@ func TestParseFlags(t *testing.T) {
 	}
 }
 
-func TestReadProviderLog(t *testing.T) {
-	log := filepath.Join(t.TempDir(), "rss.log")
-	if err := os.WriteFile(log, []byte("40960 1500000\n102400 250000\ngarbage\n51200 x\n51200 1000\n"), 0o644); err != nil {
-		t.Fatal(err)
+func TestReadProviderUsage(t *testing.T) {
+	dir := t.TempDir()
+	for name, content := range map[string]string{
+		"usage-1": "40960 1500000\n", "usage-2": "102400 250000\n", "usage-3": "51200 1000\n",
+		"usage-4.tmp": "999999 1\n", "usage-5": "garbage\n", "usage-6": "51200 x\n", "heap-1.pprof": "1 1\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	u := readProviderLog(log)
+	u := readProviderUsage(dir)
 	if u.peakMiB != 100 || u.processes != 3 || u.cpu != 1751*time.Millisecond {
-		t.Errorf("readProviderLog = %+v, want 100 MiB, 3 processes, 1.751 s", u)
+		t.Errorf("readProviderUsage = %+v, want 100 MiB, 3 processes, 1.751 s", u)
 	}
 }
 

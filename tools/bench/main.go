@@ -36,9 +36,6 @@ import (
 )
 
 func main() {
-	if filepath.Base(os.Args[0]) == providerBinary {
-		os.Exit(wrapProvider())
-	}
 	if args := os.Getenv(envHandshake); args != "" {
 		os.Exit(handshakeChild(args))
 	}

@@ -151,7 +151,7 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 				return res, err
 			}
 		}
-		st, err := measure(s.name, fab.hosts, fab.switches, ws.rssLog, s.run)
+		st, err := measure(s.name, fab.hosts, fab.switches, ws.usage, s.run)
 		if err != nil {
 			return res, err
 		}
@@ -214,15 +214,15 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 }
 
 // measure runs fn and reports its wall time and what the twins counted meanwhile.
-func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, rssLog string, fn func() error) (step, error) {
+func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, usage string, fn func() error) (step, error) {
 	st := step{name: name}
 	f := &fabric{hosts: fleet, switches: switches}
 	before, err := f.counters()
 	if err != nil {
 		return st, err
 	}
-	if rssLog != "" {
-		if err := os.WriteFile(rssLog, nil, 0o644); err != nil {
+	if usage != "" {
+		if err := emptyDir(usage); err != nil {
 			return st, err
 		}
 	}
@@ -261,8 +261,8 @@ func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, rs
 		}
 		st.rpcs = append(st.rpcs, d)
 	}
-	if rssLog != "" {
-		st.provider = readProviderLog(rssLog)
+	if usage != "" {
+		st.provider = readProviderUsage(usage)
 	}
 	return st, nil
 }

@@ -11,18 +11,18 @@ import (
 )
 
 // workspace is a copy of examples/demo and the module it calls, run through the real CLI
-// with this binary standing in for the provider (rsswrap.go).
+// with the provider built in bin/ (dev_overrides), which reports its own usage (usage.go).
 type workspace struct {
 	dir       string // the root module
 	terraform string
 	env       []string
-	rssLog    string
+	usage     string // where the provider processes keep their usage files
 	logs      string
-	profiles  string // CPU profiles of the provider, a folder per run (empty: none)
+	profiles  string // CPU and heap profiles of the provider, a folder per run (empty: none)
 }
 
 // newWorkspace copies the demo into dir and writes a CLI configuration whose dev_overrides
-// point at the wrapper.
+// point at the provider's directory.
 func newWorkspace(c config, dir, profiles string) (*workspace, error) {
 	examples := filepath.Join(dir, "examples")
 	for _, sub := range []string{"demo", filepath.Join("modules", "rail-optimized-pod")} {
@@ -30,25 +30,21 @@ func newWorkspace(c config, dir, profiles string) (*workspace, error) {
 			return nil, err
 		}
 	}
-	wrap := filepath.Join(dir, "provider")
-	if err := providerWrap(wrap); err != nil {
-		return nil, err
-	}
 	rc := filepath.Join(dir, "terraformrc")
-	conf := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"clusterbid/roce\" = %q\n  }\n  direct {}\n}\n", wrap)
+	conf := fmt.Sprintf("provider_installation {\n  dev_overrides {\n    \"clusterbid/roce\" = %q\n  }\n  direct {}\n}\n", filepath.Dir(c.provider))
 	if err := os.WriteFile(rc, []byte(conf), 0o644); err != nil {
 		return nil, err
 	}
 	w := &workspace{
 		dir:       filepath.Join(examples, "demo"),
 		terraform: c.terraform,
-		rssLog:    filepath.Join(dir, "rss.log"),
+		usage:     filepath.Join(dir, "usage"),
 		logs:      filepath.Join(dir, "logs"),
 		profiles:  profiles,
 	}
 	w.env = append(os.Environ(),
 		"TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
-		envRealProvider+"="+c.provider, envRSSLog+"="+w.rssLog,
+		envProviderUsage+"="+w.usage,
 	)
 	return w, os.MkdirAll(w.logs, 0o755)
 }

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap-peak.pprof")
+	ticks, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		watchHeapPeak(path, ticks, done)
+	}()
+	runtime.GC()        // what earlier tests left is not counted as the first sample
+	ticks <- time.Now() // the first sample always exceeds nothing profiled yet
+	ticks <- time.Now() // handed over only once the first sample's profile is written
+	first, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("no profile after the first sample: %v", err)
+	}
+	grown := make([][]byte, 64)
+	for i := range grown {
+		grown[i] = make([]byte, 1<<20) // 64 MiB more live: far past a tenth
+	}
+	ticks <- time.Now()
+	ticks <- time.Now()
+	close(done)
+	<-stopped
+	second, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(first, second) {
+		t.Error("the profile was not rewritten after the heap grew by 64 MiB")
+	}
+	runtime.KeepAlive(grown)
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("a temporary profile was left behind: %v", err)
+	}
+}
+
+func TestKeepUsageRewritesWhileRunning(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "usage-1")
+	ticks, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		keepUsage(path, ticks, done)
+	}()
+	ticks <- time.Now()
+	ticks <- time.Now() // handed over only once the first tick's file is written
+	kib, cpu := readUsage(t, path)
+	if kib <= 0 {
+		t.Errorf("peak RSS %d KiB, want more than 0", kib)
+	}
+	// Burn CPU, then the next tick must report more of it.
+	want := cpu + 20*time.Millisecond
+	for round := 0; ; round++ {
+		ticks <- time.Now()
+		ticks <- time.Now()
+		if _, now := readUsage(t, path); now >= want {
+			break
+		} else if round == 1000 {
+			t.Fatalf("the usage file still says %s of CPU after 1000 rounds of work, want %s", now, want)
+		}
+		for i := 0; i < 1e6; i++ {
+			_ = strconv.Itoa(i)
+		}
+	}
+	close(done)
+	<-stopped
+	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
+		t.Errorf("a temporary usage file was left behind: %v", err)
+	}
+}
+
+// readUsage parses a usage file: "<KiB> <µs>".
+func readUsage(t *testing.T, path string) (int64, time.Duration) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		t.Fatalf("usage file %q: want two fields", b)
+	}
+	kib, err1 := strconv.ParseInt(f[0], 10, 64)
+	us, err2 := strconv.ParseInt(f[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("usage file %q: %v %v", b, err1, err2)
+	}
+	return kib, time.Duration(us) * time.Microsecond
+}
