@@ -1,7 +1,12 @@
 package ssh
 
 import (
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -154,5 +159,79 @@ func TestKnownHostsFileMissing(t *testing.T) {
 	}
 	if got := hostCount(p, f.srv.addr).Dials; got != 1 {
 		t.Errorf("Dials = %d, want 1", got)
+	}
+}
+
+// TestKnownHostsParsedOnceUntilChanged: dials share one parse of the files, and a changed
+// file is read again, whether edited in place or replaced.
+func TestKnownHostsParsedOnceUntilChanged(t *testing.T) {
+	first, _ := newKey(t)
+	second, _ := newKey(t)
+	addr := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 22}
+	path := knownHostsFile(t, knownhosts.Line([]string{"192.0.2.1:22"}, first.PublicKey()))
+	policy, err := newHostKeyPolicy("", path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepts := func(key xssh.PublicKey) bool {
+		t.Helper()
+		cb, _, err := policy.prepare("192.0.2.1:22")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cb("192.0.2.1:22", addr, key) == nil
+	}
+	if !accepts(first.PublicKey()) || accepts(second.PublicKey()) {
+		t.Fatal("the known key was refused or another accepted")
+	}
+	parsed := policy.(knownHostsPolicy).parsed
+	was := &parsed.read[0]
+	if !accepts(first.PublicKey()) || &parsed.read[0] != was {
+		t.Error("a second dial with the file unchanged parsed it again or failed")
+	}
+	// Edited in place, at once and to the same length: the other key now.
+	writeFile(t, path, []byte(knownhosts.Line([]string{"192.0.2.1:22"}, second.PublicKey())+"\n"), 0o600)
+	if accepts(first.PublicKey()) || !accepts(second.PublicKey()) {
+		t.Error("after the file was edited, the old key still passes or the new one does not")
+	}
+	// Replaced by a rename, with the first key back.
+	tmp := path + ".new"
+	writeFile(t, tmp, []byte(knownhosts.Line([]string{"192.0.2.1:22"}, first.PublicKey())+"\n"), 0o600)
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if !accepts(first.PublicKey()) || accepts(second.PublicKey()) {
+		t.Error("after the file was replaced, the new key is refused or the old one still passes")
+	}
+}
+
+// BenchmarkKnownHostsPrepare256: one dial's host key set-up with a known_hosts file of 256
+// hosts, as each host of a 256-host walk does.
+func BenchmarkKnownHostsPrepare256(b *testing.B) {
+	lines := make([]string, 256)
+	for i := range lines {
+		_, priv, err := ed25519.GenerateKey(rand.Reader)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pub, err := xssh.NewPublicKey(priv.Public())
+		if err != nil {
+			b.Fatal(err)
+		}
+		lines[i] = knownhosts.Line([]string{"10.0." + strconv.Itoa(i/200) + "." + strconv.Itoa(i%200+1) + ":22"}, pub)
+	}
+	path := filepath.Join(b.TempDir(), "known_hosts")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	policy, err := newHostKeyPolicy("", path, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, _, err := policy.prepare("10.0.0." + strconv.Itoa(i%200+1) + ":22"); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
