@@ -184,7 +184,11 @@ func TestKnownHostsParsedOnceUntilChanged(t *testing.T) {
 	if !accepts(first.PublicKey()) || accepts(second.PublicKey()) {
 		t.Fatal("the known key was refused or another accepted")
 	}
-	parsed := policy.(knownHostsPolicy).parsed
+	kh, ok := policy.(knownHostsPolicy)
+	if !ok {
+		t.Fatalf("policy is a %T, want knownHostsPolicy", policy)
+	}
+	parsed := kh.parsed
 	was := &parsed.read[0]
 	if !accepts(first.PublicKey()) || &parsed.read[0] != was {
 		t.Error("a second dial with the file unchanged parsed it again or failed")
