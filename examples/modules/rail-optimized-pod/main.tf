@@ -76,6 +76,14 @@ data "roce_host_facts" "node" {
   host     = each.value.address
 }
 
+# Each host's family, read from the facts once per run. Terraform decodes every instance of a
+# resource each time an expression refers to it, even as node[each.key] (terraform v1.8.5,
+# internal/terraform/evaluate.go, GetResource), so a reference per bootstrap instance would
+# cost hosts × hosts decodes of the facts.
+locals {
+  os_family = { for name, f in data.roce_host_facts.node : name => f.os_family }
+}
+
 # The RDMA stack first: OFED pinned and held, then GPUDirect (peermem or DMA-BUF).
 resource "roce_host_bootstrap" "node" {
   for_each = local.hosts
@@ -87,7 +95,7 @@ resource "roce_host_bootstrap" "node" {
     version         = var.policy.ofed.version
     constraint      = var.policy.ofed.constraint
     package_version = var.policy.ofed.package_version
-    repo_url        = try(var.policy.ofed.repo_urls[data.roce_host_facts.node[each.key].os_family], var.policy.ofed.repo_url)
+    repo_url        = try(var.policy.ofed.repo_urls[local.os_family[each.key]], var.policy.ofed.repo_url)
     key             = var.policy.ofed.key
     trusted         = var.policy.ofed.trusted
     packages        = var.policy.ofed.packages
