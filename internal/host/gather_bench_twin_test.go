@@ -2,6 +2,7 @@ package host_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
@@ -34,4 +35,29 @@ func BenchmarkGatherTwinCPU(b *testing.B) {
 			b.ReportMetric(float64((after-before).Microseconds())/1000/float64(b.N), "twin-cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkGatherTwinRetained is the heap that the facts of one full gather keep alive while a
+// provider process caches them (retained-KiB/facts): the figure a walk holds per host.
+func BenchmarkGatherTwinRetained(b *testing.B) {
+	_, r := twin(b, "cx7")
+	ctx := context.Background()
+	if _, err := host.Gather(ctx, r, host.AllFacts()); err != nil { // connect outside the loop
+		b.Fatal(err)
+	}
+	var kept []host.Facts
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		facts, err := host.Gather(ctx, r, host.AllFacts())
+		if err != nil {
+			b.Fatal(err)
+		}
+		kept = append(kept, facts)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1024/float64(len(kept)), "retained-KiB/facts")
+	runtime.KeepAlive(kept)
 }
