@@ -11,13 +11,24 @@ import (
 	"time"
 )
 
-func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "heap-peak.pprof")
-	ticks, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
+// runWatch runs watch on a goroutine of its own with the ticks the test sends; a tick is
+// handed over only when watch is back waiting, so the one after a tick marks its work done.
+// stop ends watch and waits for it.
+func runWatch(watch func(ticks <-chan time.Time, done <-chan struct{})) (ticks chan<- time.Time, stop func()) {
+	t, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		watchHeapPeak(path, ticks, done)
+		watch(t, done)
 	}()
+	return t, func() {
+		close(done)
+		<-stopped
+	}
+}
+
+func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "heap-peak.pprof")
+	ticks, stop := runWatch(func(ticks <-chan time.Time, done <-chan struct{}) { watchHeapPeak(path, ticks, done) })
 	runtime.GC()        // what earlier tests left is not counted as the first sample
 	ticks <- time.Now() // the first sample always exceeds nothing profiled yet
 	ticks <- time.Now() // handed over only once the first sample's profile is written
@@ -31,8 +42,7 @@ func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
 	}
 	ticks <- time.Now()
 	ticks <- time.Now()
-	close(done)
-	<-stopped
+	stop()
 	second, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -48,11 +58,7 @@ func TestWatchHeapPeakRewritesOnGrowth(t *testing.T) {
 
 func TestKeepUsageRewritesWhileRunning(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "usage-1")
-	ticks, done, stopped := make(chan time.Time), make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		keepUsage(path, ticks, done)
-	}()
+	ticks, stop := runWatch(func(ticks <-chan time.Time, done <-chan struct{}) { keepUsage(path, ticks, done) })
 	ticks <- time.Now()
 	ticks <- time.Now() // handed over only once the first tick's file is written
 	kib, cpu := readUsage(t, path)
@@ -73,8 +79,7 @@ func TestKeepUsageRewritesWhileRunning(t *testing.T) {
 			_ = strconv.Itoa(i)
 		}
 	}
-	close(done)
-	<-stopped
+	stop()
 	if _, err := os.Stat(path + ".tmp"); !os.IsNotExist(err) {
 		t.Errorf("a temporary usage file was left behind: %v", err)
 	}
