@@ -22,7 +22,10 @@ func main() {
 	flag.Parse()
 
 	followTerraformLogLevel(os.LookupEnv, os.Setenv)
-	stopUsage := startUsageLog(os.Getenv(envUsageDir))
+	stopUsage, err := startUsageLog(os.Getenv(envUsageDir))
+	if err != nil {
+		log.Fatal(err)
+	}
 	stopProfile, err := startCPUProfile(os.Getenv(envCPUProfile))
 	if err != nil {
 		log.Fatal(err)

@@ -59,17 +59,22 @@ func startCPUProfile(dir string) (stop func(), err error) {
 }
 
 // startUsageLog keeps this process's usage file in dir (nothing when dir is empty) and
-// returns what writes it a last time.
-func startUsageLog(dir string) (stop func()) {
+// returns what writes it a last time. A dir that is not a directory is an error, so a bench
+// does not read a missing file as no provider at all.
+func startUsageLog(dir string) (stop func(), err error) {
 	if dir == "" {
-		return func() {}
+		return func() {}, nil
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s=%q: want an existing directory for the usage files", envUsageDir, dir)
 	}
 	path := filepath.Join(dir, fmt.Sprintf("usage-%d", os.Getpid()))
+	writeUsage(path)
 	stopWatch := every(usageInterval, func(ticks <-chan time.Time, done <-chan struct{}) { keepUsage(path, ticks, done) })
 	return func() {
 		stopWatch()
 		writeUsage(path)
-	}
+	}, nil
 }
 
 // every runs watch with a ticker of period d on a goroutine of its own; the function it

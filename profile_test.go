@@ -103,3 +103,20 @@ func readUsage(t *testing.T, path string) (int64, time.Duration) {
 	}
 	return kib, time.Duration(us) * time.Microsecond
 }
+
+func TestStartUsageLogRefusesAMissingDirectory(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent")
+	if _, err := startUsageLog(missing); err == nil || !strings.Contains(err.Error(), envUsageDir) || !strings.Contains(err.Error(), missing) {
+		t.Errorf("startUsageLog(%q) = %v, want an error naming %s and the path", missing, err, envUsageDir)
+	}
+	dir := t.TempDir()
+	stop, err := startUsageLog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	entries, err := os.ReadDir(dir)
+	if err != nil || len(entries) != 1 || !strings.HasPrefix(entries[0].Name(), "usage-") {
+		t.Errorf("the usage directory holds %v (%v), want one usage file", entries, err)
+	}
+}
