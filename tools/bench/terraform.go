@@ -46,6 +46,10 @@ func newWorkspace(c config, dir, profiles string) (*workspace, error) {
 		"TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1",
 		envProviderUsage+"="+w.usage,
 	)
+	// The provider refuses a usage directory that does not exist; each step empties it.
+	if err := os.MkdirAll(w.usage, 0o755); err != nil {
+		return nil, err
+	}
 	return w, os.MkdirAll(w.logs, 0o755)
 }
 
