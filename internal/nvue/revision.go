@@ -21,6 +21,30 @@ var (
 	failureStates = []string{"apply_error", "apply_fail", "ays_fail", "confirm_fail", "invalid", "ready_error", "verify_error", "ays_no", "ignore_fail_no"}
 )
 
+// refusedStates are the failures NVUE reaches before it changes the applied configuration:
+// the revision failed validation, or its "are you sure" prompt was refused (NVUE API guide:
+// invalid and ays_fail). Every other failure may follow a partial apply.
+var refusedStates = []string{"invalid", "ays_fail", "ays_no"}
+
+// Settled reports whether err, from Transaction, leaves the applied configuration as it was:
+// the revision was never asked to apply, or NVUE refused it before applying anything. A
+// revision that failed while applying, timed out or lost its client is unsettled.
+func Settled(err error) bool {
+	var ae *ApplyError
+	if errors.As(err, &ae) {
+		return !ae.TimedOut && slices.Contains(refusedStates, ae.State)
+	}
+	var se *stagedError
+	return errors.As(err, &se)
+}
+
+// stagedError is a Transaction failure before the revision was asked to apply, or whose
+// request to apply NVUE refused.
+type stagedError struct{ err error }
+
+func (e *stagedError) Error() string { return e.err.Error() }
+func (e *stagedError) Unwrap() error { return e.err }
+
 // noConfigDiff is the issue NVUE reports for an apply that changes nothing, sometimes with a
 // failure-like state; it is a success.
 const noConfigDiff = "config apply executed with no config diff"
@@ -108,18 +132,18 @@ func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revisio
 	defer c.applyMu.Unlock()
 	rev, err := c.createRevision(ctx)
 	if err != nil {
-		return "", err
+		return "", &stagedError{err}
 	}
 	if err := c.do(ctx, http.MethodPatch, "/", url.Values{"rev": {rev}}, patch, nil); err != nil {
 		c.detach(rev)
-		return rev, fmt.Errorf("stage the change in revision %s: %w", rev, err)
+		return rev, &stagedError{fmt.Errorf("stage the change in revision %s: %w", rev, err)}
 	}
 	if err := c.apply(ctx, rev); err != nil {
-		var ae *ApplyError
-		if errors.As(err, &ae) && ae.TimedOut {
-			return rev, err // still applying: detaching it now could race the apply
+		// Only a revision that reached a final state is detached: one still applying, or whose
+		// client stopped waiting, could be raced by the detach.
+		if ae := (*ApplyError)(nil); Settled(err) || errors.As(err, &ae) && !ae.TimedOut {
+			c.detach(rev)
 		}
-		c.detach(rev)
 		return rev, err
 	}
 	return rev, nil
@@ -146,7 +170,9 @@ func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
 func (c *Client) apply(ctx context.Context, rev string) error {
 	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": "ays_yes"}}
 	var he *HTTPError
-	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) || ctx.Err() != nil {
+	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) {
+		return &stagedError{fmt.Errorf("apply revision %s: %w", rev, err)} // refused: nothing applied
+	} else if ctx.Err() != nil {
 		return fmt.Errorf("apply revision %s: %w", rev, err)
 	} else if err != nil {
 		// The connection was lost after the request left: the switch may be applying it, so

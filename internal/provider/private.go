@@ -6,12 +6,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 )
 
-// privateReader and privateWriter are the parts of the framework's private state the
-// resources use; requests and responses of every operation satisfy them.
+// privateReader is the part of the framework's private state the resources read; requests
+// and responses of every operation satisfy it.
 type privateReader interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateWriter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
 }

@@ -31,8 +31,9 @@ type switchQoSResource struct {
 	data *providerData
 }
 
-// Private state keys: the values shared fields had before the provider changed them, and
-// a marker that the resource was just imported.
+// Private state keys: the values shared fields had before the provider changed them, as
+// states written before restore_point kept them, and a marker that the resource was just
+// imported.
 const (
 	privateSnapshot = "snapshot"
 	privateImported = "imported"
@@ -85,7 +86,7 @@ func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	policy := plan.policy()
 	plan.ID = types.StringValue(switchQoSID(plan.Address.ValueString(), policy.Name, policy.Ports))
 	if prior != nil && prior.InSync.ValueBool() && reflect.DeepEqual(prior.policy(), policy) && !prior.Headroom.IsNull() {
-		plan.Headroom, plan.PlannedOperations, plan.InSync = prior.Headroom, prior.PlannedOperations, prior.InSync
+		plan.Headroom, plan.PlannedOperations, plan.InSync, plan.RestorePoint = prior.Headroom, prior.PlannedOperations, prior.InSync, prior.RestorePoint
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		return
 	}
@@ -102,15 +103,37 @@ func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !ok {
 		return
 	}
-	snap := r.snapshot(ctx, req.Private, &resp.Diagnostics)
-	changes, err := obs.PlanUpdate(priorPolicy(prior), policy, obs.Snapshot(priorPolicy(prior), policy, snap))
+	var snap switchcfg.Snapshot
+	if prior != nil {
+		snap = r.restorePoint(ctx, prior, req.Private, &resp.Diagnostics)
+	}
+	next := obs.Snapshot(priorPolicy(prior), policy, snap)
+	changes, err := obs.PlanUpdate(priorPolicy(prior), policy, next)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("ports"), "Switch Would Reject the Change",
 			fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent. Check sonic_release, or change only what this release's GCU allows.", plan.Address.ValueString(), err))
 		return
 	}
 	resp.Diagnostics.Append(plan.setComputed(ctx, h, changes.Lines(), true)...)
+	// The restore point is read again at apply, just before the transaction: it is known now
+	// only when this change adds nothing to it.
+	plan.RestorePoint = types.MapUnknown(types.StringType)
+	if prior != nil && !prior.RestorePoint.IsNull() && reflect.DeepEqual(next, snap) {
+		plan.RestorePoint = prior.RestorePoint
+	}
+	if prior == nil && holds(obs, policy) {
+		// A create on a switch that already holds this policy's objects is most often the
+		// second half of replacing a tainted resource, whose destroy removes them first: the
+		// operations are known only once it has run, at apply.
+		plan.PlannedOperations = types.ListUnknown(types.StringType)
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// holds reports whether the switch holds any of p's own objects.
+func holds(obs switchcfg.Observation, p switchcfg.Policy) bool {
+	_, err := obs.Decode(p.Name, p.Ports, p)
+	return !errors.Is(err, switchcfg.ErrNotFound)
 }
 
 func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -120,12 +143,18 @@ func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	snap := r.apply(ctx, nil, &plan, nil, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	if snap == nil {
 		return
 	}
-	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
+	// Saved also when the Set failed but may have reached the switch: Terraform then keeps the
+	// resource tainted, and its destroy puts back what the restore point recorded before the
+	// Set. The restore point is in the state, not the private state: Terraform hands a
+	// tainted object's replacement only the private state planned for the new object.
+	plan.setRestorePoint(snap)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
+	}
 }
 
 func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -187,13 +216,18 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	prior := state.policy()
-	snap := r.apply(ctx, &prior, &plan, r.snapshot(ctx, req.Private, &resp.Diagnostics), &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
+	snap := r.apply(ctx, &prior, &plan, r.restorePoint(ctx, &state, req.Private, &resp.Diagnostics), &resp.Diagnostics)
+	if snap == nil {
 		return
 	}
-	resp.Diagnostics.Append(r.saveSnapshot(ctx, resp.Private, snap)...)
+	// As in Create: a Set that may have reached the switch keeps the values it recorded, and
+	// in_sync false makes the next refresh read back what the switch holds.
+	plan.setRestorePoint(snap)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateSnapshot, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
+	if !resp.Diagnostics.HasError() {
+		r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
+	}
 }
 
 // losslessWait bounds how long an apply waits for buffermgrd, which derives the lossless
@@ -258,14 +292,15 @@ func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteReque
 	if !ok {
 		return
 	}
-	snap := r.snapshot(ctx, req.Private, &resp.Diagnostics)
+	snap := r.restorePoint(ctx, &state, req.Private, &resp.Diagnostics)
 	changes, err := obs.Removal(state.policy(), snap)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Delete Switch QoS",
 			fmt.Sprintf("Planning the removal on %s: %v. Nothing was sent.", state.Address.ValueString(), err))
 		return
 	}
-	if r.send(ctx, backend, changes, state.Address.ValueString(), "Delete", &resp.Diagnostics) {
+	if sent, _ := r.send(ctx, backend, changes, state.Address.ValueString(), "Delete",
+		"The resource stays in state: destroy again to finish the removal.", &resp.Diagnostics); sent {
 		r.verifyLossless(ctx, &state, true, &resp.Diagnostics)
 	}
 }
@@ -286,7 +321,9 @@ func (r *switchQoSResource) ImportState(ctx context.Context, req resource.Import
 
 // apply observes the switch, checks the plan against it and sends one SetRequest moving it
 // from prior (nil for a new resource) to the planned policy; it fills the plan's computed
-// attributes and returns the updated restore snapshot.
+// attributes and returns the updated restore snapshot. The snapshot is nil when the switch
+// is unchanged; it comes with an error in diags, and in_sync false, when the Set failed but
+// may have reached the switch, which the caller must then record.
 func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, plan *switchQoSModel, snap switchcfg.Snapshot, diags *diag.Diagnostics) switchcfg.Snapshot {
 	backend, obs, ok := r.observe(ctx, plan, diags, false)
 	if !ok {
@@ -309,7 +346,12 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 		return nil
 	}
 	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Len()})
-	if !r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", diags) {
+	ifUnsettled := "The resource is saved as tainted, with the values the switch had before: the next apply replaces it (its destroy puts those values back), and destroy restores them."
+	if prior != nil {
+		ifUnsettled = "The state keeps the change with in_sync false and the values to restore: the next plan reads back what the switch holds."
+	}
+	sent, unsettled := r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", ifUnsettled, diags)
+	if !sent && !unsettled {
 		return nil
 	}
 	// Values the plan already showed stay as shown: the state must match the plan.
@@ -319,24 +361,32 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	if plan.PlannedOperations.IsUnknown() {
 		diags.Append(plan.setLines(ctx, changes.Lines())...)
 	}
-	plan.InSync = types.BoolValue(true)
+	plan.InSync = types.BoolValue(sent)
 	plan.ID = types.StringValue(switchQoSID(plan.Address.ValueString(), policy.Name, policy.Ports))
 	return snap
 }
 
-// send applies changes as one SetRequest and reports the outcome.
-func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes switchcfg.Changes, address, verb string, diags *diag.Diagnostics) bool {
+// send applies changes as one transaction and reports the outcome: sent when the switch
+// holds it, unsettled when it failed but the switch may hold some or all of it.
+func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes switchcfg.Changes, address, verb, ifUnsettled string, diags *diag.Diagnostics) (sent, unsettled bool) {
+	start := time.Now()
 	warning, err := backend.Apply(ctx, changes)
+	tflog.Debug(ctx, "switch transaction ended", map[string]any{
+		"address": address, "operations": changes.Len(), "duration_ms": time.Since(start).Milliseconds(),
+		"ok": err == nil, "unsettled": switchcfg.Unsettled(err)})
 	if err != nil {
+		outcome := "The switch refused the change or never received it: it holds none of it."
+		if switchcfg.Unsettled(err) {
+			outcome = "The switch may hold some or all of the change, now or once it finishes work it had started. " + ifUnsettled
+		}
 		diags.AddError(fmt.Sprintf("Unable to %s Switch QoS", verb),
-			fmt.Sprintf("The SetRequest of %d operations to %s failed: %v\n\nSONiC applies a SetRequest as one transaction: the switch holds all of it or none. The next plan re-reads the switch and shows what is left to do.",
-				changes.Len(), address, err))
-		return false
+			fmt.Sprintf("The transaction of %d operations to %s failed: %v\n\n%s", changes.Len(), address, err, outcome))
+		return false, switchcfg.Unsettled(err)
 	}
 	if warning != "" {
 		diags.AddWarning("Set Failed but the Switch Applied the Change", warning)
 	}
-	return true
+	return true, false
 }
 
 // observe returns the backend and one observation of the switch. At plan time (planTime) an
@@ -376,7 +426,13 @@ func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSM
 	return h, !diags.HasError()
 }
 
-func (r *switchQoSResource) snapshot(ctx context.Context, private privateReader, diags *diag.Diagnostics) switchcfg.Snapshot {
+// restorePoint returns what destroy puts back: the state's restore_point, or for a state
+// written before that attribute existed, the snapshot kept in the private state; nil after
+// an import.
+func (r *switchQoSResource) restorePoint(ctx context.Context, m *switchQoSModel, private privateReader, diags *diag.Diagnostics) switchcfg.Snapshot {
+	if snap := m.restorePoint(); snap != nil {
+		return snap
+	}
 	raw, d := private.GetKey(ctx, privateSnapshot)
 	diags.Append(d...)
 	if raw == nil {
@@ -384,20 +440,10 @@ func (r *switchQoSResource) snapshot(ctx context.Context, private privateReader,
 	}
 	var snap switchcfg.Snapshot
 	if err := json.Unmarshal(raw, &snap); err != nil {
-		diags.AddWarning("Unreadable Restore Point", "The saved values to restore on destroy could not be read ("+err.Error()+"); destroy will restore SONiC's stock maps instead.")
+		diags.AddWarning("Unreadable Restore Point", "The saved values to restore on destroy could not be read ("+err.Error()+"); destroy will restore the switch's stock settings instead.")
 		return nil
 	}
 	return snap
-}
-
-func (r *switchQoSResource) saveSnapshot(ctx context.Context, private privateWriter, snap switchcfg.Snapshot) diag.Diagnostics {
-	raw, err := json.Marshal(snap)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Unable to Save Restore Point", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, privateSnapshot, raw)
 }
 
 func priorPolicy(m *switchQoSModel) *switchcfg.Policy {

@@ -36,6 +36,7 @@ type switchQoSModel struct {
 	Headroom          types.Object    `tfsdk:"headroom"`
 	PlannedOperations types.List      `tfsdk:"planned_operations"`
 	InSync            types.Bool      `tfsdk:"in_sync"`
+	RestorePoint      types.Map       `tfsdk:"restore_point"`
 }
 
 type rdmaClassModel struct {
@@ -243,6 +244,33 @@ func (m *switchQoSModel) setComputedUnknown() {
 	m.Headroom = types.ObjectUnknown(headroomAttrTypes)
 	m.PlannedOperations = types.ListUnknown(types.StringType)
 	m.InSync = types.BoolUnknown()
+	m.RestorePoint = types.MapUnknown(types.StringType)
+}
+
+// restorePoint returns the values to restore on destroy; nil after an import.
+func (m *switchQoSModel) restorePoint() switchcfg.Snapshot {
+	if m.RestorePoint.IsNull() || m.RestorePoint.IsUnknown() {
+		return nil
+	}
+	snap := switchcfg.Snapshot{}
+	for k, v := range m.RestorePoint.Elements() {
+		if s, ok := v.(types.String); ok {
+			snap[k] = s.ValueString()
+		}
+	}
+	return snap
+}
+
+func (m *switchQoSModel) setRestorePoint(snap switchcfg.Snapshot) {
+	if snap == nil {
+		m.RestorePoint = types.MapNull(types.StringType)
+		return
+	}
+	elems := make(map[string]attr.Value, len(snap))
+	for k, v := range snap {
+		elems[k] = types.StringValue(v)
+	}
+	m.RestorePoint = types.MapValueMust(types.StringType, elems)
 }
 
 // switchQoSID is the resource ID and import ID: address/name/port,port.

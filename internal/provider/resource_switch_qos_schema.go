@@ -130,6 +130,8 @@ func switchQoSSchema() schema.Schema {
 				MarkdownDescription: "CONFIG_DB operations of the change being planned, one readable line each (`update CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`); once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back. A last line starting `shared:` names what an operation changes beyond this resource: before 202511 the ECN thresholds go into the stock `AZURE_LOSSLESS` WRED profile, and the line counts and names the other queues bound to it."},
 			"in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the switch held exactly this configuration at the last refresh. An out-of-band change makes it `false`, and the next plan updates the resource."},
+			"restore_point": schema.MapAttribute{Computed: true, ElementType: types.StringType,
+				MarkdownDescription: "What destroy puts back: the value each shared setting had before this resource first changed it (`TABLE|KEY|field` on SONiC, the NVUE path on Cumulus, the value as the switch held it; a setting that did not exist is absent). It is recorded before the transaction is sent, and kept in state even when an apply fails after the switch may have received it, so a tainted resource's replacement and destroy still restore the switch. Empty after an import: destroy then restores the switch's stock settings."},
 		},
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"google.golang.org/grpc/codes"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 )
 
@@ -51,6 +53,25 @@ func (e *SetError) Error() string {
 		b.WriteString(")")
 	}
 	return b.String()
+}
+
+// Unsettled reports whether the switch may hold some or all of the batch, now or later: the
+// re-read failed, or the call ended without the switch's answer (a deadline, a cancel, a lost
+// connection), after which SONiC may still be applying it (GCU keeps going when its client
+// gives up). A Set the switch answered with an error and whose re-read shows it absent is
+// settled: SONiC applies a SetRequest as one transaction.
+func (e *SetError) Unsettled() bool {
+	switch {
+	case e.NotSent:
+		return false
+	case e.Applied == nil || *e.Applied:
+		return true
+	}
+	switch e.Code {
+	case codes.DeadlineExceeded, codes.Canceled, codes.Unavailable:
+		return true
+	}
+	return false
 }
 
 // Unwrap returns the transport's error, so errors.As finds a *gnmi.SetError and status.Code

@@ -9,6 +9,7 @@ package switchcfg
 
 import (
 	"context"
+	"errors"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 )
@@ -64,3 +65,23 @@ var (
 	_ Observation = sonicObservation{}
 	_ Changes     = (*sonicChanges)(nil)
 )
+
+// ApplyError is a failed Backend.Apply. Unsettled reports that the switch may hold some or
+// all of the change, now or once work it had already started ends (a Set the client stopped
+// waiting for, a lost connection, a revision still applying): the caller must then keep
+// track of what it may have changed. When Unsettled is false the switch refused the change
+// or never received it.
+type ApplyError struct {
+	Err       error
+	Unsettled bool
+}
+
+func (e *ApplyError) Error() string { return e.Err.Error() }
+
+func (e *ApplyError) Unwrap() error { return e.Err }
+
+// Unsettled reports whether err, from Backend.Apply, leaves the switch possibly changed.
+func Unsettled(err error) bool {
+	var ae *ApplyError
+	return errors.As(err, &ae) && ae.Unsettled
+}

@@ -3,6 +3,7 @@ package switchcfg
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -66,8 +67,10 @@ func (b *NVUE) Apply(ctx context.Context, changes Changes) (string, error) {
 	if c.Empty() {
 		return "", nil
 	}
-	_, err := b.client.Transaction(ctx, c.patch)
-	return "", err
+	if _, err := b.client.Transaction(ctx, c.patch); err != nil {
+		return "", &ApplyError{Err: err, Unsettled: !nvue.Settled(err)}
+	}
+	return "", nil
 }
 
 func (o nvueObservation) Describe() string { return "Cumulus Linux " + o.release }
@@ -205,11 +208,24 @@ func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapsh
 		}
 	}
 	cur := o.tree()
+	// A new resource (prior nil) on a switch that already holds the policy's own profiles
+	// follows an earlier apply of it that ended before it could record anything (an
+	// interrupted create): the shared settings may hold its values, and what they held before
+	// is lost, so the restore point is Cumulus' default, as after an import.
+	leftover := false
+	if prior == nil {
+		_, err := o.Decode(p.Name, p.Ports, p)
+		leftover = !errors.Is(err, ErrNotFound)
+	}
 	for _, l := range nvueDesiredFor(p).shared {
 		if seen[l.key()] {
 			continue
 		}
-		if v, ok := nvue.Lookup(cur, l.path...); ok {
+		v, ok := nvue.Lookup(cur, l.path...)
+		if leftover {
+			v, ok = nvueDefault(l)
+		}
+		if ok {
 			raw, _ := json.Marshal(v)
 			out[l.key()] = string(raw)
 		}

@@ -134,7 +134,7 @@ func (o sonicObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snaps
 	if prior != nil {
 		fresh = fresh.without(desiredFor(*prior, o.Facts))
 	}
-	out.record(fresh, o.db)
+	out.record(fresh, o.db, prior == nil)
 	return out
 }
 
@@ -178,5 +178,8 @@ func (s *SONiC) Apply(ctx context.Context, changes Changes) (warning string, err
 	if errors.As(err, &setErr) && setErr.Applied != nil && *setErr.Applied {
 		return fmt.Sprintf("the Set to switch %s ended with %v, but a read-back shows every change in place (SONiC can report a failure after applying, and a lost connection hides the reply); nothing else to do", s.client.Address(), setErr.Err), nil
 	}
-	return "", err
+	if err != nil {
+		return "", &ApplyError{Err: err, Unsettled: setErr != nil && setErr.Unsettled()}
+	}
+	return "", nil
 }

@@ -1,6 +1,9 @@
 package switchcfg
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
@@ -11,34 +14,91 @@ import (
 // and thresholds they had.
 type Snapshot map[string]string
 
-// record stores the current values of d's shared fields.
-func (s Snapshot) record(d desired, observed sonic.DB) {
+// record stores the current values of d's shared fields. A value that names an object d owns
+// (a port already on the policy's maps) was written by an earlier apply of this policy that
+// ended before it could record anything, an interrupted create: what the field held before
+// is lost, so the restore point is SONiC's stock value, as after an import, and never the
+// provider's own object, whose deletion the switch would refuse while ports use it.
+//
+// For a new resource (first) on a switch that already holds d's own entries, a field that
+// holds d's value and has a stock value (pfc_enable, pfcwd_sw_enable) gets the stock value
+// too; other such fields (cable lengths, watchdog times, the stock WRED profile's thresholds)
+// keep what the switch holds, since nothing better is known.
+func (s Snapshot) record(d desired, observed sonic.DB, first bool) {
+	owned := map[string]bool{}
+	leftover := false
+	for _, e := range d.entries {
+		owned[e.key] = true
+		_, exists := observed.Entry(e.table, e.key)
+		leftover = leftover || exists && first
+	}
+	var stock Snapshot
 	for _, f := range d.fields {
-		if e, ok := observed.Entry(f.table, f.key); ok {
-			if v, ok := e[f.field]; ok {
-				s[f.key3()] = v
+		e, ok := observed.Entry(f.table, f.key)
+		if !ok {
+			continue
+		}
+		v, ok := e[f.field]
+		if !ok {
+			continue
+		}
+		if (leftover || owned[v]) && v == f.value {
+			if stock == nil {
+				stock = stockSnapshot(d, observed)
+			}
+			if sv, ok := stock[f.key3()]; ok || owned[v] {
+				if ok {
+					s[f.key3()] = sv
+				}
+				continue
 			}
 		}
+		s[f.key3()] = v
 	}
 }
 
-// stockFields are SONiC's template values (qos_config.j2) for the shared fields, used to
-// restore a switch whose resource was imported and so has no snapshot.
+// stockFields are SONiC's template values (sonic-buildimage
+// files/build_templates/qos_config.j2) for the shared PORT_QOS_MAP fields, used to restore a
+// switch whose resource was imported and so has no snapshot.
 var stockFields = map[string]string{
 	"dscp_to_tc_map": "AZURE", "tc_to_queue_map": "AZURE", "tc_to_pg_map": "AZURE",
-	"pfc_to_queue_map": "AZURE", "pfc_to_pg_map": "AZURE", "pfc_enable": "3,4",
+	"pfc_to_queue_map": "AZURE", "pfc_to_pg_map": "AZURE", "pfc_enable": "3,4", "pfcwd_sw_enable": "3,4",
 }
 
-// stockSnapshot is the restore point of an imported resource: SONiC's stock maps where the
-// switch still has them; other fields are removed.
+// stockQueueField is qos_config.j2's QUEUE entry field for queue q: the lossless queues 3 and
+// 4 take scheduler.1 and the AZURE_LOSSLESS WRED profile, queues 0-2, 5 and 6 scheduler.0.
+func stockQueueField(q, field string) (value, table string, ok bool) {
+	lossless := q == "3" || q == "4"
+	switch {
+	case field == "scheduler" && lossless:
+		return "scheduler.1", tableScheduler, true
+	case field == "scheduler" && slices.Contains([]string{"0", "1", "2", "5", "6"}, q):
+		return "scheduler.0", tableScheduler, true
+	case field == "wred_profile" && lossless:
+		return stockWREDProfile, tableWRED, true
+	}
+	return "", "", false
+}
+
+// stockSnapshot is the restore point of an imported resource: SONiC's stock maps, schedulers
+// and WRED profile where the switch still has them; other fields are removed.
 func stockSnapshot(d desired, observed sonic.DB) Snapshot {
 	s := Snapshot{}
 	for _, f := range d.fields {
+		if f.table == tableQueue {
+			_, q, _ := strings.Cut(f.key, "|")
+			if v, table, ok := stockQueueField(q, f.field); ok {
+				if _, exists := observed.Entry(table, v); exists {
+					s[f.key3()] = v
+				}
+			}
+			continue
+		}
 		v, ok := stockFields[f.field]
 		if !ok || f.table != tablePortQoS {
 			continue
 		}
-		if f.field != "pfc_enable" {
+		if f.field != "pfc_enable" && f.field != "pfcwd_sw_enable" {
 			if _, exists := observed.Entry(tableDSCPToTC, v); !exists {
 				continue
 			}

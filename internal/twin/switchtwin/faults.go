@@ -18,7 +18,8 @@ type faults struct {
 	failGet      []codes.Code
 	resetSet     []bool // afterApply of each queued ResetNextSet
 	slowSet      time.Duration
-	slowing      int // Sets now waiting out slowSet
+	hold         chan struct{} // closed by HoldSets' release; nil when Sets are not held
+	slowing      int           // Sets now waiting out slowSet or a hold
 }
 
 // FailNextSet makes the next Set fail with code before anything is applied.
@@ -68,6 +69,28 @@ func (t *Twin) SlowSet(d time.Duration) {
 	t.faults.mu.Lock()
 	defer t.faults.mu.Unlock()
 	t.faults.slowSet = d
+}
+
+// HoldSets makes every following Set wait, before it applies, until release is called: a
+// switch whose Set outlives its client, as SONiC's does (GCU keeps going when the client
+// gives up), for as long as a test needs. release lets the waiting Sets apply and returns
+// once they have. Stop also ends the wait, with nothing applied.
+func (t *Twin) HoldSets() (release func()) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	hold := make(chan struct{})
+	t.faults.hold = hold
+	return func() {
+		t.faults.mu.Lock()
+		if t.faults.hold == hold {
+			t.faults.hold = nil
+		}
+		t.faults.mu.Unlock()
+		close(hold)
+		// A held Set keeps setMu until it has applied.
+		t.setMu.Lock()
+		t.setMu.Unlock() //nolint:staticcheck // an empty critical section: waiting for the held Set
+	}
 }
 
 // DropConnections closes every open client connection, as a switch reboot
@@ -154,8 +177,8 @@ func (f *faults) waiting(n int) {
 	f.slowing += n
 }
 
-func (f *faults) slow() time.Duration {
+func (f *faults) slow() (time.Duration, chan struct{}) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.slowSet
+	return f.slowSet, f.hold
 }

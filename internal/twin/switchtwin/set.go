@@ -59,22 +59,31 @@ func (t *Twin) Set(_ context.Context, req *gpb.SetRequest) (*gpb.SetResponse, er
 	return resp, nil
 }
 
-// waitSlow sleeps for the SlowSet delay, cut short only by Stop.
+// waitSlow sleeps for the SlowSet delay and waits out a HoldSets hold, cut short only by Stop.
 func (t *Twin) waitSlow() error {
-	d := t.faults.slow()
-	if d <= 0 {
+	d, hold := t.faults.slow()
+	if d <= 0 && hold == nil {
 		return nil
 	}
 	t.faults.waiting(1)
 	defer t.faults.waiting(-1)
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-t.stopped:
-		return status.Error(codes.Unavailable, errStopped.Error())
+	if d > 0 {
+		timer := time.NewTimer(d)
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-t.stopped:
+			return status.Error(codes.Unavailable, errStopped.Error())
+		}
 	}
+	if hold != nil {
+		select {
+		case <-hold:
+		case <-t.stopped:
+			return status.Error(codes.Unavailable, errStopped.Error())
+		}
+	}
+	return nil
 }
 
 // apply runs ops on a copy of CONFIG_DB, checks it and commits it.
