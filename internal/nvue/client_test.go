@@ -71,6 +71,9 @@ func TestTransactionFailureLeavesNothing(t *testing.T) {
 	if _, ok := nvue.Lookup(tw.Applied(), "qos", "pfc", "ROCE"); ok {
 		t.Error("part of an invalid revision was applied")
 	}
+	if !nvue.Settled(err) {
+		t.Error("Settled = false for a revision NVUE refused as invalid")
+	}
 	if _, still := tw.Revisions()[rev]; still {
 		t.Errorf("the failed revision %s is still staged", rev)
 	}
@@ -131,6 +134,9 @@ func TestTransactionFaults(t *testing.T) {
 		if _, ok := nvue.Lookup(tw.Applied(), "qos", "pfc", "ROCE"); ok || tw.Applies() != 0 {
 			t.Error("a failed apply changed the switch")
 		}
+		if nvue.Settled(err) {
+			t.Error("Settled = true for a revision that failed while applying: it may have applied in part")
+		}
 	})
 	t.Run("apply hangs", func(t *testing.T) {
 		tw, c := startTwin(t, "5.12")
@@ -146,6 +152,25 @@ func TestTransactionFaults(t *testing.T) {
 		}
 		if tw.Applies() != 0 {
 			t.Error("a hung apply applied")
+		}
+		if nvue.Settled(err) {
+			t.Error("Settled = true for a revision still applying")
+		}
+		if _, staged := tw.Revisions()[ae.Revision]; !staged {
+			t.Error("the revision still applying was detached")
+		}
+	})
+	t.Run("client gives up while the revision applies", func(t *testing.T) {
+		tw, c := startTwin(t, "5.12")
+		tw.HangNextApply()
+		cctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond) // the apply hangs for good
+		defer cancel()
+		rev, err := c.Transaction(cctx, patch)
+		if err == nil || nvue.Settled(err) {
+			t.Fatalf("err = %v, want an unsettled failure", err)
+		}
+		if _, staged := tw.Revisions()[rev]; !staged {
+			t.Error("a revision still applying was detached when its client gave up")
 		}
 	})
 	t.Run("connection dropped after the apply", func(t *testing.T) {
