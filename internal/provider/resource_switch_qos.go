@@ -70,6 +70,7 @@ func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	plan.warnInsecure(&resp.Diagnostics)
 	var prior *switchQoSModel
 	if !req.State.Raw.IsNull() {
 		prior = &switchQoSModel{}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
@@ -107,4 +108,18 @@ func speedList() string {
 		parts = append(parts, "`"+strconv.Itoa(s)+"`")
 	}
 	return strings.Join(parts, ", ")
+}
+
+// warnInsecure warns, on every plan, when this switch's own settings turn transport security
+// off; the provider block's insecure settings warn on their own at configure.
+func (m *switchQoSModel) warnInsecure(diags *diag.Diagnostics) {
+	addr := m.Address.ValueString()
+	if o := m.GNMI; o != nil && o.Insecure.ValueBool() {
+		diags.AddAttributeWarning(path.Root("gnmi").AtName("insecure"), "gNMI Without TLS",
+			fmt.Sprintf("gnmi.insecure is true for switch %s: its configuration and the gNMI password travel in clear, readable and changeable by anyone on the path. Use TLS with ca_file outside test rigs.", addr))
+	}
+	if o := m.NVUE; o != nil && o.Insecure.ValueBool() {
+		diags.AddAttributeWarning(path.Root("nvue").AtName("insecure"), "NVUE Certificate Not Verified",
+			fmt.Sprintf("nvue.insecure is true for switch %s: any server that answers on the address gets the NVUE password and can fake the switch's answers. Import a certificate your CA signs on the switch (nv action import system security certificate) and set ca_file.", addr))
+	}
 }

@@ -1,0 +1,50 @@
+package provider
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSwitchQoSInsecureWarnsEveryPlan sets insecure transport on the resources themselves,
+// which the provider block's warning does not see: each plan must warn, naming the switch.
+func TestSwitchQoSInsecureWarnsEveryPlan(t *testing.T) {
+	cli := newTerraformCLI(t, map[string]string{"main.tf": `
+terraform {
+  required_providers {
+    roce = { source = "clusterbid/roce" }
+  }
+}
+provider "roce" {}
+resource "roce_switch_qos" "sonic" {
+  address        = "127.0.0.1:1"
+  ports          = ["Ethernet0"]
+  cable_length_m = 5
+  ecn  = { min_threshold_bytes = 102400, max_threshold_bytes = 153600, mark_probability_percent = 100 }
+  pfc  = { pause_threshold_bytes = 256000 }
+  gnmi = { username = "admin", password = "secret", insecure = true }
+}
+resource "roce_switch_qos" "cumulus" {
+  os             = "cumulus"
+  address        = "127.0.0.2:1"
+  ports          = ["swp1"]
+  cable_length_m = 5
+  ecn  = { min_threshold_bytes = 102400, max_threshold_bytes = 153600, mark_probability_percent = 100 }
+  pfc  = { pause_threshold_bytes = 256000 }
+  nvue = { username = "cumulus", password = "secret", insecure = true }
+}
+`})
+	for range 2 {
+		out, code := cli.run("plan", "-input=false")
+		if code != 0 {
+			t.Fatalf("plan failed:\n%s", out)
+		}
+		for _, want := range []string{"Warning: gNMI Without TLS", "for switch 127.0.0.1:1", "Warning: NVUE Certificate Not Verified", "for switch 127.0.0.2:1"} {
+			if !strings.Contains(strings.Join(strings.Fields(out), " "), want) {
+				t.Errorf("plan does not say %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(out, "secret") {
+			t.Errorf("plan output shows a password:\n%s", out)
+		}
+	}
+}
