@@ -58,6 +58,7 @@ type ofedModel struct {
 	RepoURL        types.String   `tfsdk:"repo_url"`
 	Key            types.String   `tfsdk:"key"`
 	Trusted        types.Bool     `tfsdk:"trusted"`
+	AllowUnsigned  types.Bool     `tfsdk:"allow_unsigned_remote"`
 	Packages       types.List     `tfsdk:"packages"`
 	LockTimeout    types.String   `tfsdk:"lock_timeout"`
 	RepoAuth       *repoAuthModel `tfsdk:"repo_auth"`
@@ -102,7 +103,9 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 					"repo_url":        opt("The versioned repository directory you mirror or trust; URLs containing `latest` are refused."),
 					"key":             opt("Signing keyring (`signed-by`) on Debian, `gpgkey` URL on RHEL."),
 					"trusted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
-						MarkdownDescription: "Skip signature checks (`trusted=yes`), for local test repositories only."},
+						MarkdownDescription: "Skip signature checks (`trusted=yes` on Debian, `gpgcheck=0` on RHEL), for local test repositories only: every plan warns while it is set, and a remote (`http`/`https`) `repo_url` also needs `allow_unsigned_remote`."},
+					"allow_unsigned_remote": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
+						MarkdownDescription: "Let `trusted` apply to an `http` or `https` repository. Whoever controls that mirror or the network path to it can then install kernel modules as root; set `key` instead wherever the repository is signed."},
 					"packages": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 						MarkdownDescription: "Packages to install, pin and hold; default the flavor's metapackage (`doca-ofed`, `mlnx-ofed-all`)."},
 					"lock_timeout": opt("How long apt waits for a dpkg lock, or dnf for its locks, held by another process, as a Go duration. Default `2m`."),
@@ -451,7 +454,7 @@ func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
 	pin := tasks.OFEDPin{
 		Flavor: o.Flavor.ValueString(), Version: o.Version.ValueString(), Constraint: o.Constraint.ValueString(),
 		PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
-		Trusted: o.Trusted.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
+		Trusted: o.Trusted.ValueBool(), AllowUnsignedRemote: o.AllowUnsigned.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
 	}
 	if a := o.RepoAuth; a != nil {
 		pin.RepoAuth = &tasks.RepoAuth{Username: a.Username.ValueString(), Password: a.Password.ValueString()}
@@ -490,6 +493,21 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 		}
 		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid OFED Settings", Detail: detail})
 	}
+	return append(fs, m.trustWarnings()...)
+}
+
+// trustWarnings are the OFED settings that weaken what protects the host, warned on every plan.
+func (m *hostBootstrapModel) trustWarnings() fabric.Findings {
+	var fs fabric.Findings
+	o, host := m.OFED, m.Host.ValueString()
+	if o.Trusted.ValueBool() {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "ofed.trusted", Summary: "OFED Packages Not Verified",
+			Detail: fmt.Sprintf("ofed.trusted is true for %s: the package manager installs %s without checking its signature, and its kernel modules load as root. Set key to the repository's signing key outside test rigs.", host, o.RepoURL.ValueString())})
+	}
+	if o.RepoAuth != nil && strings.HasPrefix(strings.ToLower(o.RepoURL.ValueString()), "http://") {
+		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "ofed.repo_auth", Summary: "Repository Password Without TLS",
+			Detail: fmt.Sprintf("ofed.repo_auth is sent to %s over plain http from %s: anyone on the path can read the password. Use an https repo_url.", o.RepoURL.ValueString(), host)})
+	}
 	return fs
 }
 
@@ -509,7 +527,7 @@ func ofedAttribute(err error) (string, bool) {
 func (m *hostBootstrapModel) known() bool {
 	vals := []attr.Value{m.Host, m.Family, m.GPUDirect}
 	if o := m.OFED; o != nil {
-		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.Packages, o.LockTimeout)
+		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.AllowUnsigned, o.Packages, o.LockTimeout)
 		if a := o.RepoAuth; a != nil {
 			vals = append(vals, a.Username, a.Password)
 		}

@@ -48,3 +48,38 @@ resource "roce_switch_qos" "cumulus" {
 		}
 	}
 }
+
+// TestHostBootstrapWeakTrustWarnsEveryPlan plans OFED from an unsigned local repository and
+// from a plain-http one with a login: each plan must warn about both, naming the host.
+func TestHostBootstrapWeakTrustWarnsEveryPlan(t *testing.T) {
+	cli := newTerraformCLI(t, map[string]string{"main.tf": `
+terraform {
+  required_providers {
+    roce = { source = "clusterbid/roce" }
+  }
+}
+provider "roce" {
+  ssh = { user = "root", insecure_ignore_host_key = true }
+}
+resource "roce_host_bootstrap" "unsigned" {
+  host = "127.0.0.1:1"
+  ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "file:/srv/doca/25.10-1.7.1", trusted = true }
+}
+resource "roce_host_bootstrap" "clear" {
+  host = "127.0.0.2:1"
+  ofed = { flavor = "doca", version = "25.10-1.7.1", repo_url = "http://mirror.lan/doca/25.10-1.7.1/", key = "/etc/apt/keyrings/doca.gpg",
+           repo_auth = { username = "gpu", password = "hunter2" } }
+}
+`})
+	out, _ := cli.run("plan", "-input=false", "-refresh=false")
+	flat := strings.Join(strings.Fields(out), " ")
+	for _, want := range []string{"Warning: OFED Packages Not Verified", "ofed.trusted is true for 127.0.0.1:1",
+		"Warning: Repository Password Without TLS", "over plain http from 127.0.0.2:1"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("plan does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "hunter2") {
+		t.Errorf("plan output shows the repository password:\n%s", out)
+	}
+}

@@ -91,15 +91,16 @@ resource "roce_host_bootstrap" "node" {
   host   = each.value.address
   family = var.policy.family
   ofed = var.policy.ofed == null ? null : {
-    flavor          = var.policy.ofed.flavor
-    version         = var.policy.ofed.version
-    constraint      = var.policy.ofed.constraint
-    package_version = var.policy.ofed.package_version
-    repo_url        = try(var.policy.ofed.repo_urls[local.os_family[each.key]], var.policy.ofed.repo_url)
-    key             = var.policy.ofed.key
-    trusted         = var.policy.ofed.trusted
-    packages        = var.policy.ofed.packages
-    lock_timeout    = var.policy.ofed.lock_timeout
+    flavor                = var.policy.ofed.flavor
+    version               = var.policy.ofed.version
+    constraint            = var.policy.ofed.constraint
+    package_version       = var.policy.ofed.package_version
+    repo_url              = try(var.policy.ofed.repo_urls[local.os_family[each.key]], var.policy.ofed.repo_url)
+    key                   = var.policy.ofed.key
+    trusted               = var.policy.ofed.trusted
+    allow_unsigned_remote = var.policy.ofed.allow_unsigned_remote
+    packages              = var.policy.ofed.packages
+    lock_timeout          = var.policy.ofed.lock_timeout
   }
   gpudirect = var.policy.gpudirect
 }

@@ -142,8 +142,10 @@ variable "policy" {
       repo_urls       = optional(map(string), {})
       key             = optional(string)
       trusted         = optional(bool, false)
-      packages        = optional(list(string))
-      lock_timeout    = optional(string)
+      # trusted for an http/https repository: its mirror could then feed root kernel modules.
+      allow_unsigned_remote = optional(bool, false)
+      packages              = optional(list(string))
+      lock_timeout          = optional(string)
     }))
     family    = optional(string, "auto")
     gpudirect = optional(string, "auto")

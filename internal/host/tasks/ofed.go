@@ -65,8 +65,13 @@ type OFEDPin struct {
 	// "gpgkey" URL. Empty uses the keys the package manager already trusts.
 	Key string
 	// Trusted turns signature checks off ("trusted=yes", "gpgcheck=0"), for
-	// local test repositories only. It excludes Key.
+	// local test repositories only. It excludes Key, and needs a file: URL
+	// unless AllowUnsignedRemote is set.
 	Trusted bool
+	// AllowUnsignedRemote lets Trusted apply to an http or https repository,
+	// whose mirror or network path could then feed the host kernel modules
+	// that root installs.
+	AllowUnsignedRemote bool
 	// Packages are the packages to install, pin and hold; empty means the
 	// flavor's metapackage (doca-ofed or mlnx-ofed-all).
 	Packages []string

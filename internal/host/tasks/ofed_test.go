@@ -163,7 +163,7 @@ func TestOFEDPinPlanDebian(t *testing.T) {
 // one of them with a Debian version that is not in OFED form, and a lock
 // timeout rounded up to whole seconds.
 func TestOFEDPinUpgradeWithOwnPackages(t *testing.T) {
-	task := OFEDPin{Flavor: "mlnx", Version: "24.10-3.2.5.0", RepoURL: "http://mirror.lan/mlnx/24.10-3.2.5.0/", Trusted: true,
+	task := OFEDPin{Flavor: "mlnx", Version: "24.10-3.2.5.0", RepoURL: "http://mirror.lan/mlnx/24.10-3.2.5.0/", Trusted: true, AllowUnsignedRemote: true,
 		Packages: []string{"mlnx-ofed-all", "mlnx-ofed-kernel-dkms"}, PackageVersion: "24.10-3.2.5.0", LockTimeout: 1500 * time.Millisecond}
 	f := aptFacts(facts.OFEDInfo{Flavor: facts.OFEDMLNX, Version: "24.10-2.1.8.0"}, nil,
 		debPkg("mlnx-ofed-all", "24.10-2.1.8.0", true), debPkg("mlnx-ofed-kernel-dkms", "24.10.OFED.24.10.2.1.8.0.1", false))

@@ -127,6 +127,11 @@ func (t OFEDPin) validateRepo() error {
 	if t.Trusted && t.Key != "" {
 		return fieldError("key", errors.New("OFED repository: set key or trusted, not both"))
 	}
+	if t.Trusted && u.Scheme != "file" && !t.AllowUnsignedRemote {
+		return fieldError("trusted", fmt.Errorf("trusted turns signature checks off for %s, a remote repository: whoever controls the mirror "+
+			"or the network path could then install kernel modules as root. Set key to the repository's signing key, "+
+			"or set allow_unsigned_remote = true to accept that", t.RepoURL))
+	}
 	if t.Key != "" && !repoWordRE.MatchString(t.Key) {
 		return fieldError("key", fmt.Errorf("repository key %q: want a path or URL without blanks or quotes", t.Key))
 	}
