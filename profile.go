@@ -9,7 +9,6 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -107,15 +106,14 @@ func keepUsage(path string, ticks <-chan time.Time, done <-chan struct{}) {
 
 // writeUsage writes this process's peak RSS and CPU so far to path.
 func writeUsage(path string) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+	cpu, ok := processCPU()
+	if !ok {
 		return
 	}
 	kib, ok := peakRSS()
 	if !ok {
 		return
 	}
-	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	replaceFile(path, func(w io.Writer) error {
 		_, err := fmt.Fprintln(w, kib, cpu.Microseconds())
 		return err
