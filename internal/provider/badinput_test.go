@@ -98,6 +98,8 @@ var badInputs = []badInput{
 		summary: "Invalid Bastion Host", detail: `ssh.bastion.host is not an address SSH can dial: host address "jump.example:70000": invalid port or host`},
 	{where: "provider", attr: "ssh.bastion.private_key", hcl: `ssh = { private_key_file = "~/.ssh/id_ed25519", bastion = { host = "jump.example", private_key = "-----BEGIN OPENSSH PRIVATE KEY-----", private_key_file = "~/.ssh/jump_ed25519" } }`, stage: atPlan,
 		summary: "Conflicting SSH Keys", detail: "Both ssh.bastion.private_key and ssh.bastion.private_key_file are set"},
+	{where: "provider", attr: "ssh.bastion.private_key_file", hcl: `ssh = { private_key_file = "~/.ssh/id_ed25519", use_agent = false, bastion = { host = "jump.example" } }`, stage: atPlan,
+		summary: "No Bastion Credentials", detail: "ssh.bastion has no key of its own"},
 	{where: "provider", attr: "ssh.bastion.private_key", hcl: `ssh = { private_key_file = "~/.ssh/id_ed25519", bastion = { host = "jump.example", private_key = "not a key" } }`, stage: atPlan,
 		summary: "Invalid SSH Private Key", detail: "ssh.bastion.private_key is not an unencrypted private key SSH can use: ssh: no key found"},
 	{where: "provider", attr: "ssh.bastion.host_key", hcl: `ssh = { private_key_file = "~/.ssh/id_ed25519", bastion = { host = "jump.example", host_key = "ssh-ed25519 AAAAC3Nz" } }`, stage: atPlan,

@@ -285,7 +285,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := loggingRunner{host.SSH(client)}.Run(runCtx, cmd, ssh.RunOptions{AllowFailure: true})
+	res, err := loggingRunner{host.SSH(client)}.Run(runCtx, cmd, ssh.RunOptions{AllowFailure: true, Timeout: timeout})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Unable to Run NCCL Test",
 			fmt.Sprintf("Running %s on %s: %v. Nothing was changed; check the host is reachable and raise timeout_seconds if the run needs longer.", run.Binary, address, err))

@@ -26,6 +26,10 @@ func sshProblem(e *ssh.ConfigError, f func(field string) setting) (at path.Path,
 		return at, "No SSH Authentication",
 			"The ssh settings give no way to log in to the hosts. Set ssh.private_key_file (or " + envSSHPrivateKeyFile + "), ssh.private_key, " +
 				"or ssh.password, or run an SSH agent (" + envAgentSocket + "). If the provider manages switches only, remove the ssh block and the ROCE_SSH_* variables."
+	case e.Rule == ssh.RuleAuth:
+		return at, "No Bastion Credentials",
+			"ssh.bastion has no key of its own, and the provider offers a jump host only its own credentials, never the hosts' key or password. " +
+				"Set ssh.bastion.private_key_file (or " + envSSHBastionPrivateKeyFile + ") or ssh.bastion.private_key, or enable ssh.use_agent with the bastion's key in the agent."
 	case e.Rule == ssh.RulePrivateKey && !bastion:
 		return at, "Invalid SSH Private Key",
 			fmt.Sprintf("ssh.private_key%s is not a private key SSH can use: %v. Give the key itself in PEM or OpenSSH format "+

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	xssh "golang.org/x/crypto/ssh"
@@ -57,19 +58,24 @@ func loadAuth(c Config) (*auth, error) {
 	return a, nil
 }
 
-// loadHopAuth returns the credentials of a jump host: its own key, or those
-// of the hosts.
+// loadHopAuth returns the credentials of a jump host: its own key and, with
+// UseAgent, the agent's keys, as ssh -J offers them. Never the hosts' key or
+// password: a bastion is often shared, password authentication hands it the
+// password itself, and a key offer tells it which keys the user holds.
 func loadHopAuth(h Hop, c Config, hosts *auth) (*auth, error) {
-	if h.PrivateKey == "" && h.PrivateKeyFile == "" {
-		return hosts, nil
-	}
 	key, err := loadSigner(h.PrivateKey, h.PrivateKeyFile, "")
 	if err != nil {
 		return nil, err
 	}
-	a := &auth{signers: []xssh.Signer{key}}
+	a := &auth{}
+	if key != nil {
+		a.signers = []xssh.Signer{key}
+	}
 	if c.UseAgent {
 		a.agent = hosts.agent
+	}
+	if len(a.signers) == 0 && a.agent == "" {
+		return nil, errors.New("no credentials of its own: set its private key or private key file, or use the agent (the hosts' key and password are not offered to a jump host)")
 	}
 	return a, nil
 }
@@ -156,19 +162,27 @@ func (a *auth) methods(timeout time.Duration) (methods []xssh.AuthMethod, done f
 		methods = append(methods, xssh.PublicKeys(signers...))
 	}
 	if a.password != "" {
-		pw := a.password
-		methods = append(methods,
-			xssh.Password(pw),
-			xssh.KeyboardInteractive(func(_, _ string, questions []string, _ []bool) ([]string, error) {
-				answers := make([]string, len(questions))
-				for i := range answers {
-					answers[i] = pw
-				}
-				return answers, nil
-			}),
-		)
+		methods = append(methods, xssh.Password(a.password), xssh.KeyboardInteractive(answerPassword(a.password)))
 	}
 	return methods, done, nil
+}
+
+// answerPassword answers the keyboard-interactive prompts that ask for a
+// password (not echoed, "password" in the text) with pw, and fails the
+// authentication on any other: a one-time code or a question must not be
+// answered with the password, which would hand it to whatever asked.
+// A round without prompts (PAM's informational messages) gets no answers.
+func answerPassword(pw string) xssh.KeyboardInteractiveChallenge {
+	return func(_, _ string, questions []string, echos []bool) ([]string, error) {
+		answers := make([]string, len(questions))
+		for i, q := range questions {
+			if i >= len(echos) || echos[i] || !strings.Contains(strings.ToLower(q), "password") {
+				return nil, fmt.Errorf("keyboard-interactive prompt %q does not ask for the password, the only answer configured", shorten(q, 80))
+			}
+			answers[i] = pw
+		}
+		return answers, nil
+	}
 }
 
 // pairWithCert puts a certificate signer before the agent key the user

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/google/go-cmp/cmp"
 	xssh "golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/agent"
 )
@@ -138,6 +140,14 @@ func TestPasswordAuth(t *testing.T) {
 // testUser creates a throwaway local user with a random password.
 func testUser(t *testing.T) (name, password string) {
 	t.Helper()
+	password = rand.Text()
+	return localUser(t, password), password
+}
+
+// localUser creates a throwaway local user with password (useradd, chpasswd: root only)
+// and removes it when the test ends.
+func localUser(t *testing.T, password string) string {
+	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Fatal("password authentication needs a local user with a known password: creating one needs root (useradd, chpasswd); run the tests as root")
 	}
@@ -146,8 +156,7 @@ func testUser(t *testing.T) (name, password string) {
 			t.Fatalf("password authentication needs a local user with a known password: %s is not available (package passwd)", tool)
 		}
 	}
-	name = "rocessh" + strings.ToLower(rand.Text()[:6])
-	password = rand.Text()
+	name := "rocessh" + strings.ToLower(rand.Text()[:6])
 	if out, err := exec.Command("useradd", "-M", "-d", "/nonexistent", "-s", "/bin/sh", name).CombinedOutput(); err != nil {
 		t.Fatalf("useradd: %v: %s", err, out)
 	}
@@ -161,7 +170,128 @@ func testUser(t *testing.T) (name, password string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("chpasswd: %v: %s", err, out)
 	}
-	return name, password
+	return name
+}
+
+// TestJumpHostGetsOnlyItsOwnCredentials: a bastion is offered its own key and the agent,
+// never the key or the password meant for the hosts, even when it would accept them.
+func TestJumpHostGetsOnlyItsOwnCredentials(t *testing.T) {
+	t.Run("the hosts' key", func(t *testing.T) {
+		hostKey, hostPEM := newKey(t)
+		bastion := startServer(t, serverOptions{authorizedKeys: []xssh.PublicKey{hostKey.PublicKey()}, forwarding: true})
+		target := startServer(t, serverOptions{authorizedKeys: []xssh.PublicKey{hostKey.PublicKey()}})
+		cfg := Config{
+			User: currentUser(t), PrivateKey: string(hostPEM), KnownHostsFile: knownHostsFile(t, target.knownLine()),
+			Jumps: []Hop{{Address: bastion.addr, HostKey: bastion.authorizedKey()}},
+		}
+		p, err := NewPool(cfg)
+		if err == nil {
+			defer p.Close()
+			_, runErr := p.Client(target.addr).Run(testContext(t), "true", RunOptions{})
+			t.Fatalf("NewPool with a key-less jump host succeeded (a Run through it: %v), want an error: the bastion must not get the hosts' key", runErr)
+		}
+		for _, want := range []string{"jump 1", "no credentials of its own"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("NewPool error %q does not mention %q", err, want)
+			}
+		}
+	})
+
+	// The bastion takes the hosts' password; the agent holds a key that it refuses.
+	name, password := testUser(t)
+	agentKey, agentSock := startAgent(t)
+	for _, tt := range []struct {
+		name         string
+		agentAllowed bool   // the bastion authorizes the agent's key
+		hopUser      string // empty: the hosts' user
+	}{
+		{"the hosts' password", false, ""},
+		// As root: sshd reads the test servers' authorized_keys as the user logging in.
+		{"the agent, which works", true, currentUser(t)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := serverOptions{password: true, forwarding: true}
+			if tt.agentAllowed {
+				opts.authorizedKeys = []xssh.PublicKey{agentKey}
+			}
+			bastion := startServer(t, opts)
+			target := startServer(t, serverOptions{password: true})
+			cfg := Config{
+				User: name, Password: password, UseAgent: true, AgentSocket: agentSock,
+				KnownHostsFile: knownHostsFile(t, target.knownLine(), bastion.knownLine()),
+				Jumps:          []Hop{{Address: bastion.addr, User: tt.hopUser}},
+			}
+			res, err := newTestPool(t, cfg).Client(target.addr).Run(testContext(t), "echo via", RunOptions{})
+			if tt.agentAllowed {
+				if err != nil || string(res.Stdout) != "via\n" {
+					t.Fatalf("Run through the bastion = %q, %v; want via", res.Stdout, err)
+				}
+			} else {
+				var ce *ConnectError
+				if !errors.As(err, &ce) || ce.Via != bastion.addr || !strings.Contains(err.Error(), "unable to authenticate") {
+					t.Fatalf("Run = %v, want a *ConnectError: the bastion refuses the agent's key and must not be sent the password", err)
+				}
+			}
+			if log := bastion.log.String(); strings.Contains(log, "password for") {
+				t.Errorf("the bastion was sent the hosts' password:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestKeyboardInteractiveAnswersOnlyPasswordPrompts: the password answers the prompts that
+// ask for it, unechoed, and nothing else; any other prompt fails the authentication.
+func TestKeyboardInteractiveAnswersOnlyPasswordPrompts(t *testing.T) {
+	const pw = "pw-7f3c-secret"
+	methods, done, err := (&auth{password: pw}).methods(time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	var challenge xssh.KeyboardInteractiveChallenge
+	for _, m := range methods {
+		if c, ok := m.(xssh.KeyboardInteractiveChallenge); ok {
+			challenge = c
+		}
+	}
+	if challenge == nil {
+		t.Fatal("no keyboard-interactive method with a password")
+	}
+	tests := []struct {
+		name      string
+		questions []string
+		echos     []bool
+		want      []string // nil: an error
+	}{
+		{"PAM's password prompt", []string{"Password: "}, []bool{false}, []string{pw}},
+		{"sshd's own", []string{"rocessh@host's password: "}, []bool{false}, []string{pw}},
+		{"any case", []string{"PASSWORD:"}, []bool{false}, []string{pw}},
+		{"informational round", []string{}, []bool{}, []string{}},
+		{"one-time code", []string{"Verification code: "}, []bool{false}, nil},
+		{"password, then a one-time code", []string{"Password: ", "OTP: "}, []bool{false, false}, nil},
+		{"echoed", []string{"Password (will be shown): "}, []bool{true}, nil},
+		{"a question", []string{"Do you accept the terms? "}, []bool{true}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := challenge("", "", tt.questions, tt.echos)
+			if tt.want == nil {
+				if err == nil {
+					t.Fatalf("answers = %q, want an error: the prompt does not ask for the password", got)
+				}
+				if strings.Contains(err.Error(), pw) {
+					t.Errorf("error %q contains the password", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("challenge: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("answers (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 func newEncryptedKey(t *testing.T, passphrase string) ([]byte, xssh.PublicKey) {

@@ -2,11 +2,13 @@ package ssh
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -43,129 +45,191 @@ func TestSudoCommand(t *testing.T) {
 	}
 }
 
-// sudoFixture is a server whose PATH starts with the fake sudo of testdata.
-type sudoFixture struct {
-	fixture
-	dir string // FAKE_SUDO_DIR: password, nopasswd, log
+// The sudo tests run the system's sudo (make sshd installs it) with sudoers rules of
+// their own, for a user of their own: sudo never asks root for a password.
+
+// sudoPassword is the password of every sudoer, for SSH and for sudo.
+const sudoPassword = "s3cret sudo pw"
+
+// newSudoer creates a local user whose password is sudoPassword, with rules as its
+// sudoers file, each a line where %[1]s is the user's name; both go when the test ends.
+func newSudoer(t *testing.T, rules ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("sudo"); err != nil {
+		t.Fatal("sudo is not installed: make sshd installs it (Debian package sudo)")
+	}
+	name := localUser(t, sudoPassword)
+	var b strings.Builder
+	for _, r := range rules {
+		fmt.Fprintf(&b, r+"\n", name)
+	}
+	// A broken file in /etc/sudoers.d stops every sudo on the machine: visudo checks it first.
+	draft := filepath.Join(t.TempDir(), "sudoers")
+	writeFile(t, draft, []byte(b.String()), 0o440)
+	if out, err := exec.Command("visudo", "-c", "-q", "-f", draft).CombinedOutput(); err != nil {
+		t.Fatalf("sudoers rules %q: %v: %s", b.String(), err, out)
+	}
+	path := filepath.Join("/etc/sudoers.d", name)
+	writeFile(t, path, []byte(b.String()), 0o440)
+	t.Cleanup(func() {
+		if err := os.Remove(path); err != nil {
+			t.Errorf("remove %s: %v", path, err)
+		}
+		_ = os.Remove(filepath.Join("/run/sudo/ts", name)) // its timestamps, if any
+	})
+	return name
 }
 
-const sudoPassword = "s3cret sudo pw"
+// sudoerClient logs in to a fresh server as the sudoer with its password, with become.
+func sudoerClient(t *testing.T, name string, become Become) *Client {
+	t.Helper()
+	srv := startServer(t, serverOptions{password: true})
+	cfg := Config{User: name, Password: sudoPassword, KnownHostsFile: knownHostsFile(t, srv.knownLine()), ConnectTimeout: 10 * time.Second, Become: become}
+	return newTestPool(t, cfg).Client(srv.addr)
+}
+
+// sudoFixture is a server that root logs in to (the SFTP tests write root's files), where
+// "sudo" is the system's sudo run by a sudoer: it asks for sudoPassword (unless nopasswd)
+// and runs the command as root.
+type sudoFixture struct {
+	fixture
+	sudoer string
+}
 
 func newSudoFixture(t *testing.T, nopasswd bool) sudoFixture {
 	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
+	rule := "%[1]s ALL=(ALL:ALL) ALL"
+	if nopasswd {
+		rule = "%[1]s ALL=(ALL:ALL) NOPASSWD: ALL"
+	}
+	name := newSudoer(t, "Defaults:%[1]s timestamp_timeout=0", rule)
+	bin := filepath.Join(t.TempDir(), "bin")
 	if err := os.Mkdir(bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	script, err := os.ReadFile("testdata/fake-sudo.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, filepath.Join(bin, "sudo"), script, 0o755)
-	writeFile(t, filepath.Join(dir, "password"), []byte(sudoPassword+"\n"), 0o600)
-	if nopasswd {
-		writeFile(t, filepath.Join(dir, "nopasswd"), nil, 0o600)
-	}
-	f := newFixture(t, serverOptions{setEnv: []string{"PATH=" + bin + ":/usr/bin:/bin", "FAKE_SUDO_DIR=" + dir}})
-	return sudoFixture{fixture: f, dir: dir}
+	writeFile(t, filepath.Join(bin, "sudo"), []byte("#!/bin/sh\nexec setpriv --reuid="+name+" --regid="+name+" --init-groups /usr/bin/sudo \"$@\"\n"), 0o755)
+	f := newFixture(t, serverOptions{setEnv: []string{"PATH=" + bin + ":/usr/bin:/bin"}})
+	return sudoFixture{fixture: f, sudoer: name}
 }
 
-// log returns the fake sudo's invocations so far.
-func (f sudoFixture) log(t *testing.T) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(f.dir, "log"))
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// TestSudoPasswordOnlyWhenAsked: a sudoer that needs a password for everything but a
+// NOPASSWD command: the password goes to sudo when it asks, and never to the command.
+func TestSudoPasswordOnlyWhenAsked(t *testing.T) {
+	name := newSudoer(t,
+		"Defaults:%[1]s timestamp_timeout=0",
+		"%[1]s ALL=(ALL:ALL) ALL",
+		// sudo runs every command as sh -c '...': this matches those that end in cat.
+		"%[1]s ALL=(root) NOPASSWD: /usr/bin/sh -c *cat")
+	c := sudoerClient(t, name, Become{Password: sudoPassword})
 
-func TestSudoRun(t *testing.T) {
+	got := mustRunOpts(t, c, "id -un; echo on-stderr >&2", RunOptions{Sudo: true})
+	if string(got.Stdout) != "root\n" {
+		t.Errorf("id -un under sudo with the password = %q, want root", got.Stdout)
+	}
+	if stderr := string(got.Stderr); !strings.Contains(stderr, "on-stderr\n") || strings.Contains(stderr, "sudo via roce") || strings.Contains(stderr, "ROCE-SUDO") {
+		t.Errorf("Stderr = %q, want the command's own, without sudo's prompt or the marker", stderr)
+	}
+
 	const input = "line one\nline two\n"
-	tests := []struct {
-		name     string
-		nopasswd bool // host sudoers: NOPASSWD
-		become   Become
-		opts     RunOptions
-		wantLog  string // fake sudo log after the call (probe included)
-	}{
-		{
-			name:     "without password, host NOPASSWD",
-			nopasswd: true,
-			opts:     RunOptions{Sudo: true},
-			wantLog:  "root sh -c cat\n",
-		},
-		{
-			name:    "password on stdin before the input",
-			become:  Become{Password: sudoPassword},
-			opts:    RunOptions{Sudo: true},
-			wantLog: "root sh -c cat\n",
-		},
-		{
-			name:     "password configured, host NOPASSWD: not sent",
-			nopasswd: true,
-			become:   Become{Password: sudoPassword},
-			opts:     RunOptions{Sudo: true},
-			wantLog:  "root true\nroot sh -c cat\n",
-		},
-		{
-			name:    "become enabled for every command, as a user",
-			become:  Become{Enabled: true, User: "postgres", Password: sudoPassword},
-			wantLog: "postgres sh -c cat\n",
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newSudoFixture(t, tt.nopasswd)
-			f.cfg.Become = tt.become
-			c := newTestPool(t, f.cfg).Client(f.srv.addr)
-			opts := tt.opts
-			opts.Stdin = strings.NewReader(input)
-			got, err := c.Run(testContext(t), "cat", opts)
-			if err != nil {
-				t.Fatalf("Run: %v", err)
-			}
-			if diff := cmp.Diff(input, string(got.Stdout)); diff != "" {
-				t.Errorf("the command's stdin was altered (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.wantLog, f.log(t)); diff != "" {
-				t.Errorf("sudo invocations (-want +got):\n%s", diff)
-			}
-			if strings.Contains(f.log(t), sudoPassword) {
-				t.Error("the sudo password reached a command line")
-			}
-		})
+	for _, stdin := range []string{input, ""} {
+		opts := RunOptions{Sudo: true}
+		if stdin != "" {
+			opts.Stdin = strings.NewReader(stdin)
+		}
+		got := mustRunOpts(t, c, "cat", opts)
+		if diff := cmp.Diff(stdin, string(got.Stdout)); diff != "" {
+			t.Errorf("a NOPASSWD command's stdin (-want +got):\n%s", diff)
+		}
+		if strings.Contains(string(got.Stdout)+string(got.Stderr), sudoPassword) {
+			t.Errorf("the password reached a command that sudo ran without asking: %q", got.Stdout)
+		}
 	}
 }
 
-func TestSudoFailures(t *testing.T) {
-	tests := []struct {
-		name        string
-		password    string
-		wantCommand string
-		wantStderr  string
-	}{
-		{"wrong password", "not the password", "sudo -S -p '' -- sh -c true", "incorrect password"},
-		{"password needed, none configured", "", "sudo -n -- sh -c true", "a password is required"},
+// TestSudoCachedTimestamp: once sudo has a timestamp it stops asking; the password must
+// then reach neither a command's stdin nor a file written through sudo.
+func TestSudoCachedTimestamp(t *testing.T) {
+	// The timestamp is global: each SSH session has another parent process and no tty.
+	name := newSudoer(t, "Defaults:%[1]s timestamp_type=global", "%[1]s ALL=(ALL:ALL) ALL")
+	c := sudoerClient(t, name, Become{Password: sudoPassword})
+	mustRunOpts(t, c, "true", RunOptions{Sudo: true})
+	if _, err := c.Run(testContext(t), "sudo -n true", RunOptions{}); err != nil {
+		t.Fatalf("sudo -n true after a sudo with the password: %v; want the timestamp cached", err)
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newSudoFixture(t, false)
-			f.cfg.Become = Become{Password: tt.password}
-			c := newTestPool(t, f.cfg).Client(f.srv.addr)
-			_, err := c.Run(testContext(t), "true", RunOptions{Sudo: true})
-			var ce *CommandError
-			if !errors.As(err, &ce) || ce.ExitStatus != 1 || !strings.Contains(err.Error(), tt.wantStderr) {
-				t.Fatalf("Run = %v, want a *CommandError with sudo's complaint %q", err, tt.wantStderr)
-			}
-			if tt.password != "" && strings.Contains(err.Error(), tt.password) {
-				t.Errorf("error %q contains the password", err)
-			}
-			if ce.Command != tt.wantCommand {
-				t.Errorf("Command = %q, want %q", ce.Command, tt.wantCommand)
-			}
-		})
+
+	const input = "line one\nline two\n"
+	got := mustRunOpts(t, c, "cat", RunOptions{Sudo: true, Stdin: strings.NewReader(input)})
+	if diff := cmp.Diff(input, string(got.Stdout)); diff != "" {
+		t.Errorf("stdin of a command run on a cached timestamp (-want +got):\n%s", diff)
+	}
+	path := filepath.Join(t.TempDir(), "nccl.conf")
+	data := []byte("NCCL_IB_HCA==mlx5_0\n")
+	if err := c.WriteFile(testContext(t), path, data, 0o644, "", true); err != nil {
+		t.Fatalf("WriteFile through sudo on a cached timestamp: %v", err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != string(data) {
+		t.Errorf("file written through sudo = %q, %v; want %q", b, err, data)
+	}
+}
+
+// TestSudoWrongPassword: when sudo asks again, Run stops it and says why, at once.
+func TestSudoWrongPassword(t *testing.T) {
+	name := newSudoer(t, "Defaults:%[1]s timestamp_timeout=0", "%[1]s ALL=(ALL:ALL) ALL")
+	const wrong = "not the password"
+	c := sudoerClient(t, name, Become{Password: wrong})
+	start := time.Now()
+	_, err := c.Run(testContext(t), "cat", RunOptions{Sudo: true, Stdin: strings.NewReader("not for sudo\n")})
+	elapsed := time.Since(start)
+	if !errors.Is(err, ErrSudoPassword) {
+		t.Fatalf("Run with a wrong sudo password = %v, want ErrSudoPassword", err)
+	}
+	if !strings.Contains(err.Error(), c.Address()) || strings.Contains(err.Error(), wrong) {
+		t.Errorf("error %q: want the host, and not the password", err)
+	}
+	// sudo waits a while before it asks again (PAM's delay after a failure, 2 s).
+	if elapsed > 15*time.Second {
+		t.Errorf("Run with a wrong password returned after %s, want soon after sudo's second prompt", elapsed)
+	}
+	got := mustRun(t, c, "pgrep -f '^sudo -S -p \\[sudo via roce' || echo none")
+	if string(got.Stdout) != "none\n" {
+		t.Errorf("sudo still runs after the refused password: %q", got.Stdout)
+	}
+}
+
+// TestSudoWithoutPassword: without Become.Password, sudo -n runs what sudoers allows and
+// fails, rather than waiting, on what needs a password.
+func TestSudoWithoutPassword(t *testing.T) {
+	t.Run("NOPASSWD", func(t *testing.T) {
+		name := newSudoer(t, "%[1]s ALL=(ALL:ALL) NOPASSWD: ALL")
+		c := sudoerClient(t, name, Become{})
+		const input = "line one\nline two\n"
+		got := mustRunOpts(t, c, "cat", RunOptions{Sudo: true, Stdin: strings.NewReader(input)})
+		if diff := cmp.Diff(input, string(got.Stdout)); diff != "" {
+			t.Errorf("stdin (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("password needed, none configured", func(t *testing.T) {
+		name := newSudoer(t, "%[1]s ALL=(ALL:ALL) ALL")
+		c := sudoerClient(t, name, Become{})
+		_, err := c.Run(testContext(t), "true", RunOptions{Sudo: true})
+		var ce *CommandError
+		if !errors.As(err, &ce) || ce.ExitStatus != 1 || !strings.Contains(err.Error(), "a password is required") {
+			t.Fatalf("Run = %v, want a *CommandError with sudo's complaint", err)
+		}
+		if want := "sudo -n -- sh -c true"; ce.Command != want {
+			t.Errorf("Command = %q, want %q", ce.Command, want)
+		}
+	})
+}
+
+// TestBecomeEnabled: Become.Enabled runs every command through sudo, as Become.User.
+func TestBecomeEnabled(t *testing.T) {
+	name := newSudoer(t, "Defaults:%[1]s timestamp_timeout=0", "%[1]s ALL=(ALL:ALL) ALL")
+	c := sudoerClient(t, name, Become{Enabled: true, User: "nobody", Password: sudoPassword})
+	const input = "line one\n"
+	got := mustRunOpts(t, c, "id -un; cat", RunOptions{Stdin: strings.NewReader(input)})
+	if want := "nobody\n" + input; string(got.Stdout) != want {
+		t.Errorf("Stdout = %q, want %q", got.Stdout, want)
 	}
 }
 

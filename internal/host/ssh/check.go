@@ -16,7 +16,9 @@ const (
 	RuleUser Rule = iota + 1
 	// RuleOneKey: PrivateKey and PrivateKeyFile are both set (hop).
 	RuleOneKey
-	// RuleAuth: there is no PrivateKey, PrivateKeyFile, Password or UseAgent.
+	// RuleAuth: there is no PrivateKey, PrivateKeyFile, Password or UseAgent (hop: no
+	// PrivateKey, PrivateKeyFile or the Config's UseAgent: a jump host is never offered the
+	// hosts' key or password).
 	RuleAuth
 	// RulePrivateKey: PrivateKey does not parse, or Passphrase does not decrypt it (hop: a
 	// hop's key has no passphrase).
@@ -95,6 +97,10 @@ func (c Config) Check() []*ConfigError {
 	for i, h := range c.Jumps {
 		k.In("jump", i+1)
 		h.check(&k)
+		if h.PrivateKey == "" && h.PrivateKeyFile == "" && !c.UseAgent {
+			k.Add(RuleAuth, "PrivateKeyFile", nil, "no credentials of its own: set its private key or private key file, or use the agent "+
+				"(the hosts' key and password are not offered to a jump host)", "PrivateKey", "UseAgent")
+		}
 	}
 	return k.Problems
 }

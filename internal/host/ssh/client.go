@@ -31,6 +31,30 @@ type RunOptions struct {
 	// AllowFailure makes a non-zero exit status a normal outcome: Run
 	// returns the Result with its ExitStatus and no error.
 	AllowFailure bool
+	// Timeout bounds the command from its start; past it the command is
+	// stopped as on cancellation and Run returns a [*TimeoutError]. Zero or
+	// negative means [DefaultCommandTimeout].
+	Timeout time.Duration
+	// MaxOutput caps each of Stdout and Stderr, in bytes; past it the command
+	// is stopped as on cancellation and Run returns an [*OutputLimitError].
+	// Zero or negative means [DefaultMaxOutput].
+	MaxOutput int64
+}
+
+// limits bound one command; see RunOptions.Timeout and MaxOutput.
+type limits struct {
+	timeout   time.Duration
+	maxOutput int64
+}
+
+func (l limits) withDefaults() limits {
+	if l.timeout <= 0 {
+		l.timeout = DefaultCommandTimeout
+	}
+	if l.maxOutput <= 0 {
+		l.maxOutput = DefaultMaxOutput
+	}
+	return l
 }
 
 // Result is the outcome of a command that ran.
@@ -52,7 +76,10 @@ func (c *Client) Address() string { return c.addr }
 // [*ConnectError], and nothing ran. When ctx ends the session is closed, the
 // command's process group gets SIGTERM (then SIGKILL), and Run returns the
 // context's error; cancelling is not a rollback: the command may have done
-// part of its work.
+// part of its work. A command that runs past RunOptions.Timeout, or writes
+// more than RunOptions.MaxOutput, is stopped the same way and returns a
+// [*TimeoutError] or an [*OutputLimitError]; one whose sudo refuses
+// Become.Password returns an error matching [ErrSudoPassword].
 func (c *Client) Run(ctx context.Context, cmd string, opts RunOptions) (Result, error) {
 	hs, err := c.state()
 	if err != nil {
@@ -65,7 +92,7 @@ func (c *Client) Run(ctx context.Context, cmd string, opts RunOptions) (Result, 
 			return Result{}, err
 		}
 	}
-	res, err := c.exec(ctx, hs, line, stdin)
+	res, err := c.execLimited(ctx, hs, line, stdin, limits{opts.Timeout, opts.MaxOutput})
 	var ce *CommandError
 	if err != nil && opts.AllowFailure && errors.As(err, &ce) && ce.ExitStatus >= 0 {
 		return res, nil
@@ -83,18 +110,48 @@ func (c *Client) state() (*hostState, error) {
 	return c.pool.state(c.addr)
 }
 
-// exec runs line in a new session. It returns the result also with a
-// *CommandError, for callers that accept failures.
+// exec runs line in a new session with the default limits. It returns the
+// result also with a *CommandError, for callers that accept failures.
 func (c *Client) exec(ctx context.Context, hs *hostState, line string, stdin io.Reader) (Result, error) {
+	return c.execLimited(ctx, hs, line, stdin, limits{})
+}
+
+// execLimited is exec within lim. stdin made by [Client.sudo] also watches
+// standard error for sudo's prompt.
+func (c *Client) execLimited(ctx context.Context, hs *hostState, line string, stdin io.Reader, lim limits) (Result, error) {
+	lim = lim.withDefaults()
 	sess, conn, release, err := c.pool.session(ctx, hs)
 	if err != nil {
 		return Result{}, err
 	}
 	defer release()
 
-	var stdout, stderr bytes.Buffer
-	out := &pidWriter{w: &stdout}
-	sess.Stdout, sess.Stderr = out, &stderr
+	// The command's own context: its cause says who stopped it, the caller
+	// (ctx ended) or exec itself (the deadline, an output cap, sudo refusing
+	// the password). Either way the command is stopped as below.
+	cmdCtx, stopCmd := context.WithCancelCause(ctx)
+	defer stopCmd(nil)
+	addr := hs.ep.addr
+	deadline := time.AfterFunc(lim.timeout, func() {
+		stopCmd(&TimeoutError{Host: addr, Command: line, Timeout: lim.timeout})
+	})
+	defer deadline.Stop()
+	stdout := &capped{max: lim.maxOutput, over: func() {
+		stopCmd(&OutputLimitError{Host: addr, Command: line, Stream: "stdout", Limit: lim.maxOutput})
+	}}
+	stderr := &capped{max: lim.maxOutput, over: func() {
+		stopCmd(&OutputLimitError{Host: addr, Command: line, Stream: "stderr", Limit: lim.maxOutput})
+	}}
+	out := &pidWriter{w: stdout}
+	sess.Stdout, sess.Stderr = out, stderr
+	var watch *sudoWatch
+	if in, ok := stdin.(*sudoInput); ok {
+		watch = in.watch(stderr, func() {
+			stopCmd(fmt.Errorf("run %q on %s: %w", shorten(line, 200), addr, ErrSudoPassword))
+		})
+		sess.Stderr = watch
+		defer in.close()
+	}
 	if stdin != nil {
 		sess.Stdin = stdin
 	}
@@ -107,7 +164,7 @@ func (c *Client) exec(ctx context.Context, hs *hostState, line string, stdin io.
 		grace    *time.Timer
 	)
 	interrupted := make(chan struct{})
-	stop := context.AfterFunc(ctx, func() {
+	stop := context.AfterFunc(cmdCtx, func() {
 		defer close(interrupted)
 		interrupt(conn, sess, out.pid())
 		mu.Lock()
@@ -131,18 +188,19 @@ func (c *Client) exec(ctx context.Context, hs *hostState, line string, stdin io.
 	}
 	mu.Unlock()
 	if cancelled {
-		return Result{}, fmt.Errorf("run %q on %s: %w", shorten(line, 200), hs.ep.addr, context.Cause(ctx))
+		return Result{}, stopError(context.Cause(cmdCtx), addr, line)
 	}
 	out.flush()
+	watch.flush()
 
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
+	res := Result{Stdout: stdout.buf.Bytes(), Stderr: stderr.buf.Bytes()}
 	var exitErr *xssh.ExitError
 	switch {
 	case err == nil:
 		return res, nil
 	case errors.As(err, &exitErr):
 		res.ExitStatus = exitErr.ExitStatus()
-		ce := &CommandError{Host: hs.ep.addr, Command: line, ExitStatus: res.ExitStatus, Signal: exitErr.Signal(), Stderr: tail(res.Stderr, StderrTail), Err: err}
+		ce := &CommandError{Host: addr, Command: line, ExitStatus: res.ExitStatus, Signal: exitErr.Signal(), Stderr: tail(res.Stderr, StderrTail), Err: err}
 		if ce.Signal != "" {
 			ce.ExitStatus = -1
 		}
@@ -151,5 +209,38 @@ func (c *Client) exec(ctx context.Context, hs *hostState, line string, stdin io.
 	// No exit status: the connection or the channel was lost while the
 	// command ran. It may have run; it is not retried.
 	res.ExitStatus = -1
-	return res, &CommandError{Host: hs.ep.addr, Command: line, ExitStatus: -1, Stderr: tail(res.Stderr, StderrTail), Err: err}
+	return res, &CommandError{Host: addr, Command: line, ExitStatus: -1, Stderr: tail(res.Stderr, StderrTail), Err: err}
+}
+
+// stopError is the error of a stopped command. The causes exec sets itself
+// name the host and the command already; the caller's context's do not.
+func stopError(cause error, host, line string) error {
+	var te *TimeoutError
+	var le *OutputLimitError
+	if errors.As(cause, &te) || errors.As(cause, &le) || errors.Is(cause, ErrSudoPassword) {
+		return cause
+	}
+	return fmt.Errorf("run %q on %s: %w", shorten(line, 200), host, cause)
+}
+
+// capped keeps what a command writes to one stream, up to max bytes. The
+// write that would pass max calls over, which stops the command; that write
+// and the rest are dropped but accepted, so that the channel keeps draining
+// until the session is closed.
+type capped struct {
+	buf  bytes.Buffer
+	max  int64
+	over func()
+	full bool
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	if !w.full && int64(w.buf.Len())+int64(len(p)) > w.max {
+		w.full = true
+		w.over()
+	}
+	if !w.full {
+		w.buf.Write(p)
+	}
+	return len(p), nil
 }

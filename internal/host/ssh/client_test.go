@@ -159,3 +159,99 @@ func TestInvalidAddress(t *testing.T) {
 		t.Errorf("Run on an invalid address = %v, want an error naming it", err)
 	}
 }
+
+// TestRunTimeout: a command past RunOptions.Timeout is stopped like a cancelled one, and
+// the error says so, apart from the caller's cancel.
+func TestRunTimeout(t *testing.T) {
+	// One session slot: the next Run proves the stopped command's slot is free.
+	f := newFixture(t, serverOptions{maxSessions: 2})
+	f.cfg.MaxSessions = 1
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+
+	const timeout = 500 * time.Millisecond
+	start := time.Now()
+	_, err := c.Run(testContext(t), "sleep 600", RunOptions{Timeout: timeout})
+	elapsed := time.Since(start)
+	var te *TimeoutError
+	if !errors.As(err, &te) {
+		t.Fatalf("Run past its timeout = %v, want a *TimeoutError", err)
+	}
+	if diff := cmp.Diff(&TimeoutError{Host: f.srv.addr, Command: "sleep 600", Timeout: timeout}, te); diff != "" {
+		t.Errorf("TimeoutError (-want +got):\n%s", diff)
+	}
+	for _, part := range []string{f.srv.addr, "sleep 600", "500ms"} {
+		if !strings.Contains(err.Error(), part) {
+			t.Errorf("error %q does not mention %q", err, part)
+		}
+	}
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		t.Errorf("error %v: want it to match context.DeadlineExceeded only", err)
+	}
+	if elapsed > 3*time.Second {
+		t.Errorf("Run returned %s after its timeout of %s, want promptly", elapsed, timeout)
+	}
+	if got := mustRun(t, c, "pgrep -f '^sleep 600$' || echo none"); string(got.Stdout) != "none\n" {
+		t.Errorf("the timed out command still runs: %q", got.Stdout)
+	}
+
+	// The caller's cancel, while the command runs, is not a timeout.
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer time.AfterFunc(300*time.Millisecond, cancel).Stop()
+	_, err = c.Run(ctx, "sleep 601", RunOptions{Timeout: time.Hour})
+	if !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+		t.Errorf("cancelled Run = %v, want context.Canceled and no *TimeoutError", err)
+	}
+}
+
+// TestRunOutputCap: past RunOptions.MaxOutput on stdout or stderr the command is stopped
+// and Run says which stream passed which cap; output up to the cap is returned whole.
+func TestRunOutputCap(t *testing.T) {
+	f := newFixture(t, serverOptions{maxSessions: 2})
+	f.cfg.MaxSessions = 1
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+	const limit = 64 << 10
+
+	got := mustRunOpts(t, c, "head -c 65536 /dev/zero", RunOptions{MaxOutput: limit})
+	if len(got.Stdout) != limit {
+		t.Errorf("output at the cap: %d bytes, want %d", len(got.Stdout), limit)
+	}
+
+	tests := []struct {
+		name, cmd, stream string
+	}{
+		{"stdout", "head -c 1048576 /dev/zero", "stdout"},
+		{"stderr", "head -c 1048576 /dev/zero >&2", "stderr"},
+		{"endless", "exec yes roce-output-cap", "stdout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			_, err := c.Run(testContext(t), tt.cmd, RunOptions{MaxOutput: limit})
+			var le *OutputLimitError
+			if !errors.As(err, &le) {
+				t.Fatalf("Run = %v, want an *OutputLimitError", err)
+			}
+			if diff := cmp.Diff(&OutputLimitError{Host: f.srv.addr, Command: tt.cmd, Stream: tt.stream, Limit: limit}, le); diff != "" {
+				t.Errorf("OutputLimitError (-want +got):\n%s", diff)
+			}
+			for _, part := range []string{f.srv.addr, tt.cmd, tt.stream, "65536 bytes"} {
+				if !strings.Contains(err.Error(), part) {
+					t.Errorf("error %q does not mention %q", err, part)
+				}
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Run returned after %s, want promptly", d)
+			}
+		})
+	}
+	if got := mustRun(t, c, "pgrep -f '^yes roce-output-cap$' || echo none"); string(got.Stdout) != "none\n" {
+		t.Errorf("the command past its cap still runs: %q", got.Stdout)
+	}
+}
+
+func TestOutputLimitErrorInMiB(t *testing.T) {
+	err := &OutputLimitError{Host: "h:22", Command: "cat /var/log/syslog", Stream: "stdout", Limit: DefaultMaxOutput}
+	if want := `run "cat /var/log/syslog" on h:22: stdout passed the output cap of 64 MiB; the command was stopped`; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}

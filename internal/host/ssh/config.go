@@ -18,6 +18,19 @@ const (
 	DefaultConnectTimeout = 30 * time.Second
 	DefaultKeepAlive      = 30 * time.Second
 	DefaultRetries        = 3
+	// DefaultCommandTimeout bounds one command when [RunOptions.Timeout] is
+	// zero, and the commands of WriteFile and ReadFile. Fact
+	// gathering takes seconds, but the same Run installs packages: an apt or
+	// dnf transaction that downloads DOCA-OFED and builds its DKMS kernel
+	// modules (then the NVIDIA driver's) takes tens of minutes on a slow
+	// mirror. The bound is there so that a hung command ends, not to police
+	// slow ones; callers that know better pass RunOptions.Timeout.
+	DefaultCommandTimeout = 30 * time.Minute
+	// DefaultMaxOutput caps each of a command's standard output and standard
+	// error, in bytes, when [RunOptions.MaxOutput] is zero: the 64 MiB the
+	// NVUE client reads of one answer (package nvue). Facts are kilobytes:
+	// what passes the cap is a runaway command, not a result.
+	DefaultMaxOutput = 64 << 20
 )
 
 const (
@@ -102,8 +115,10 @@ type Hop struct {
 	Address string
 	// User is the login user on the jump host; empty means Config.User.
 	User string
-	// PrivateKey is an inline private key for the jump host. With neither
-	// PrivateKey nor PrivateKeyFile the hop uses the Config's authentication.
+	// PrivateKey is an inline private key for the jump host. A jump host is
+	// offered only its own key and, with Config.UseAgent, the agent's keys:
+	// never the Config's key or password, which are for the hosts. With
+	// neither a key nor the agent, NewPool fails.
 	PrivateKey string
 	// PrivateKeyFile is a private key file for the jump host.
 	PrivateKeyFile string
@@ -122,8 +137,9 @@ type Become struct {
 	Enabled bool
 	// User is the target user (sudo -u); empty means root.
 	User string
-	// Password is the sudo password. It is written to sudo's standard input,
-	// never put on the command line.
+	// Password is the sudo password. It is written to sudo's standard input
+	// when sudo prompts for it, and only then; it is never put on the
+	// command line.
 	Password string
 }
 

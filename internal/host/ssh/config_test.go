@@ -35,7 +35,7 @@ func TestConfigValidate(t *testing.T) {
 		{"pinned key", func(c *Config) { c.HostKey = hostKey }, nil},
 		{"pinned CA", func(c *Config) { c.HostKey = "cert-authority " + hostKey }, nil},
 		{"full jump", func(c *Config) {
-			c.Jumps = []Hop{{Address: "bastion", PrivateKey: key, HostKey: hostKey}, {Address: "[2001:db8::1]:2222"}}
+			c.Jumps = []Hop{{Address: "bastion", PrivateKey: key, HostKey: hostKey}, {Address: "[2001:db8::1]:2222", PrivateKeyFile: "/jump2_ed25519"}}
 		}, nil},
 		{"no user", func(c *Config) { c.User = "" }, []string{"user is required"}},
 		{"no auth", func(c *Config) { c.PrivateKey = "" }, []string{"no authentication method"}},
@@ -53,6 +53,8 @@ func TestConfigValidate(t *testing.T) {
 		{"become password with newline", func(c *Config) { c.Become.Password = "a\nb" }, []string{"line break"}},
 		{"jump without address", func(c *Config) { c.Jumps = []Hop{{}} }, []string{"jump 1: address is required"}},
 		{"jump with bad port", func(c *Config) { c.Jumps = []Hop{{Address: "b:99999"}} }, []string{"jump 1:", "invalid port"}},
+		{"jump without credentials of its own", func(c *Config) { c.Jumps = []Hop{{Address: "b"}} }, []string{"jump 1: no credentials of its own"}},
+		{"jump through the agent", func(c *Config) { c.UseAgent, c.Jumps = true, []Hop{{Address: "b"}} }, nil},
 		{"several errors at once", func(c *Config) { c.User, c.Port = "", -1 }, []string{"user is required", "port -1"}},
 	}
 	for _, tt := range tests {

@@ -9,12 +9,18 @@ import (
 	"os"
 	"strings"
 	"syscall"
+	"time"
 
 	xssh "golang.org/x/crypto/ssh"
 )
 
 // ErrClosed is returned by calls on a closed [Pool].
 var ErrClosed = errors.New("ssh pool is closed")
+
+// ErrSudoPassword is returned, wrapped with the host and the command, when sudo
+// asks for the password again after it was given: Become.Password is wrong. The
+// command was stopped and did not run.
+var ErrSudoPassword = errors.New("sudo refused the become password and asked again")
 
 // StderrTail is the number of bytes of standard error a [CommandError] keeps.
 const StderrTail = 2048
@@ -66,6 +72,51 @@ func (e *CommandError) Unwrap() error { return e.Err }
 // Lost reports a command that ended without an exit status or a signal: the connection or
 // its channel went away while it ran (sshd killed, host down, network cut).
 func (e *CommandError) Lost() bool { return e.ExitStatus < 0 && e.Signal == "" }
+
+// TimeoutError is returned when a command ran past its deadline
+// ([RunOptions.Timeout], [DefaultCommandTimeout]) and was stopped as a cancelled
+// one is. The caller's own context ending returns the context's error instead,
+// so a deadline and a cancel are told apart with errors.As. It matches
+// [context.DeadlineExceeded] with errors.Is.
+type TimeoutError struct {
+	// Host is the host:port the command ran on.
+	Host string
+	// Command is the command line as sent to the host.
+	Command string
+	// Timeout is the deadline the command ran past.
+	Timeout time.Duration
+}
+
+// Error implements error.
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("run %q on %s: stopped after the command timeout of %s", shorten(e.Command, 200), e.Host, e.Timeout)
+}
+
+// Unwrap returns [context.DeadlineExceeded].
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+// OutputLimitError is returned when a command wrote more than the cap
+// ([RunOptions.MaxOutput], [DefaultMaxOutput]) to its standard output or
+// error. The command was stopped as a cancelled one is, and its output dropped.
+type OutputLimitError struct {
+	// Host is the host:port the command ran on.
+	Host string
+	// Command is the command line as sent to the host.
+	Command string
+	// Stream is "stdout" or "stderr".
+	Stream string
+	// Limit is the cap, in bytes.
+	Limit int64
+}
+
+// Error implements error.
+func (e *OutputLimitError) Error() string {
+	limit := fmt.Sprintf("%d bytes", e.Limit)
+	if e.Limit >= 1<<20 && e.Limit%(1<<20) == 0 {
+		limit = fmt.Sprintf("%d MiB", e.Limit>>20)
+	}
+	return fmt.Sprintf("run %q on %s: %s passed the output cap of %s; the command was stopped", shorten(e.Command, 200), e.Host, e.Stream, limit)
+}
 
 // ConnectError is returned when a host (or a jump host on the way to it)
 // cannot be reached or refuses the connection. Nothing was run.

@@ -22,7 +22,7 @@ func ExamplePool() {
 	pool, err := ssh.NewPool(ssh.Config{
 		User:           "ubuntu",
 		PrivateKeyFile: "/home/ops/.ssh/id_ed25519",
-		Jumps:          []ssh.Hop{{Address: "bastion.example.com"}},
+		Jumps:          []ssh.Hop{{Address: "bastion.example.com", PrivateKeyFile: "/home/ops/.ssh/bastion_ed25519"}},
 		Become:         ssh.Become{Password: "from a sensitive attribute"},
 	})
 	if err != nil {

@@ -67,10 +67,6 @@ type hostState struct {
 	dialSeq uint64 // dials completed
 	lastErr error  // result of the last dial
 
-	sudoLock  ctxLock
-	sudoKnown bool // sudoNoPass is valid
-	sudoNoPW  bool // sudo needs no password on this host
-
 	dials, dialFailures, sessions atomic.Int64
 }
 
@@ -241,7 +237,6 @@ func (p *Pool) stateLocked(key string, ep endpoint, parent *hostState) *hostStat
 		ep:       ep,
 		parent:   parent,
 		dialLock: newCtxLock(),
-		sudoLock: newCtxLock(),
 		sem:      make(chan struct{}, p.cfg.MaxSessions),
 	}
 	p.states[key] = hs

@@ -201,9 +201,9 @@ func TestJumpHost(t *testing.T) {
 		{"one bastion with its own key and pinned host key", []Hop{
 			{Address: bastion.addr, PrivateKey: string(hopPEM), HostKey: bastion.authorizedKey()},
 		}, ""},
-		{"two bastions, the second with the hosts' key and known_hosts", []Hop{
+		{"two bastions, the second with the hosts' key given as its own and known_hosts", []Hop{
 			{Address: bastion.addr, PrivateKey: string(hopPEM), HostKey: bastion.authorizedKey()},
-			{Address: bastion2.addr, User: user, KnownHostsFile: knownHostsFile(t, bastion2.knownLine())},
+			{Address: bastion2.addr, User: user, PrivateKey: string(hostPEM), KnownHostsFile: knownHostsFile(t, bastion2.knownLine())},
 		}, ""},
 		{"bastion with a wrong pinned key", []Hop{
 			{Address: bastion.addr, PrivateKey: string(hopPEM), HostKey: target.authorizedKey()},
