@@ -57,7 +57,8 @@ resource "roce_host_bootstrap" "gpu" {
     flavor    = "doca"
     version   = %q
     repo_url  = "%s%s"
-    trusted   = true
+    trusted   = true # the twin's repository is unsigned
+    allow_unsigned_remote = true
     repo_auth = { username = "gpu", password = %q }
   }
   gpudirect = "none"
