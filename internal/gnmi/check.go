@@ -23,8 +23,8 @@ const (
 	// RuleInsecureTLS: Insecure turns TLS off while CAFile, CertFile, KeyFile or ServerName
 	// is set.
 	RuleInsecureTLS
-	// RuleNegative: DialTimeout, SetTimeout, RetryDelay, RetryMaxDelay or Retries is
-	// negative.
+	// RuleNegative: DialTimeout, SetTimeout, GetTimeout, KeepaliveTime, KeepaliveTimeout,
+	// RetryDelay, RetryMaxDelay, Retries or MaxResponseSize is negative.
 	RuleNegative
 )
 
@@ -76,13 +76,21 @@ func (c Config) Check() []*ConfigError {
 	for _, d := range []struct {
 		field, name string
 		v           time.Duration
-	}{{"DialTimeout", "dial_timeout", c.DialTimeout}, {"SetTimeout", "set_timeout", c.SetTimeout}, {"RetryDelay", "retry_delay", c.RetryDelay}, {"RetryMaxDelay", "retry_max_delay", c.RetryMaxDelay}} {
+	}{
+		{"DialTimeout", "dial_timeout", c.DialTimeout}, {"SetTimeout", "set_timeout", c.SetTimeout},
+		{"GetTimeout", "get_timeout", c.GetTimeout}, {"KeepaliveTime", "keepalive_time", c.KeepaliveTime},
+		{"KeepaliveTimeout", "keepalive_timeout", c.KeepaliveTimeout},
+		{"RetryDelay", "retry_delay", c.RetryDelay}, {"RetryMaxDelay", "retry_max_delay", c.RetryMaxDelay},
+	} {
 		if d.v < 0 {
 			l.Add(RuleNegative, d.field, nil, fmt.Sprintf("%s %s must not be negative", d.name, d.v))
 		}
 	}
 	if c.Retries < 0 {
 		l.Add(RuleNegative, "Retries", nil, fmt.Sprintf("retries %d must not be negative", c.Retries))
+	}
+	if c.MaxResponseSize < 0 {
+		l.Add(RuleNegative, "MaxResponseSize", nil, fmt.Sprintf("max_response_size %d must not be negative", c.MaxResponseSize))
 	}
 	return l.Problems
 }

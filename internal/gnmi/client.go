@@ -10,12 +10,9 @@ import (
 	grpcbackoff "google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/status"
 )
-
-// maxRecvMsgSize allows large Get answers (a whole QUEUE table of a
-// 128-port switch).
-const maxRecvMsgSize = 64 << 20
 
 // ErrClosed is returned by calls on a closed Client.
 var ErrClosed = errors.New("gnmi client closed")
@@ -55,7 +52,11 @@ func Dial(cfg Config) (*Client, error) {
 			},
 			MinConnectTimeout: cfg.DialTimeout,
 		}),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)),
+		// PermitWithoutStream stays false: sonic-gnmi before 202511 keeps grpc-go's default
+		// enforcement, which counts any ping on a connection without a call as a strike
+		// (see DefaultKeepaliveTime).
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: cfg.KeepaliveTime, Timeout: cfg.KeepaliveTimeout}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.MaxResponseSize)),
 	}
 	if cfg.Username != "" {
 		opts = append(opts, grpc.WithPerRPCCredentials(passwordCredentials{
@@ -115,10 +116,11 @@ func (c *Client) awaitReady(parent context.Context) error {
 }
 
 // Capabilities returns the switch's gNMI capabilities (models, encodings,
-// version); a cheap way to check reachability and credentials.
+// version); a cheap way to check reachability and credentials. Each attempt is
+// bounded by Config.GetTimeout.
 func (c *Client) Capabilities(ctx context.Context) (*gpb.CapabilityResponse, error) {
 	var resp *gpb.CapabilityResponse
-	_, err := retry(ctx, c.readRetries(), c.backoff(), func(ctx context.Context) error {
+	err := c.read(ctx, func(ctx context.Context) error {
 		var err error
 		resp, err = c.rpc.Capabilities(ctx, &gpb.CapabilityRequest{})
 		return err

@@ -4,10 +4,30 @@ import "time"
 
 // Defaults applied to zero Config fields.
 const (
-	DefaultDialTimeout   = 10 * time.Second
-	DefaultSetTimeout    = 10 * time.Minute
+	DefaultDialTimeout = 10 * time.Second
+	DefaultSetTimeout  = 10 * time.Minute
+	// DefaultGetTimeout bounds one Get or Capabilities attempt, as package nvue bounds one
+	// request (nvue.DefaultRequestTimeout).
+	DefaultGetTimeout    = 30 * time.Second
 	DefaultRetryDelay    = 200 * time.Millisecond
 	DefaultRetryMaxDelay = 5 * time.Second
+	// DefaultMaxResponseSize is the largest answer the client accepts, in bytes: a whole
+	// QUEUE table of a 128-port switch fits, and it is the cap package nvue puts on an
+	// answer.
+	DefaultMaxResponseSize = 64 << 20
+	// DefaultKeepaliveTime is how long a connection with a call in flight may stay silent
+	// before the client pings the switch. It must not be shorter than the switch's
+	// keepalive enforcement: a gRPC server answers pings that come more often than its
+	// EnforcementPolicy.MinTime with GOAWAY too_many_pings (after three strikes), which
+	// would fail every Set that validates for long. sonic-net/sonic-gnmi telemetry/telemetry.go
+	// sets no EnforcementPolicy on branches 202411 (d04415890d8b) and 202505 (9e9223d80b85),
+	// so grpc-go's default applies there: MinTime 5 minutes, no pings without a call in
+	// flight. Branch 202511 (5fe67765feeb) and later allow pings every 20 s, with or
+	// without calls (commit 1bd6083f3776, sonic-gnmi#634). 5 minutes suits every release.
+	DefaultKeepaliveTime = 5 * time.Minute
+	// DefaultKeepaliveTimeout is how long the client waits for the answer to a ping before
+	// it closes the connection and fails the calls on it (grpc-go's own default).
+	DefaultKeepaliveTimeout = 20 * time.Second
 )
 
 // DefaultRetries is the retry count for a caller to put in [Config.Retries] when its own
@@ -44,6 +64,24 @@ type Config struct {
 	// SetTimeout bounds one Set call; GCU-validated Sets are slow. Default
 	// DefaultSetTimeout.
 	SetTimeout time.Duration
+	// GetTimeout bounds one attempt of a Get, GetTarget or Capabilities call: a switch
+	// that accepts a call and never answers fails it with DeadlineExceeded, which is
+	// retried like any other DeadlineExceeded, so a read can take (retries+1)·GetTimeout
+	// plus backoff; the caller's context bounds the whole. Default DefaultGetTimeout.
+	GetTimeout time.Duration
+	// MaxResponseSize is the largest answer accepted, in bytes; a larger one fails with
+	// ResourceExhausted before it is read. Default DefaultMaxResponseSize.
+	MaxResponseSize int
+	// KeepaliveTime is how long a connection with a call in flight may stay silent
+	// before the client pings the switch, and KeepaliveTimeout how long it then waits for
+	// the answer before closing the connection, failing its calls with Unavailable. This
+	// finds a switch or middlebox that went away without closing the connection. The
+	// client never pings an idle connection (SONiC 202411 refuses that); the first call on
+	// a connection idle for KeepaliveTime pings at once. grpc-go raises a KeepaliveTime
+	// under 10 s to 10 s. Defaults DefaultKeepaliveTime, which a shorter value risks
+	// breaking long Sets with GOAWAY too_many_pings, and DefaultKeepaliveTimeout.
+	KeepaliveTime    time.Duration
+	KeepaliveTimeout time.Duration
 	// Retries is how many times a call failing with Unavailable,
 	// ResourceExhausted, DeadlineExceeded or Aborted is retried; 0 means
 	// never, except that reads are always retried once so that a connection
@@ -69,6 +107,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.SetTimeout == 0 {
 		c.SetTimeout = DefaultSetTimeout
+	}
+	if c.GetTimeout == 0 {
+		c.GetTimeout = DefaultGetTimeout
+	}
+	if c.MaxResponseSize == 0 {
+		c.MaxResponseSize = DefaultMaxResponseSize
+	}
+	if c.KeepaliveTime == 0 {
+		c.KeepaliveTime = DefaultKeepaliveTime
+	}
+	if c.KeepaliveTimeout == 0 {
+		c.KeepaliveTimeout = DefaultKeepaliveTimeout
 	}
 	if c.RetryDelay == 0 {
 		c.RetryDelay = DefaultRetryDelay

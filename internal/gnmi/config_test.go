@@ -27,6 +27,8 @@ func TestConfigValidate(t *testing.T) {
 		{"insecure with tls", Config{Address: "a:1", Insecure: true, CAFile: "ca.pem"}, []string{"insecure (plaintext) excludes"}},
 		{"negative durations", Config{Address: "a:1", DialTimeout: -time.Second, SetTimeout: -1, Retries: -1},
 			[]string{"dial_timeout -1s must not be negative", "set_timeout", "retries -1"}},
+		{"negative read and keepalive limits", Config{Address: "a:1", GetTimeout: -1, KeepaliveTime: -1, KeepaliveTimeout: -1, MaxResponseSize: -1},
+			[]string{"get_timeout", "keepalive_time", "keepalive_timeout", "max_response_size -1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,6 +55,9 @@ func TestConfigDefaults(t *testing.T) {
 	c := Config{Address: "a:1"}.withDefaults()
 	if c.SetTimeout != 10*time.Minute || c.DialTimeout != DefaultDialTimeout || c.RetryDelay != DefaultRetryDelay {
 		t.Errorf("defaults = %+v", c)
+	}
+	if c.GetTimeout != 30*time.Second || c.MaxResponseSize != 64<<20 || c.KeepaliveTime != 5*time.Minute || c.KeepaliveTimeout != 20*time.Second {
+		t.Errorf("read and keepalive defaults = %+v, want 30s, 64 MiB, 5m, 20s", c)
 	}
 	if c := (Config{RetryDelay: time.Minute}).withDefaults(); c.RetryMaxDelay != time.Minute {
 		t.Errorf("RetryMaxDelay %s below RetryDelay", c.RetryMaxDelay)

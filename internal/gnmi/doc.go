@@ -9,4 +9,7 @@
 // connections (SONiC after 5 seconds), so the client re-dials transparently; only one Set
 // is kept in flight per switch; a Set that may have reached the switch is not re-sent
 // unless the caller opts in, because only the data-model layer can tell whether it applied.
+// No call waits forever: each read attempt is bounded by GetTimeout and each Set attempt by
+// SetTimeout, answers are capped at MaxResponseSize, and keepalive pings, no more often than
+// SONiC's 5-minute enforcement allows, find a connection that stopped carrying bytes.
 package gnmi

@@ -22,7 +22,9 @@
 //
 // Around that it models the server's operational behaviour: username and
 // password in gRPC metadata, mTLS, idle connections closed after 5 s, a cap
-// of 100 connections, and injectable faults (FailNextSet,
+// of 100 connections, grpc-go's default keepalive enforcement (pings more often
+// than every 5 minutes, or without a call in flight, end the connection with
+// GOAWAY too_many_pings), and injectable faults (FailNextSet,
 // FailNextSetButApply for sonic-gnmi#238, ResetNextSet, SlowSet,
 // DropConnections).
 //

@@ -18,6 +18,12 @@ const (
 	DefaultPorts       = 32
 	DefaultIdleTimeout = 5 * time.Second
 	DefaultMaxConns    = 100
+	// DefaultKeepaliveMinTime is grpc-go's default keepalive EnforcementPolicy.MinTime,
+	// which sonic-net/sonic-gnmi telemetry/telemetry.go keeps on branches 202411
+	// (d04415890d8b) and 202505 (9e9223d80b85) by setting no policy. Branch 202511
+	// (5fe67765feeb) and later allow 20 s and pings without a call in flight; the twin
+	// keeps the stricter policy for every release.
+	DefaultKeepaliveMinTime = 5 * time.Minute
 )
 
 // Options configures a Twin. The zero value is a plaintext, unauthenticated
@@ -56,6 +62,14 @@ type Options struct {
 	// MaxConns caps open connections; further ones are closed on accept
 	// (SONiC --threshold). Default DefaultMaxConns; negative disables.
 	MaxConns int
+	// KeepaliveMinTime is the shortest interval between a client's keepalive pings
+	// that the twin tolerates while a call is in flight; pings on a connection without
+	// a call offend unless two hours apart (grpc-go's rule without PermitWithoutStream).
+	// Like SONiC's grpc-go server, the twin closes a connection with GOAWAY
+	// too_many_pings on the third offending ping, failing its calls; anything the server
+	// sends clears the count. Tests shorten it to scale the policy down. Default
+	// DefaultKeepaliveMinTime; negative is an error.
+	KeepaliveMinTime time.Duration
 	// Logger receives one record per RPC. Nil discards.
 	Logger *slog.Logger
 	// RecordRPCs keeps a record of every RPC for RPCLog.
@@ -116,6 +130,12 @@ func (o Options) withDefaults() (settings, error) {
 	}
 	if o.MaxConns == 0 {
 		o.MaxConns = DefaultMaxConns
+	}
+	switch {
+	case o.KeepaliveMinTime == 0:
+		o.KeepaliveMinTime = DefaultKeepaliveMinTime
+	case o.KeepaliveMinTime < 0:
+		return settings{}, fmt.Errorf("switchtwin options: keepalive min time %s must not be negative", o.KeepaliveMinTime)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

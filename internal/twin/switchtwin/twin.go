@@ -103,6 +103,9 @@ func (t *Twin) serverOptions() []grpc.ServerOption {
 	opts := []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(t.unaryInterceptor),
 		grpc.ChainStreamInterceptor(t.streamInterceptor),
+		// SONiC 202411 and 202505 set no policy and get exactly this (see
+		// DefaultKeepaliveMinTime).
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: t.s.KeepaliveMinTime, PermitWithoutStream: false}),
 	}
 	if t.s.IdleTimeout > 0 {
 		opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: t.s.IdleTimeout}))
