@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
@@ -26,6 +27,18 @@ func hostPlan(ctx context.Context, e host.Engine, todo []host.Task) ([]string, e
 		return nil, err
 	}
 	return changeLines(rep), nil
+}
+
+// undoPending reports whether undo, the destroy of this resource, would change the host now.
+// A create plan on such a host is most often the second half of replacing a tainted resource
+// (a failed create), whose destroy runs first and changes what the create will do: its
+// changes are then known only at apply.
+func undoPending(ctx context.Context, e host.Engine, undo []host.Task) bool {
+	if len(undo) == 0 {
+		return false
+	}
+	lines, err := hostPlan(ctx, e, undo)
+	return err != nil || len(lines) > 0
 }
 
 // changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)".
@@ -78,15 +91,49 @@ func isConnectionError(err error) bool {
 
 // applyHostPlan is create and update of a host resource, which are the same operation: read
 // the plan into a model, converge the host with apply, and save the model as the new state.
-func applyHostPlan[M any](ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics,
-	apply func(context.Context, *M, *diag.Diagnostics)) {
+// apply reports whether the host may have been changed although it failed: the state is then
+// saved anyway, with in_sync false and what apply did not learn left null, so that a failed
+// create is tainted (Terraform replaces it, and destroy undoes what it wrote) instead of
+// leaving untracked changes on the host.
+func applyHostPlan[M any, P interface {
+	*M
+	markUnsynced()
+}](ctx context.Context, p tfsdk.Plan, state *tfsdk.State, diags *diag.Diagnostics,
+	apply func(context.Context, *M, *diag.Diagnostics) (changed bool)) {
 	var plan M
 	diags.Append(p.Get(ctx, &plan)...)
 	if diags.HasError() {
 		return
 	}
-	apply(ctx, &plan, diags)
+	changed := apply(ctx, &plan, diags)
 	if !diags.HasError() {
 		diags.Append(state.Set(ctx, &plan)...)
+		return
 	}
+	if !changed {
+		return
+	}
+	P(&plan).markUnsynced()
+	var d diag.Diagnostics
+	if d = state.Set(ctx, &plan); !d.HasError() {
+		state.Raw, _ = tftypes.Transform(state.Raw, unknownToNull)
+	}
+	diags.Append(d...)
+}
+
+// unknownToNull replaces an unknown value with null, for a state saved after a failed apply.
+func unknownToNull(_ *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+	if !v.IsKnown() {
+		return tftypes.NewValue(v.Type(), nil), nil
+	}
+	return v, nil
+}
+
+// mayHaveChanged reports whether a failed engine.Apply may have changed the host: a change
+// failed part way, or every change was made and the check after it failed. A failed gather or
+// plan changed nothing.
+func mayHaveChanged(err error) bool {
+	var te *host.TaskError
+	var nc *host.NotConvergedError
+	return errors.As(err, &te) && te.Op == "apply" || errors.As(err, &nc)
 }

@@ -186,6 +186,9 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
 		lines = nil
 	}
+	if lines != nil && req.State.Raw.IsNull() && undoPending(ctx, engine, undoTasks(phases)) {
+		lines = nil
+	}
 	if lines == nil {
 		plan.PlannedChanges = types.ListUnknown(types.StringType)
 	} else {
@@ -258,14 +261,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 	if !ok {
 		return
 	}
-	var undo []host.Task
-	for _, phase := range phases {
-		for _, t := range phase {
-			if u, ok := t.(tasks.Undoer); ok {
-				undo = append(undo, u.Undo())
-			}
-		}
-	}
+	undo := undoTasks(phases)
 	if len(undo) == 0 {
 		return
 	}
@@ -283,6 +279,19 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 			"; the installed packages and the loaded module stay until removed by hand.")
 }
 
+// undoTasks are what destroy runs: the undo of each task that has one.
+func undoTasks(phases [][]host.Task) []host.Task {
+	var undo []host.Task
+	for _, phase := range phases {
+		for _, t := range phase {
+			if u, ok := t.(tasks.Undoer); ok {
+				undo = append(undo, u.Undo())
+			}
+		}
+	}
+	return undo
+}
+
 func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(req.ID))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(req.ID))...)
@@ -292,22 +301,22 @@ func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.Im
 
 // apply runs the phases in order, each converged and verified before the next: GPUDirect
 // depends on the stack the OFED phase installs.
-func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) {
+func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) (changed bool) {
 	phases, ok := plan.validPhases(diags)
 	if !ok {
-		return
+		return false
 	}
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
 		addSSHSettingsError(diags, address, err)
-		return
+		return false
 	}
 	var lines []string
 	for _, phase := range phases {
 		rep, err := engine.Apply(ctx, phase)
 		if err != nil {
 			addHostError(diags, "Unable to Apply Host Bootstrap", address, err)
-			return
+			return len(lines) > 0 || mayHaveChanged(err)
 		}
 		lines = append(lines, changeLines(rep)...)
 	}
@@ -319,6 +328,13 @@ func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapMo
 	plan.InSync = types.BoolValue(true)
 	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
 	diags.Append(r.status(ctx, engine, plan, phases)...)
+	return true
+}
+
+// markUnsynced marks a state saved after a failed apply: the next refresh reads the host.
+func (m *hostBootstrapModel) markUnsynced() {
+	m.InSync = types.BoolValue(false)
+	m.ID = types.StringValue(hostID(m.Host.ValueString()))
 }
 
 // statusNeeds are the facts behind the computed status attributes.

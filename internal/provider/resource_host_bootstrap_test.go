@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
@@ -48,6 +49,12 @@ resource "roce_host_bootstrap" "gpu" {
 			{
 				PreConfig: func() { onTwin(t, f, "bootstrap", "dkms autoinstall >/dev/null 2>&1 || true") },
 				Config:    config,
+				// The failed create installed OFED and wrote its source, pin and holds: it is
+				// in state, tainted, so the apply replaces it (its destroy undoes them first)
+				// rather than creating a second owner of untracked changes.
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate),
+				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ofed_running_version"), knownvalue.StringExact("25.10-1.7.1")),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("gpudirect_mode"), knownvalue.StringExact("peermem")),

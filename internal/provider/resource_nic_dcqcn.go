@@ -129,6 +129,9 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	}
 	list, d := linesValue(ctx, lines)
 	resp.Diagnostics.Append(d...)
+	if req.State.Raw.IsNull() && plan.Persist.ValueBool() && undoPending(ctx, engine, []host.Task{plan.persistence().Undo()}) {
+		list = types.ListUnknown(types.StringType)
+	}
 	plan.PlannedChanges, plan.InSync = list, types.BoolValue(true)
 	plan.RebootRequired = types.BoolUnknown()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -276,16 +279,16 @@ func (r *nicDCQCNResource) ImportState(ctx context.Context, req resource.ImportS
 }
 
 // apply converges the host and fills the computed attributes.
-func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags *diag.Diagnostics) {
+func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags *diag.Diagnostics) (changed bool) {
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
 		addSSHSettingsError(diags, address, err)
-		return
+		return false
 	}
 	rep, err := engine.Apply(ctx, plan.tasks())
 	if err != nil {
 		addHostError(diags, "Unable to Apply NIC DCQCN", address, err)
-		return
+		return mayHaveChanged(err)
 	}
 	if plan.PlannedChanges.IsUnknown() {
 		list, d := linesValue(ctx, changeLines(rep))
@@ -297,11 +300,18 @@ func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags
 	f, err := engine.Read(ctx, d.Needs())
 	if err != nil {
 		addHostError(diags, "Unable to Read NIC DCQCN", address, err)
-		return
+		return true
 	}
 	plan.RebootRequired = types.BoolValue(d.RebootRequired(f))
 	plan.InSync = types.BoolValue(true)
 	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	return true
+}
+
+// markUnsynced marks a state saved after a failed apply: the next refresh reads the host.
+func (m *nicDCQCNModel) markUnsynced() {
+	m.InSync = types.BoolValue(false)
+	m.ID = types.StringValue(hostID(m.Host.ValueString()))
 }
 
 // tasks builds the host tasks of the configuration.
