@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sync"
@@ -42,9 +43,8 @@ func (r tallyRunner) WriteFile(context.Context, string, []byte, os.FileMode, str
 }
 
 var (
-	kernelOnly     = WantFacts(FactKernel)
-	kernelAndFile  = WantFacts(FactKernel).WithFiles("/etc/hostname")
-	somethingWrite = WriteFile{Path: "/tmp/x", Content: []byte("x\n"), Mode: 0o644}
+	kernelOnly    = WantFacts(FactKernel)
+	kernelAndFile = WantFacts(FactKernel).WithFiles("/etc/hostname")
 )
 
 func cachedEngine(c *GatherCache, r Runner) Engine {
@@ -198,7 +198,7 @@ func TestGatherCacheApplyRereadsAfterItsWrites(t *testing.T) {
 	if _, err := e.Read(ctx, kernelOnly); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := e.Apply(ctx, []Task{&writeOnce{}})
+	rep, err := e.Apply(ctx, []Task{&writeOnce{path: filepath.Join(t.TempDir(), "x")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +209,12 @@ func TestGatherCacheApplyRereadsAfterItsWrites(t *testing.T) {
 	}
 }
 
-// writeOnce plans one file write, then nothing.
-type writeOnce struct{ plans int }
+// writeOnce plans one write of a file at path (in a directory only the writer can write:
+// the write refuses others), then nothing.
+type writeOnce struct {
+	path  string
+	plans int
+}
 
 func (w *writeOnce) Name() string { return "write-once" }
 func (w *writeOnce) Needs() Want  { return kernelOnly }
@@ -219,7 +223,7 @@ func (w *writeOnce) Plan(Facts) ([]Change, error) {
 	if w.plans > 1 {
 		return nil, nil
 	}
-	return []Change{{Summary: "write", Apply: somethingWrite}}, nil
+	return []Change{{Summary: "write", Apply: WriteFile{Path: w.path, Content: []byte("x\n"), Mode: 0o644}}}, nil
 }
 
 // waiting returns how many requests wait for a gather in flight on host.

@@ -44,9 +44,10 @@ func TestDirsScript(t *testing.T) {
 	}
 	for _, part := range []string{
 		`for d in /etc '\''/etc/it'\''\'\'''\''s new'\''; do`,
-		`mkdir -m 755 -- "$d" && chown -- nccl:nccl "$d" || exit`,
+		`mkdir -m 755 -- "$d" && sync -- "$p" || exit; set -- "$@" "$d"`,
+		`{ [ $# -eq 0 ] || chown -h -- nccl:nccl "$@"; }`,
 		`[ $n -eq 3 ] && chmod 2640`,
-		`&& chown -- nccl:nccl '\''/etc/it'\''\'\'''\''s new/.x.conf.tmp-1'\''`,
+		`&& chown -h -- nccl:nccl '\''/etc/it'\''\'\'''\''s new/.x.conf.tmp-1'\''`,
 		`&& mv -f -- '\''/etc/it'\''\'\'''\''s new/.x.conf.tmp-1'\'' '\''/etc/it'\''\'\'''\''s new/x.conf'\''`,
 	} {
 		if !strings.Contains(got, part) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -17,20 +18,39 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
-// cleanupTimeout bounds the removal of a temporary file after a failed or
-// cancelled write; it runs even when the caller's context has ended.
+// cleanupTimeout bounds the removal of a temporary file (or staging
+// directory) after a failed or cancelled write; it runs even when the
+// caller's context has ended.
 const cleanupTimeout = 15 * time.Second
 
 // exitNotExist is the exit status the sudo read script uses for a missing
 // file.
 const exitNotExist = 44
 
+// ReadLimit is the largest file [Client.ReadFile] returns, 16 MiB: it reads
+// configuration files and logs (the largest, an NCCL INFO log, is megabytes),
+// and a path that names a huge file, or a link to /dev/zero, must not exhaust
+// the provider's memory.
+const ReadLimit = 16 << 20
+
+// exitNotRegular is the exit status the sudo read script uses for a path that
+// is not a regular file.
+const exitNotRegular = 45
+
+var (
+	errNotRegular = errors.New("not a regular file (a device, FIFO or directory): refusing to read it")
+	errTooLarge   = fmt.Errorf("larger than ReadFile's limit of %d MiB: refusing to read it", ReadLimit>>20)
+)
+
 // WriteFile replaces the file at path (absolute) with data, atomically: the
-// data goes to a temporary file in the same directory (".<name>.tmp-<random>"),
-// which gets mode and, when owner ("user", "user:group" or ":group") is set,
-// its owner, and is then renamed over path. Readers see the old file or the
-// new one, never a partial one; on any failure the temporary file is removed
-// and path is untouched.
+// data goes to a temporary file in the same directory, which gets mode and,
+// when owner ("user", "user:group" or ":group") is set, its owner, is synced,
+// and is then renamed over path; the directory is synced after the rename.
+// Readers see the old file or the new one, never a partial one; on any
+// failure the temporary file is removed and path is untouched. It refuses a
+// directory that group or others can write or that a user other than root
+// and the writing user owns: there, another user could swap the temporary
+// file for a symlink (see [shell.AtomicWrite.Script]).
 //
 // Without sudo (and without Config.Become.Enabled) the file is written with
 // SFTP. SFTP has no sudo, so with sudo the data is streamed on standard input
@@ -59,23 +79,41 @@ func (c *Client) WriteFile(ctx context.Context, path string, data []byte, mode o
 	return nil
 }
 
-// writeSFTP creates the temporary file exclusively, sets its mode before any
-// data is written (so secrets are never readable by others), writes, syncs
-// and renames it with posix-rename. An owner needs chown(1) (SFTP only takes
-// numeric ids), run with the rename as one command.
-func (c *Client) writeSFTP(ctx context.Context, hs *hostState, target, tmp string, data []byte, mode os.FileMode, owner string) (err error) {
+// writeSFTP writes through a staging directory next to target, stage
+// (".<name>.tmp-<random>"): it is made 0700 before anything is created in it,
+// and the file is created, written, synced and given its mode inside, then
+// renamed over target with posix-rename. sftp-server creates files with its
+// umask (often 0644) and SFTP cannot pass a mode at creation, so a file
+// created next to target would be readable by others until its chmod, and
+// whoever opened it then could read the data written later. Nobody else can
+// reach a file inside the staging directory: permission on a directory is
+// checked at each lookup, so a descriptor on it opened earlier does not help.
+// (Routing private files through the shell path instead would need a shell
+// for every write and split the behaviour by mode.) An owner needs chown(1)
+// (SFTP only takes numeric ids), run with the rename as one command.
+func (c *Client) writeSFTP(ctx context.Context, hs *hostState, target, stage string, data []byte, mode os.FileMode, owner string) (err error) {
+	dir, tmp := path.Dir(target), stage+"/"+path.Base(target)
 	created := false
 	defer func() {
 		if err != nil && created {
-			c.removeTemp(ctx, hs, tmp, false)
+			c.removeTemp(ctx, hs, shell.New("rm", "-rf", "--", stage), false)
 		}
 	}()
 	err = c.withSFTP(ctx, hs, func(sc *sftp.Client) error {
+		if err := checkDir(sc, dir, stage); err != nil {
+			return err
+		}
+		if err := sc.Mkdir(stage); err != nil {
+			return fmt.Errorf("create staging directory: %w", err)
+		}
+		created = true
+		if err := sc.Chmod(stage, 0o700); err != nil {
+			return fmt.Errorf("chmod staging directory: %w", err)
+		}
 		f, err := sc.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
 		if err != nil {
 			return fmt.Errorf("create temporary file: %w", err)
 		}
-		created = true
 		if err := writeTemp(f, data, mode); err != nil {
 			return err
 		}
@@ -85,13 +123,21 @@ func (c *Client) writeSFTP(ctx context.Context, hs *hostState, target, tmp strin
 		if err := sc.PosixRename(tmp, target); err != nil {
 			return fmt.Errorf("rename temporary file: %w", err)
 		}
+		if err := sc.RemoveDirectory(stage); err != nil {
+			return fmt.Errorf("remove staging directory: %w", err)
+		}
 		created = false
-		return nil
+		return syncDir(sc, dir)
 	})
 	if err != nil || owner == "" {
 		return err
 	}
-	script, err := shell.And(shell.New("chown", "--", owner, tmp), shell.New("mv", "-f", "--", tmp, target)).Render()
+	script, err := shell.And(
+		shell.New("chown", "-h", "--", owner, tmp),
+		shell.New("mv", "-f", "--", tmp, target),
+		shell.New("rmdir", "--", stage),
+		shell.New("sync", "--", dir),
+	).Render()
 	if err != nil {
 		return err
 	}
@@ -99,6 +145,64 @@ func (c *Client) writeSFTP(ctx context.Context, hs *hostState, target, tmp strin
 		return err
 	}
 	created = false
+	return nil
+}
+
+// checkDir refuses dir unless only root and the writing user can change it,
+// as the shell path does (see [shell.AtomicWrite.Script]). The writer's uid
+// is needed only when dir's owner is not root; it is the owner of an empty
+// file created at probe, removed at once.
+func checkDir(sc *sftp.Client, dir, probe string) error {
+	fi, err := sc.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat directory: %w", err)
+	}
+	st, ok := fi.Sys().(*sftp.FileStat)
+	switch {
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory", dir)
+	case !ok:
+		return fmt.Errorf("stat %s: the server sent no owner", dir)
+	}
+	unsafe := fmt.Errorf(shell.UnsafeDirMessage, dir, strconv.FormatUint(uint64(st.UID), 10), fmt.Sprintf("%#o", st.Mode&0o7777))
+	if fi.Mode().Perm()&0o022 != 0 {
+		return unsafe
+	}
+	if st.UID == 0 {
+		return nil
+	}
+	f, err := sc.OpenFile(probe, os.O_WRONLY|os.O_CREATE|os.O_EXCL)
+	if err != nil {
+		return fmt.Errorf("create %s to learn the writing user: %w", probe, err)
+	}
+	pfi, err := f.Stat()
+	_ = f.Close()
+	if rerr := sc.Remove(probe); err == nil && rerr != nil {
+		err = fmt.Errorf("remove %s: %w", probe, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	if me, ok := pfi.Sys().(*sftp.FileStat); !ok || me.UID != st.UID {
+		return unsafe
+	}
+	return nil
+}
+
+// syncDir makes the rename in dir durable. SFTP has no fsync for directory
+// handles, but sftp-server opens what it is asked to, a directory included,
+// and fsync@openssh.com then syncs that descriptor. A server without the
+// extension leaves it unsynced, as it does the file.
+func syncDir(sc *sftp.Client, dir string) error {
+	d, err := sc.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open directory to sync it: %w", err)
+	}
+	err = d.Sync()
+	_ = d.Close()
+	if err != nil && !errors.Is(err, sftp.ErrSSHFxOpUnsupported) {
+		return fmt.Errorf("sync directory: %w", err)
+	}
 	return nil
 }
 
@@ -118,17 +222,11 @@ func writeTemp(f *sftp.File, data []byte, mode os.FileMode) error {
 }
 
 // writeSudo writes through one command under sudo, the data on its standard
-// input (after the sudo password, if any):
-//
-//	set -C; umask 077; trap 'rm -f -- TMP' EXIT
-//	cat > TMP && size check && chmod MODE TMP [&& chown OWNER TMP] && mv -f -- TMP PATH
+// input (after the sudo password, if any): [shell.AtomicWrite.Script].
 //
 // This was preferred to an sftp-server started under sudo: the sftp-server
 // path differs between distributions, and this needs one session and no
-// helper. noclobber (set -C) refuses a pre-existing temporary file, umask 077
-// keeps the data private until chmod, and the size check refuses a stream
-// cut short (cat sees EOF when the session ends), so a partial file is never
-// renamed into place. The EXIT trap removes the temporary file on failure.
+// helper.
 func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp string, data []byte, mode os.FileMode, owner string) error {
 	script, err := shell.AtomicWrite{Path: target, Temp: tmp, Size: len(data), Mode: mode, Owner: owner}.Script().Render()
 	if err != nil {
@@ -140,22 +238,24 @@ func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp strin
 	}
 	if _, err := c.exec(ctx, hs, line, stdin); err != nil {
 		// The trap has removed the file unless the shell was killed. A
-		// ConnectError means the command never started.
+		// ConnectError means the command never started, and a refused
+		// directory means it created nothing.
 		var ce *ConnectError
-		if !errors.As(err, &ce) {
-			c.removeTemp(ctx, hs, tmp, true)
+		var cmdErr *CommandError
+		if !errors.As(err, &ce) && !(errors.As(err, &cmdErr) && cmdErr.ExitStatus == shell.ExitUnsafeDir) {
+			c.removeTemp(ctx, hs, shell.New("rm", "-f", "--", tmp), true)
 		}
 		return err
 	}
 	return nil
 }
 
-// removeTemp removes a temporary file left by a failed write, with a context
+// removeTemp runs rm, which removes what a failed write left, with a context
 // of its own so that it also runs after the caller's context ended.
-func (c *Client) removeTemp(ctx context.Context, hs *hostState, tmp string, sudo bool) {
+func (c *Client) removeTemp(ctx context.Context, hs *hostState, rm shell.Command, sudo bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 	defer cancel()
-	line, err := shell.New("rm", "-f", "--", tmp).Render()
+	line, err := rm.Render()
 	if err != nil {
 		return
 	}
@@ -169,9 +269,11 @@ func (c *Client) removeTemp(ctx context.Context, hs *hostState, tmp string, sudo
 	_, _ = c.exec(ctx, hs, line, stdin)
 }
 
-// ReadFile returns the content of the file at path (absolute). A missing
+// ReadFile returns the content of the file at path (absolute), at most
+// [ReadLimit] bytes: a larger file, or one that is not a regular file (a
+// device, a FIFO, a directory, or a link to one), is an error. A missing
 // file returns an error that matches [fs.ErrNotExist]. Without sudo (and
-// without Config.Become.Enabled) it reads with SFTP, with sudo through cat.
+// without Config.Become.Enabled) it reads with SFTP, with sudo through head(1).
 func (c *Client) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, error) {
 	hs, err := c.state()
 	if err != nil {
@@ -185,14 +287,12 @@ func (c *Client) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, 
 		data, err = c.readSudo(ctx, hs, path)
 	} else {
 		err = c.withSFTP(ctx, hs, func(sc *sftp.Client) error {
-			f, err := sc.Open(path)
-			if err != nil {
-				return err
-			}
-			defer f.Close()
-			data, err = io.ReadAll(f)
+			data, err = readSFTP(sc, path)
 			return err
 		})
+	}
+	if err == nil && len(data) > ReadLimit {
+		err = errTooLarge
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s on %s: %w", path, hs.ep.addr, err)
@@ -200,11 +300,43 @@ func (c *Client) ReadFile(ctx context.Context, path string, sudo bool) ([]byte, 
 	return data, nil
 }
 
-// catIfExists prints the file $1, or exits with status $2 when it does not exist.
-const catIfExists = `if [ -e "$1" ]; then exec cat -- "$1"; else exit "$2"; fi`
+// readSFTP reads at most ReadLimit+1 bytes of a regular file. The type that
+// counts is that of the opened file; the stat of the path before only keeps
+// open from blocking on a FIFO.
+func readSFTP(sc *sftp.Client, path string) ([]byte, error) {
+	if fi, err := sc.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, errNotRegular
+	}
+	f, err := sc.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !fi.Mode().IsRegular():
+		return nil, errNotRegular
+	case fi.Size() > ReadLimit:
+		return nil, errTooLarge
+	}
+	return io.ReadAll(io.LimitReader(f, ReadLimit+1))
+}
+
+// readIfExists prints at most $4 bytes of the regular file $1, or exits with
+// status $2 when it does not exist and $3 when it is not a regular file. The
+// type that counts is that of the opened descriptor (test follows /dev/fd/3
+// to it); the test of the path before only keeps the open from blocking on a
+// FIFO (one swapped in between blocks until ctx ends).
+const readIfExists = `if [ ! -e "$1" ]; then exit "$2"; fi; ` +
+	`[ -f "$1" ] && exec 3< "$1" && [ -f /dev/fd/3 ] || exit "$3"; exec head -c "$4" <&3`
 
 func (c *Client) readSudo(ctx context.Context, hs *hostState, path string) ([]byte, error) {
-	script, err := shell.New("sh", "-c", catIfExists, "sh", path, strconv.Itoa(exitNotExist)).Render()
+	script, err := shell.New("sh", "-c", readIfExists, "sh", path,
+		strconv.Itoa(exitNotExist), strconv.Itoa(exitNotRegular), strconv.Itoa(ReadLimit+1)).Render()
 	if err != nil {
 		return nil, err
 	}
@@ -214,8 +346,11 @@ func (c *Client) readSudo(ctx context.Context, hs *hostState, path string) ([]by
 	}
 	res, err := c.exec(ctx, hs, line, stdin)
 	var ce *CommandError
-	if errors.As(err, &ce) && ce.ExitStatus == exitNotExist {
+	switch {
+	case errors.As(err, &ce) && ce.ExitStatus == exitNotExist:
 		return nil, fmt.Errorf("%w: %w", fs.ErrNotExist, err)
+	case errors.As(err, &ce) && ce.ExitStatus == exitNotRegular:
+		return nil, errNotRegular
 	}
 	return res.Stdout, err
 }

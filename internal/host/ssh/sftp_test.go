@@ -17,6 +17,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/pkg/sftp"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
 // The test sshd runs on this machine, so the tests check remote files with
@@ -266,17 +269,40 @@ func TestWriteFileFailureLeavesNothing(t *testing.T) {
 	}
 }
 
-// waitForPartialTemp waits until a temporary file in dir holds at least
-// 1 MiB: the transfer is under way. It gives up when ctx ends.
+// waitForPartialTemp waits until a temporary file in dir, or in a staging
+// directory in dir, holds at least 1 MiB: the transfer is under way. It gives
+// up when ctx ends.
 func waitForPartialTemp(ctx context.Context, dir string) bool {
 	for ctx.Err() == nil {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if fi, err := e.Info(); err == nil && strings.Contains(e.Name(), ".tmp-") && fi.Size() >= 1<<20 {
+		if hasPartialTemp(dir) {
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return false
+}
+
+// hasPartialTemp reports whether a temporary file of 1 MiB or more is in dir
+// or in a staging directory in dir (whose file has the target's name).
+func hasPartialTemp(dir string) bool {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.Contains(e.Name(), ".tmp-") {
+			continue
+		}
+		files := []string{filepath.Join(dir, e.Name())}
+		if e.IsDir() {
+			inner, _ := os.ReadDir(files[0])
+			files = files[:0]
+			for _, f := range inner {
+				files = append(files, filepath.Join(dir, e.Name(), f.Name()))
+			}
+		}
+		for _, f := range files {
+			if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && fi.Size() >= 1<<20 {
 				return true
 			}
 		}
-		time.Sleep(time.Millisecond)
 	}
 	return false
 }
@@ -333,5 +359,130 @@ func TestFilePathChecks(t *testing.T) {
 				t.Errorf("ReadFile(%q) = %v, want an error containing %q", tt.path, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestWriteFileRefusesUnsafeDirectory: a directory that group or others can
+// write, sticky or not, or that a user other than root (the writer here)
+// owns, is refused on both paths with the directory, its owner and mode and
+// the fix, and nothing is written in it.
+func TestWriteFileRefusesUnsafeDirectory(t *testing.T) {
+	c := newWriteFixture(t)
+	tests := []struct {
+		name     string
+		mode     os.FileMode
+		uid      int
+		wantMode string
+	}{
+		{"world-writable", 0o777, 0, "0777"},
+		{"group-writable", 0o775, 0, "0775"},
+		{"sticky, like /tmp", 0o777 | os.ModeSticky, 0, "01777"},
+		{"owned by another user", 0o755, 65534, "0755"},
+	}
+	for _, wp := range writePaths {
+		for _, tt := range tests {
+			t.Run(wp.name+"/"+tt.name, func(t *testing.T) {
+				dir := filepath.Join(t.TempDir(), "shared")
+				path := filepath.Join(dir, "secret")
+				if err := os.Mkdir(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				writeFile(t, path, []byte("old\n"), 0o600)
+				if err := os.Chmod(dir, tt.mode); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chown(dir, tt.uid, tt.uid); err != nil {
+					t.Fatal(err)
+				}
+				err := c.WriteFile(testContext(t), path, []byte("new\n"), 0o644, "", wp.sudo)
+				want := fmt.Sprintf(shell.UnsafeDirMessage, dir, strconv.Itoa(tt.uid), tt.wantMode)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Fatalf("WriteFile = %v\nwant an error containing %q", err, want)
+				}
+				if got, _ := os.ReadFile(path); string(got) != "old\n" {
+					t.Errorf("file changed: %q", got)
+				}
+				entries, _ := os.ReadDir(dir)
+				if len(entries) != 1 {
+					t.Errorf("directory holds %d entries, want the old file alone", len(entries))
+				}
+			})
+		}
+	}
+}
+
+// TestReadFileRefusesDevicesAndHugeFiles: a link to /dev/zero, a FIFO, a
+// directory and a file over ReadLimit are refused with an error naming the
+// path, on both paths; a file of exactly ReadLimit is read whole.
+func TestReadFileRefusesDevicesAndHugeFiles(t *testing.T) {
+	c := newWriteFixture(t)
+	dir := t.TempDir()
+	zero := filepath.Join(dir, "zero")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sized := func(name string, size int64) string {
+		p := filepath.Join(dir, name)
+		writeFile(t, p, nil, 0o644)
+		if err := os.Truncate(p, size); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	huge, atLimit := sized("huge", ReadLimit+1), sized("at-limit", ReadLimit)
+	tests := []struct {
+		path string
+		want string
+	}{
+		{zero, "not a regular file"},
+		{fifo, "not a regular file"},
+		{dir, "not a regular file"},
+		{huge, "larger than ReadFile's limit of 16 MiB"},
+	}
+	for _, wp := range writePaths {
+		t.Run(wp.name, func(t *testing.T) {
+			for _, tt := range tests {
+				// Without the checks these reads never end: bound them.
+				ctx, cancel := context.WithTimeout(testContext(t), 10*time.Second)
+				_, err := c.ReadFile(ctx, tt.path, wp.sudo)
+				cancel()
+				if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path) {
+					t.Errorf("ReadFile(%s) = %v, want an error naming it and containing %q", filepath.Base(tt.path), err, tt.want)
+				}
+			}
+			got, err := c.ReadFile(testContext(t), atLimit, wp.sudo)
+			if err != nil || len(got) != ReadLimit {
+				t.Errorf("ReadFile of %d bytes = %d bytes, %v", ReadLimit, len(got), err)
+			}
+		})
+	}
+}
+
+// TestSFTPSyncsDirectory: OpenSSH's sftp-server opens a directory as a file
+// and fsync@openssh.com syncs it, which writeSFTP relies on after the rename.
+func TestSFTPSyncsDirectory(t *testing.T) {
+	c := newWriteFixture(t)
+	hs, err := c.state()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	err = c.withSFTP(testContext(t), hs, func(sc *sftp.Client) error {
+		d, err := sc.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		return d.Sync()
+	})
+	if err != nil {
+		t.Errorf("fsync of %s through SFTP: %v", dir, err)
+	}
+	if err := c.withSFTP(testContext(t), hs, func(sc *sftp.Client) error { return syncDir(sc, filepath.Join(dir, "absent")) }); err == nil {
+		t.Error("syncDir of a missing directory succeeded: it did not open it")
 	}
 }
