@@ -248,8 +248,12 @@ func (p Profile) Render(gids []facts.GIDEntry) (conf, script string, err error) 
 	if err != nil {
 		return "", "", err
 	}
-	return conf, "# Managed by Terraform (roce_nccl_env_profile).\n" + script, nil
+	return conf, ScriptMark + "\n" + script, nil
 }
+
+// ScriptMark is the first line of the profile.d script: what tells the provider's script from
+// another file at that path.
+const ScriptMark = "# Managed by Terraform (roce_nccl_env_profile)."
 
 // TrafficClass is the NCCL_IB_TC the profile writes.
 func (p Profile) TrafficClass() int {

@@ -72,6 +72,8 @@ func (r *ncclEnvProfileResource) Schema(_ context.Context, _ resource.SchemaRequ
 			"(`KEY=value`, no quotes, no `export`; `#` comments only for NCCL ≥ 2.26). NCCL reads the file inside every " +
 			"process, so slurm, mpirun and torchrun jobs all see it (containers only when it is mounted). `NCCL_IB_TC` is " +
 			"derived from the fabric's RDMA DSCP, so it cannot disagree with the switches and NICs.\n\n" +
+			"A file that was at `path` (or `profile_script_path`) before is kept, content, mode and owner, as `<path>.roce-orig` " +
+			"and put back on destroy; without one, destroy removes the file.\n\n" +
 			"One resource per host, with `for_each` over the inventory: each host keeps its own state, a failed host does " +
 			"not block the others, and at 1 000 hosts Terraform plans 1 000 small instances in well under a second.",
 		Attributes: map[string]schema.Attribute{
@@ -162,7 +164,7 @@ func (r *ncclEnvProfileResource) Create(ctx context.Context, req resource.Create
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.write(ctx, &plan, &resp.Diagnostics)
+	r.write(ctx, &plan, nil, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -176,7 +178,7 @@ func (r *ncclEnvProfileResource) Update(ctx context.Context, req resource.Update
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.write(ctx, &plan, &resp.Diagnostics)
+	r.write(ctx, &plan, state.paths(), &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -306,8 +308,9 @@ func (m *ncclEnvProfileModel) readBack(conf string, f host.Facts, diags *diag.Di
 }
 
 // write renders the profile (reading the GID table when it must) and writes the files in one
-// engine apply: atomic writes, then a verify gather.
-func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, diags *diag.Diagnostics) {
+// engine apply: atomic writes, then a verify gather. A file the resource did not write before
+// (not in owned) is kept first (tasks.Kept), to be put back on destroy.
+func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, owned []string, diags *diag.Diagnostics) {
 	engine, address, err := r.engine(plan.Host.ValueString())
 	if err != nil {
 		addSSHSettingsError(diags, address, err)
@@ -329,9 +332,16 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 		return
 	}
 	plan.Notes = stringList(out.notes)
-	todo := []host.Task{tasks.File{Path: plan.Path.ValueString(), Content: conf, Mode: 0o644, Owner: "root:root"}}
+	var todo []host.Task
+	add := func(p, content string) {
+		if !slices.Contains(owned, p) {
+			todo = append(todo, tasks.Kept{Path: p, Content: content})
+		}
+		todo = append(todo, tasks.File{Path: p, Content: content, Mode: 0o644, Owner: "root:root"})
+	}
+	add(plan.Path.ValueString(), conf)
 	if s := plan.ProfileScriptPath.ValueString(); s != "" {
-		todo = append(todo, tasks.File{Path: s, Content: script, Mode: 0o644, Owner: "root:root"})
+		add(s, script)
 	}
 	if _, err := engine.Apply(ctx, todo); err != nil {
 		diags.AddAttributeError(path.Root("host"), "Unable to Write NCCL Profile", fmt.Sprintf("%s: %v", address, err))
@@ -351,7 +361,10 @@ func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileMo
 	}
 	undo := make([]host.Task, len(paths))
 	for i, p := range paths {
-		undo[i] = tasks.Absent{Path: p}
+		undo[i] = tasks.Restored{Path: p, Mark: ncclprofile.ScriptMark}
+		if p == m.Path.ValueString() {
+			undo[i] = tasks.Restored{Path: p, Written: m.Rendered.ValueString()}
+		}
 	}
 	if _, err := engine.Apply(ctx, undo); err != nil {
 		addHostError(diags, "Unable to Delete NCCL Profile", address, fmt.Errorf("removing %s: %w", strings.Join(paths, ", "), err))

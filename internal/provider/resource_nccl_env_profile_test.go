@@ -288,3 +288,37 @@ func TestNCCLEnvProfileImportHandWritten(t *testing.T) {
 		}},
 	})
 }
+
+// TestNCCLEnvProfileKeepsTheFileBefore writes the profile over a hand-made /etc/nccl.conf
+// with its own mode and owner: the apply keeps it beside the profile, a second apply keeps
+// that copy as it is, and destroy puts the hand-made file back exactly.
+func TestNCCLEnvProfileKeepsTheFileBefore(t *testing.T) {
+	f, provider := hostTwins(t)
+	const before = "NCCL_DEBUG=WARN\n"
+	stat := "stat -c '%a %U:%G' /etc/nccl.conf; cat /etc/nccl.conf"
+	onTwin(t, f, "nccl", "printf '"+before+"' > /etc/nccl.conf && chown nobody:nogroup /etc/nccl.conf && chmod 0640 /etc/nccl.conf")
+	want := onTwin(t, f, "nccl", stat)
+	config := provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"gpu\" {\n  host = %q\n  cross_nic = 0\n}\n", twinAddress(t, f, "nccl"))
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if got := onTwin(t, f, "nccl", stat+"; ls /etc/nccl.conf.roce-orig 2>&1 || true"); !strings.HasPrefix(got, want) || !strings.Contains(got, "No such file") {
+				return fmt.Errorf("after destroy: got\n%s\nwant the file from before,\n%s, back in place and no kept copy", got, want)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					kept := onTwin(t, f, "nccl", "stat -c '%a %U:%G' /etc/nccl.conf.roce-orig; cat /etc/nccl.conf.roce-orig; cat /etc/nccl.conf")
+					if !strings.HasPrefix(kept, want) || !strings.Contains(kept, "NCCL_CROSS_NIC=0") {
+						return fmt.Errorf("after apply: want the file from before kept as it was and the profile written:\n%s", kept)
+					}
+					return nil
+				},
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
+}
