@@ -55,6 +55,16 @@ func (b batch) command() shell.Script {
 	return shell.And(all...)
 }
 
+// finish reports whether a command of the batch must run to its end once started.
+func (b batch) finish() bool {
+	for _, c := range b.cmds {
+		if c.Finish {
+			return true
+		}
+	}
+	return false
+}
+
 // apply runs the batch on r; sudo says whether the engine escalates steps
 // that need root.
 func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {
@@ -69,7 +79,7 @@ func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {
 	if _, err := cmd.Render(); err != nil {
 		return err
 	}
-	_, err := r.Run(ctx, cmd, ssh.RunOptions{Sudo: sudo && b.cmds[0].Sudo})
+	_, err := r.Run(ctx, cmd, ssh.RunOptions{Sudo: sudo && b.cmds[0].Sudo, Finish: b.finish()})
 	if err == nil {
 		return nil
 	}

@@ -62,6 +62,10 @@ type Commands struct {
 	// Sudo marks commands that need root: with Engine.Sudo they run through
 	// sudo.
 	Sudo bool
+	// Finish marks commands that must run to their end once started (package
+	// transactions, firmware writes): an interrupt waits for them instead of
+	// signalling them (ssh.RunOptions.Finish).
+	Finish bool
 	// Explain, when set, turns a failure of the commands into a clearer
 	// error, e.g. one that names the cause and the remedy. It returns nil for
 	// failures it does not recognise.

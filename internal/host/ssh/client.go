@@ -39,12 +39,20 @@ type RunOptions struct {
 	// is stopped as on cancellation and Run returns an [*OutputLimitError].
 	// Zero or negative means [DefaultMaxOutput].
 	MaxOutput int64
+	// Finish lets a command that has started run to its end when ctx ends: a
+	// package transaction or a firmware write, which a signal would leave half
+	// done (dpkg then needs dpkg --configure -a), as Ansible never signals a
+	// running module. Its Timeout, its output caps and a lost connection
+	// still stop it; Run then returns the result and ctx's error is left to
+	// the caller's next step.
+	Finish bool
 }
 
-// limits bound one command; see RunOptions.Timeout and MaxOutput.
+// limits bound one command; see RunOptions.Timeout, MaxOutput and Finish.
 type limits struct {
 	timeout   time.Duration
 	maxOutput int64
+	finish    bool
 }
 
 func (l limits) withDefaults() limits {
@@ -92,7 +100,7 @@ func (c *Client) Run(ctx context.Context, cmd string, opts RunOptions) (Result, 
 			return Result{}, err
 		}
 	}
-	res, err := c.execLimited(ctx, hs, line, stdin, limits{opts.Timeout, opts.MaxOutput})
+	res, err := c.execLimited(ctx, hs, line, stdin, limits{opts.Timeout, opts.MaxOutput, opts.Finish})
 	var ce *CommandError
 	if err != nil && opts.AllowFailure && errors.As(err, &ce) && ce.ExitStatus >= 0 {
 		return res, nil
@@ -129,7 +137,11 @@ func (c *Client) execLimited(ctx context.Context, hs *hostState, line string, st
 	// The command's own context: its cause says who stopped it, the caller
 	// (ctx ended) or exec itself (the deadline, an output cap, sudo refusing
 	// the password). Either way the command is stopped as below.
-	cmdCtx, stopCmd := context.WithCancelCause(ctx)
+	parent := ctx
+	if lim.finish {
+		parent = context.WithoutCancel(ctx)
+	}
+	cmdCtx, stopCmd := context.WithCancelCause(parent)
 	defer stopCmd(nil)
 	addr := hs.ep.addr
 	deadline := time.AfterFunc(lim.timeout, func() {

@@ -3,6 +3,9 @@ package ssh
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +256,58 @@ func TestOutputLimitErrorInMiB(t *testing.T) {
 	err := &OutputLimitError{Host: "h:22", Command: "cat /var/log/syslog", Stream: "stdout", Limit: DefaultMaxOutput}
 	if want := `run "cat /var/log/syslog" on h:22: stdout passed the output cap of 64 MiB; the command was stopped`; err.Error() != want {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
+	}
+}
+
+// TestRunFinishOutlivesCancel cancels a Finish command while it runs, as Ctrl-C in Terraform
+// does during a package install: the command must run to its end and report its result, where
+// an ordinary command is stopped.
+func TestRunFinishOutlivesCancel(t *testing.T) {
+	f := newFixture(t, serverOptions{maxSessions: 2})
+	c := newTestPool(t, f.cfg).Client(f.srv.addr)
+	dir := t.TempDir()
+	started, gate := filepath.Join(dir, "started"), filepath.Join(dir, "gate")
+	// The command waits for the test to open its gate, after the cancel: no timing.
+	script := fmt.Sprintf("touch %s; while [ ! -e %s ]; do sleep 0.05; done; echo finished", started, gate)
+
+	for _, finish := range []bool{true, false} {
+		_ = os.Remove(started)
+		_ = os.Remove(gate)
+		ctx, cancel := context.WithCancel(testContext(t))
+		type outcome struct {
+			res Result
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := c.Run(ctx, script, RunOptions{Finish: finish, Timeout: time.Minute})
+			done <- outcome{res, err}
+		}()
+		for deadline := time.Now().Add(30 * time.Second); ; {
+			if _, err := os.Stat(started); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the command did not start")
+			}
+			time.Sleep(10 * time.Millisecond) // polling a file the remote command creates
+		}
+		cancel()
+		var o outcome
+		if !finish {
+			o = <-done // stopped while it waits at its gate
+		}
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if finish {
+			o = <-done
+		}
+		switch {
+		case finish && (o.err != nil || string(o.res.Stdout) != "finished\n"):
+			t.Errorf("Finish command after cancel = %q, %v; want it to finish", o.res.Stdout, o.err)
+		case !finish && !errors.Is(o.err, context.Canceled):
+			t.Errorf("ordinary command after cancel = %q, %v; want it stopped with context.Canceled", o.res.Stdout, o.err)
+		}
 	}
 }

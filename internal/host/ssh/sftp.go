@@ -242,7 +242,8 @@ func (c *Client) writeSudo(ctx context.Context, hs *hostState, target, tmp strin
 		// directory means it created nothing.
 		var ce *ConnectError
 		var cmdErr *CommandError
-		if !errors.As(err, &ce) && !(errors.As(err, &cmdErr) && cmdErr.ExitStatus == shell.ExitUnsafeDir) {
+		refused := errors.As(err, &cmdErr) && cmdErr.ExitStatus == shell.ExitUnsafeDir
+		if !errors.As(err, &ce) && !refused {
 			c.removeTemp(ctx, hs, shell.New("rm", "-f", "--", tmp), true)
 		}
 		return err

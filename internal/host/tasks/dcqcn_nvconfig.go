@@ -22,6 +22,12 @@ func nvSet(bdf string, params []string) shell.Command {
 	return shell.New("mlxconfig", "-d", bdf, "-y", "set").Arg(params...)
 }
 
+// nvSetCommands is the root step of nvSet: a firmware write, which runs to its end once
+// started (an interrupt waits for it).
+func nvSetCommands(bdf string, params []string) host.Commands {
+	return host.Commands{Run: []shell.Runnable{nvSet(bdf, params)}, Sudo: true, Finish: true}
+}
+
 // nvWant turns the settings into NV parameters for port: the enables become
 // one ROCE_CC_PRIO_MASK that keeps the bits of curMask and adds the
 // priority's; the values map one to one.
@@ -99,6 +105,6 @@ func planNVConfig(n host.Netdev, nv map[string]map[string]int64, want []dcqcnSet
 		return []host.Change{note, host.Unchanged(fmt.Sprintf("%s has its DCQCN values in NV config (%s, %d checked)", n.Name, n.PCIAddr, len(params)))}, nil
 	}
 	c := d.change(fmt.Sprintf("store DCQCN of %s in NV config (mlxconfig %s)", n.Name, n.PCIAddr), len(params), nvAfterReboot, nil)
-	c.Apply = host.Commands{Run: []shell.Runnable{nvSet(n.PCIAddr, d.after)}, Sudo: true}
+	c.Apply = nvSetCommands(n.PCIAddr, d.after)
 	return []host.Change{note, c}, nil
 }

@@ -1,8 +1,11 @@
 package tasks
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +89,9 @@ func (t OFEDPin) aptOrigin() string {
 // planApt plans the Debian install: source, pin, update, install, hold,
 // then the running-stack check.
 func (t OFEDPin) planApt(f host.Facts, pkgs []facts.Package) ([]host.Change, error) {
+	if err := interruptedDpkg(pkgs); err != nil {
+		return nil, err
+	}
 	out, err := planRepoFiles(f, []repoFile{
 		{"apt source: ", File{Path: AptSourcePath, Content: t.aptSource()}},
 		{"apt pin: ", File{Path: AptPreferencesPath, Content: t.AptPreferences()}},
@@ -248,7 +254,7 @@ func (t OFEDPin) lockSeconds() int {
 
 // aptCommands is a root step whose failure on a held lock is explained.
 func (t OFEDPin) aptCommands(c shell.Command) host.Commands {
-	return host.Commands{Run: []shell.Runnable{c}, Sudo: true, Explain: explainAptLock(t.packages(), t.lockTimeout())}
+	return host.Commands{Run: []shell.Runnable{c}, Sudo: true, Finish: true, Explain: explainAptLock(t.packages(), t.lockTimeout())}
 }
 
 func matchesAny(patterns []string, name string) bool {
@@ -258,4 +264,30 @@ func matchesAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// ErrDpkgInterrupted is a package left half installed or half configured by a dpkg run that
+// was stopped (a killed apt-get, a lost session, a power loss).
+var ErrDpkgInterrupted = errors.New("dpkg was interrupted")
+
+// dpkgUnfinished are the dpkg states a package is left in when dpkg stops before the end of
+// its work on it (dpkg-query(1), "Package states"); apt-get refuses to go on from them
+// ("dpkg was interrupted, you must manually run 'dpkg --configure -a'").
+var dpkgUnfinished = []string{"half-installed", "unpacked", "half-configured", "triggers-awaiting", "triggers-pending"}
+
+// interruptedDpkg refuses to plan over a package an interrupted dpkg left unfinished, naming
+// it and the command that finishes the work: repairing a package database is for a person.
+func interruptedDpkg(pkgs []facts.Package) error {
+	var bad []string
+	for _, p := range pkgs {
+		fields := strings.Fields(p.Status)
+		if len(fields) == 3 && slices.Contains(dpkgUnfinished, fields[2]) {
+			bad = append(bad, p.Name+" ("+fields[2]+")")
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s left unfinished; run `sudo dpkg --configure -a` on the host (and `sudo apt-get -f install` if it reports broken dependencies), then apply again",
+		ErrDpkgInterrupted, strings.Join(bad, ", "))
 }

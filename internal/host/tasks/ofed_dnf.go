@@ -182,5 +182,5 @@ func (t OFEDPin) dnfWaiting(args ...string) shell.Command {
 // dnfCommands is a root step of dnf with args, waiting for dnf's locks; a
 // failure on a lock after the wait is explained.
 func (t OFEDPin) dnfCommands(args ...string) host.Commands {
-	return host.Commands{Run: []shell.Runnable{t.dnfWaiting(args...)}, Sudo: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
+	return host.Commands{Run: []shell.Runnable{t.dnfWaiting(args...)}, Sudo: true, Finish: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
 }
