@@ -53,7 +53,9 @@ type Config struct {
 	// PrivateKey is an inline private key in PEM or OpenSSH format.
 	PrivateKey string
 	// PrivateKeyFile is the path of a private key file on the machine
-	// running the provider. Set at most one of PrivateKey and PrivateKeyFile.
+	// running the provider; a leading ~ or ~user is expanded, as OpenSSH does
+	// (so are KnownHostsFile's, CertificateFile's and the jump hosts'). Set at
+	// most one of PrivateKey and PrivateKeyFile.
 	PrivateKeyFile string
 	// Passphrase decrypts an encrypted PrivateKey or PrivateKeyFile.
 	Passphrase string
@@ -151,6 +153,7 @@ func (c Config) Insecure() bool {
 
 // withDefaults returns c with zero fields replaced by the defaults.
 func (c Config) withDefaults() Config {
+	c = c.expandHomes()
 	if c.Port == 0 {
 		c.Port = DefaultPort
 	}
