@@ -64,7 +64,9 @@ func (fi FileInfo) Complete() bool { return int64(len(fi.Content)) == fi.Size }
 // fileProbe prints "absent" for a missing path whose directory exists and
 // "absent nodir" for one whose directory does not. For a path that exists it
 // prints a stat line of the entry itself, symlinks not followed ("<raw mode
-// hex> <uid> <gid> <user> <group> <size>"), then
+// hex> <uid> <gid> <size> <user>:<group>": the names last, since they may hold
+// blanks, as directory users such as "domain users" do, and never a colon,
+// which separates the fields of passwd and group), then
 //   - for a symbolic link, its target (readlink), never what it points to;
 //   - for a regular file, the sha256sum line and the first MaxFileContent
 //     bytes;
@@ -75,7 +77,7 @@ func (fi FileInfo) Complete() bool { return int64(len(fi.Content)) == fi.Size }
 // text. It is a trusted constant.
 var fileProbe = `if [ ! -e "$1" ] && [ ! -h "$1" ]; then d=${1%/*}; ` +
 	`if [ -d "${d:-/}" ]; then echo absent; else echo absent nodir; fi; exit 0; fi; ` +
-	`stat -c '%f %u %g %U %G %s' -- "$1" || exit; ` +
+	`stat -c '%f %u %g %s %U:%G' -- "$1" || exit; ` +
 	`if [ -h "$1" ]; then exec readlink -- "$1"; fi; ` +
 	`if [ ! -f "$1" ]; then exit 0; fi; ` +
 	`sha256sum <"$1" && exec head -c ` + strconv.Itoa(MaxFileContent) + ` -- "$1"`
@@ -101,7 +103,7 @@ func ParseFileProbe(path, out string) (FileInfo, error) {
 	}
 	fi, err := parseStat(path, statLine)
 	if err != nil {
-		return FileInfo{}, &facts.ParseError{Fact: label, Line: 1, Text: cut(statLine), Msg: "want <mode> <uid> <gid> <user> <group> <size>", Err: err}
+		return FileInfo{}, &facts.ParseError{Fact: label, Line: 1, Text: cut(statLine), Msg: "want <mode> <uid> <gid> <size> <user>:<group>", Err: err}
 	}
 	switch fi.Type {
 	case FileRegular:
@@ -135,8 +137,12 @@ func ParseFileProbe(path, out string) (FileInfo, error) {
 }
 
 func parseStat(path, line string) (FileInfo, error) {
-	f := strings.Split(line, " ")
-	if len(f) != 6 {
+	f := strings.SplitN(line, " ", 5)
+	if len(f) != 5 {
+		return FileInfo{}, strconv.ErrSyntax
+	}
+	owner, group, ok := strings.Cut(f[4], ":")
+	if !ok || owner == "" || group == "" {
 		return FileInfo{}, strconv.ErrSyntax
 	}
 	raw, err := strconv.ParseUint(f[0], 16, 32)
@@ -151,13 +157,13 @@ func parseStat(path, line string) (FileInfo, error) {
 	if err != nil {
 		return FileInfo{}, err
 	}
-	size, err := strconv.ParseInt(f[5], 10, 64)
-	if err != nil {
-		return FileInfo{}, err
+	size, err := strconv.ParseInt(f[3], 10, 64)
+	if err != nil || size < 0 {
+		return FileInfo{}, strconv.ErrSyntax
 	}
 	return FileInfo{
 		Path: path, Exists: true, Type: fileType(raw), Mode: fileMode(raw),
-		UID: uid, GID: gid, Owner: f[3], Group: f[4], Size: size,
+		UID: uid, GID: gid, Owner: owner, Group: group, Size: size,
 	}, nil
 }
 

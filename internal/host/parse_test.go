@@ -101,26 +101,29 @@ func TestParseFileProbe(t *testing.T) {
 		wantErr   bool
 	}{
 		{"absent", "absent\n", FileInfo{Path: "/p"}, false},
-		{"regular", "81a4 0 0 root root 15\n" + sum + "  -\nnvidia_peermem\n",
+		{"regular", "81a4 0 0 15 root:root\n" + sum + "  -\nnvidia_peermem\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o644, Owner: "root", Group: "root", Size: 15, SHA256: sum, Content: []byte("nvidia_peermem\n")}, false},
-		{"content that looks like absent", "81a4 0 0 root root 7\n" + sum + "  -\nabsent\n",
+		{"content that looks like absent", "81a4 0 0 7 root:root\n" + sum + "  -\nabsent\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o644, Owner: "root", Group: "root", Size: 7, SHA256: sum, Content: []byte("absent\n")}, false},
 		{"absent without directory", "absent nodir\n", FileInfo{Path: "/p", DirMissing: true}, false},
-		{"setuid dir", "4bed 1000 1000 alice staff 4096\n",
+		{"setuid dir", "4bed 1000 1000 4096 alice:staff\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileDirectory, Mode: 0o755 | os.ModeSetuid | os.ModeSticky, UID: 1000, GID: 1000, Owner: "alice", Group: "staff", Size: 4096}, false},
-		{"symlink", "a1ff 0 0 root root 38\n/usr/lib/systemd/system/roce-x.service\n",
+		{"symlink", "a1ff 0 0 38 root:root\n/usr/lib/systemd/system/roce-x.service\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileSymlink, Mode: 0o777, Owner: "root", Group: "root", Size: 38, Target: "/usr/lib/systemd/system/roce-x.service"}, false},
-		{"symlink to a name with a newline", "a1ff 0 0 root root 4\na\nb\n\n",
+		{"symlink to a name with a newline", "a1ff 0 0 4 root:root\na\nb\n\n",
 			FileInfo{Path: "/p", Exists: true, Type: FileSymlink, Mode: 0o777, Owner: "root", Group: "root", Size: 4, Target: "a\nb\n"}, false},
-		{"fifo", "11a4 0 0 root root 0\n", FileInfo{Path: "/p", Exists: true, Type: FileOther, Mode: 0o644, Owner: "root", Group: "root"}, false},
-		{"symlink without target", "a1ff 0 0 root root 38\n", FileInfo{}, true},
-		{"dir with content", "41ed 0 0 root root 4096\n" + sum + "  -\n", FileInfo{}, true},
-		{"large file cut", "8180 0 0 root root 100000\n" + sum + "  -\nabc",
+		{"names with blanks", "81a4 1000 1001 3 alice:domain users\n" + sum + "  -\nabc",
+			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o644, UID: 1000, GID: 1001, Owner: "alice", Group: "domain users", Size: 3, SHA256: sum, Content: []byte("abc")}, false},
+		{"stat line without names", "81a4 0 0 15\n", FileInfo{}, true},
+		{"fifo", "11a4 0 0 0 root:root\n", FileInfo{Path: "/p", Exists: true, Type: FileOther, Mode: 0o644, Owner: "root", Group: "root"}, false},
+		{"symlink without target", "a1ff 0 0 38 root:root\n", FileInfo{}, true},
+		{"dir with content", "41ed 0 0 4096 root:root\n" + sum + "  -\n", FileInfo{}, true},
+		{"large file cut", "8180 0 0 100000 root:root\n" + sum + "  -\nabc",
 			FileInfo{Path: "/p", Exists: true, Type: FileRegular, Mode: 0o600, Owner: "root", Group: "root", Size: 100000, SHA256: sum, Content: []byte("abc")}, false},
-		{"no sum", "81a4 0 0 root root 15\n", FileInfo{}, true},
-		{"bad sum", "81a4 0 0 root root 1\nxyz  -\na", FileInfo{}, true},
-		{"bad stat", "81a4 0 root root 1\n" + sum + "  -\na", FileInfo{}, true},
-		{"too much content", "81a4 0 0 root root 1\n" + sum + "  -\nab", FileInfo{}, true},
+		{"no sum", "81a4 0 0 15 root:root\n", FileInfo{}, true},
+		{"bad sum", "81a4 0 0 1 root:root\nxyz  -\na", FileInfo{}, true},
+		{"bad stat", "81a4 0 1 root:root\n" + sum + "  -\na", FileInfo{}, true},
+		{"too much content", "81a4 0 0 1 root:root\n" + sum + "  -\nab", FileInfo{}, true},
 		{"empty", "", FileInfo{}, true},
 	}
 	for _, tt := range tests {
@@ -134,7 +137,7 @@ func TestParseFileProbe(t *testing.T) {
 			}
 		})
 	}
-	if fi, _ := ParseFileProbe("/p", "8180 0 0 root root 100000\n"+sum+"  -\nabc"); fi.Complete() {
+	if fi, _ := ParseFileProbe("/p", "8180 0 0 100000 root:root\n"+sum+"  -\nabc"); fi.Complete() {
 		t.Error("a cut file reports Complete")
 	}
 }
