@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/configcheck"
+	"github.com/clusterbid/terraform-provider-roce/internal/tlspin"
 )
 
 // A Rule is one of the checks of [Config.Check].
@@ -20,9 +21,11 @@ const (
 	RuleCredentials
 	// RuleClientCertificate: one of CertFile and KeyFile is set without the other.
 	RuleClientCertificate
-	// RuleInsecureTLS: Insecure turns TLS off while CAFile, CertFile, KeyFile or ServerName
-	// is set.
+	// RuleInsecureTLS: Insecure turns TLS off while CAFile, CertFile, KeyFile, ServerName or
+	// CertificatePin is set.
 	RuleInsecureTLS
+	// RulePin: CertificatePin is not "sha256//<base64 SHA-256>".
+	RulePin
 	// RuleNegative: DialTimeout, SetTimeout, GetTimeout, KeepaliveTime, KeepaliveTimeout,
 	// RetryDelay, RetryMaxDelay, Retries or MaxResponseSize is negative.
 	RuleNegative
@@ -64,13 +67,18 @@ func (c Config) Check() []*ConfigError {
 	}
 	if c.Insecure {
 		var tls []string
-		for _, f := range []struct{ name, v string }{{"CAFile", c.CAFile}, {"CertFile", c.CertFile}, {"KeyFile", c.KeyFile}, {"ServerName", c.ServerName}} {
+		for _, f := range []struct{ name, v string }{{"CAFile", c.CAFile}, {"CertFile", c.CertFile}, {"KeyFile", c.KeyFile}, {"ServerName", c.ServerName}, {"CertificatePin", c.CertificatePin}} {
 			if f.v != "" {
 				tls = append(tls, f.name)
 			}
 		}
 		if len(tls) > 0 {
-			l.Add(RuleInsecureTLS, "Insecure", nil, "insecure (plaintext) excludes ca_file, cert_file, key_file and server_name", tls...)
+			l.Add(RuleInsecureTLS, "Insecure", nil, "insecure (plaintext) excludes ca_file, cert_file, key_file, server_name and certificate_pin", tls...)
+		}
+	}
+	if c.CertificatePin != "" {
+		if _, err := tlspin.Parse(c.CertificatePin); err != nil {
+			l.Add(RulePin, "CertificatePin", err, err.Error())
 		}
 	}
 	for _, d := range []struct {

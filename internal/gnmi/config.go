@@ -54,6 +54,11 @@ type Config struct {
 	// ServerName overrides the name checked against the switch's
 	// certificate, for switches reached by IP address.
 	ServerName string
+	// CertificatePin trusts the switch's certificate by its key:
+	// "sha256//<base64 SHA-256 of its SubjectPublicKeyInfo>" (package tlspin).
+	// With CAFile the chain must verify too; without, the pin alone is the
+	// trust and the system roots are not consulted.
+	CertificatePin string
 	// Insecure sends everything in plaintext, the password included. It is
 	// an explicit opt-in for labs and twins only and excludes the TLS
 	// settings.

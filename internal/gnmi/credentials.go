@@ -9,6 +9,8 @@ import (
 
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/tlspin"
 )
 
 // transportCredentials returns TLS (with the CA and client certificate of
@@ -35,6 +37,13 @@ func transportCredentials(c Config) (credentials.TransportCredentials, error) {
 			return nil, fmt.Errorf("load cert_file %s and key_file %s: %w", c.CertFile, c.KeyFile, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
+	}
+	if c.CertificatePin != "" {
+		pin, err := tlspin.Parse(c.CertificatePin)
+		if err != nil {
+			return nil, err
+		}
+		tlspin.Apply(cfg, pin)
 	}
 	return credentials.NewTLS(cfg), nil
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/configcheck"
+	"github.com/clusterbid/terraform-provider-roce/internal/tlspin"
 )
 
 // A Rule is one of the checks of [Config.Check].
@@ -17,8 +18,10 @@ const (
 	// RuleLogin: Username or Password is empty; NVUE needs both (HTTP basic authentication).
 	RuleLogin
 	// RuleInsecureCA: Insecure skips certificate verification while CAFile names the CAs
-	// to verify with.
+	// to verify with, or CertificatePin the key.
 	RuleInsecureCA
+	// RulePin: CertificatePin is not "sha256//<base64 SHA-256>".
+	RulePin
 )
 
 // ConfigError is one problem that [Config.Check] found: the rule, the field it is about and
@@ -55,6 +58,14 @@ func (c Config) Check() []*ConfigError {
 	}
 	if c.Insecure && c.CAFile != "" {
 		l.Add(RuleInsecureCA, "Insecure", nil, "insecure skips the certificate verification that ca_file is for", "CAFile")
+	}
+	if c.Insecure && c.CertificatePin != "" {
+		l.Add(RuleInsecureCA, "Insecure", nil, "insecure skips the certificate verification that certificate_pin is for", "CertificatePin")
+	}
+	if c.CertificatePin != "" {
+		if _, err := tlspin.Parse(c.CertificatePin); err != nil {
+			l.Add(RulePin, "CertificatePin", err, err.Error())
+		}
 	}
 	return l.Problems
 }

@@ -20,6 +20,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/tlspin"
 )
 
 // DefaultPort is where nginx serves the API on Cumulus 5.6 and later.
@@ -45,6 +47,10 @@ type Config struct {
 	CAFile string
 	// ServerName overrides the name checked against the certificate.
 	ServerName string
+	// CertificatePin trusts the switch's certificate by its key (package tlspin):
+	// "sha256//<base64>". Cumulus makes a self-signed certificate at first boot, which no
+	// CA bundle verifies; its pin does. With CAFile the chain must verify too.
+	CertificatePin string
 	// Insecure skips certificate verification: labs only.
 	Insecure bool
 	// RequestTimeout bounds one HTTP request. Default DefaultRequestTimeout.
@@ -94,6 +100,13 @@ func Dial(cfg Config) (*Client, error) {
 			return nil, fmt.Errorf("nvue %s: ca_file %s holds no PEM certificate", cfg.Address, cfg.CAFile)
 		}
 		tlsCfg.RootCAs = pool
+	}
+	if cfg.CertificatePin != "" {
+		pin, err := tlspin.Parse(cfg.CertificatePin)
+		if err != nil {
+			return nil, fmt.Errorf("nvue %s: %w", cfg.Address, err)
+		}
+		tlspin.Apply(tlsCfg, pin)
 	}
 	transport := &http.Transport{TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 2, IdleConnTimeout: time.Minute}
 	return &Client{cfg: cfg, http: &http.Client{Transport: transport}, base: "https://" + cfg.Address + "/nvue_v1"}, nil

@@ -146,6 +146,10 @@ var badInputs = []badInput{
 		summary: "Incomplete gNMI Credentials", detail: "needs both gnmi.username and gnmi.password"},
 	{where: "provider", attr: "nvue.password", hcl: `nvue = { password = "s3cret" }`, stage: atPlan,
 		summary: "Incomplete NVUE Login", detail: "NVUE basic authentication needs both nvue.username and nvue.password (or ROCE_NVUE_USERNAME and ROCE_NVUE_PASSWORD); only nvue.password is set"},
+	{where: "provider", attr: "nvue.certificate_pin", hcl: `nvue = { username = "nvapi", password = "s3cret", certificate_pin = "sha256//abc" }`, stage: atPlan,
+		summary: "Invalid Certificate Pin", detail: `nvue.certificate_pin: certificate pin "sha256//abc": want the base64 of a 32-byte SHA-256`},
+	{where: "provider", attr: "gnmi.certificate_pin", hcl: `gnmi = { certificate_pin = "AAAA" }`, stage: atPlan,
+		summary: "Invalid Certificate Pin", detail: `gnmi.certificate_pin: certificate pin "AAAA": want sha256//<base64 SHA-256 of the public key>`},
 	{where: "provider", attr: "nvue.insecure", hcl: `nvue = { insecure = true, ca_file = "/pki/cumulus-ca.pem" }`, stage: atPlan,
 		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification, yet nvue.ca_file is set"},
 
@@ -236,6 +240,14 @@ var badInputs = []badInput{
 ports = ["swp1"]
 nvue = { insecure = true, ca_file = "/pki/cumulus-ca.pem" }`,
 		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification for this switch, yet nvue.ca_file is set"},
+	{where: "roce_switch_qos", attr: "nvue.certificate_pin", hcl: `os = "cumulus"
+ports = ["swp1"]
+nvue = { certificate_pin = "sha256//abc" }`,
+		summary: "Invalid Certificate Pin", detail: `nvue.certificate_pin: certificate pin "sha256//abc": want the base64 of a 32-byte SHA-256`},
+	{where: "roce_switch_qos", attr: "nvue.insecure", hcl: `os = "cumulus"
+ports = ["swp1"]
+nvue = { insecure = true, certificate_pin = "sha256//47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=" }`,
+		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification for this switch, yet nvue.certificate_pin is set. Remove insecure to verify the certificate with certificate_pin."},
 	{where: "roce_switch_qos", attr: "nvue.username", hcl: `os = "cumulus"
 ports = ["swp1"]
 nvue = { username = "nvapi" }`, stage: atPlan,

@@ -35,6 +35,7 @@ const (
 	envGNMIKeyFile    = "ROCE_GNMI_KEY_FILE"
 	envGNMIServerName = "ROCE_GNMI_SERVER_NAME"
 	envGNMIInsecure   = "ROCE_GNMI_INSECURE"
+	envGNMICertPin    = "ROCE_GNMI_CERTIFICATE_PIN"
 	envGNMIPort       = "ROCE_GNMI_PORT"
 	envGNMISetTimeout = "ROCE_GNMI_SET_TIMEOUT"
 	envGNMIRetries    = "ROCE_GNMI_RETRIES"
@@ -44,6 +45,7 @@ const (
 	envNVUECAFile       = "ROCE_NVUE_CA_FILE"
 	envNVUEServerName   = "ROCE_NVUE_SERVER_NAME"
 	envNVUEInsecure     = "ROCE_NVUE_INSECURE"
+	envNVUECertPin      = "ROCE_NVUE_CERTIFICATE_PIN"
 	envNVUEPort         = "ROCE_NVUE_PORT"
 	envNVUEApplyTimeout = "ROCE_NVUE_APPLY_TIMEOUT"
 

@@ -112,6 +112,7 @@ func (o *gnmiLoginModel) over(cfg gnmi.Config) gnmi.Config {
 	override(&cfg.CertFile, o.CertFile.ValueString())
 	override(&cfg.KeyFile, o.KeyFile.ValueString())
 	override(&cfg.ServerName, o.ServerName.ValueString())
+	override(&cfg.CertificatePin, o.CertificatePin.ValueString())
 	if isSet(o.Insecure) {
 		cfg.Insecure = o.Insecure.ValueBool()
 	}
@@ -127,6 +128,7 @@ func (o *nvueLoginModel) over(cfg nvue.Config) nvue.Config {
 	override(&cfg.Password, o.Password.ValueString())
 	override(&cfg.CAFile, o.CAFile.ValueString())
 	override(&cfg.ServerName, o.ServerName.ValueString())
+	override(&cfg.CertificatePin, o.CertificatePin.ValueString())
 	if isSet(o.Insecure) {
 		cfg.Insecure = o.Insecure.ValueBool()
 	}

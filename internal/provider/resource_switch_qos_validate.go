@@ -65,13 +65,13 @@ func (m *switchQoSModel) validate() fabric.Findings {
 // insecure = true with TLS settings. A pair it leaves half set may be completed by the
 // provider's; checkConnection judges the two together.
 func (o *gnmiLoginModel) conflicts() fabric.Findings {
-	return findings(ownProblems(o.over(gnmi.Config{}).Check(), gnmiLoginFields(o), switchGNMIProblem, gnmi.RuleInsecureTLS))
+	return findings(ownProblems(o.over(gnmi.Config{}).Check(), gnmiLoginFields(o), switchGNMIProblem, gnmi.RuleInsecureTLS, gnmi.RulePin))
 }
 
 // conflicts are what a resource's nvue block gets wrong whatever the provider's block adds:
 // insecure = true with a CA file.
 func (o *nvueLoginModel) conflicts() fabric.Findings {
-	return findings(ownProblems(o.over(nvue.Config{}).Check(), nvueLoginFields(o), switchNVUEProblem, nvue.RuleInsecureCA))
+	return findings(ownProblems(o.over(nvue.Config{}).Check(), nvueLoginFields(o), switchNVUEProblem, nvue.RuleInsecureCA, nvue.RulePin))
 }
 
 // findings are problems of the resource's settings as validation reports them.

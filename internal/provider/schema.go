@@ -24,6 +24,8 @@ type nvueLoginModel struct {
 	CAFile     types.String `tfsdk:"ca_file"`
 	ServerName types.String `tfsdk:"server_name"`
 	Insecure   types.Bool   `tfsdk:"insecure"`
+	// CertificatePin is the switch's key pin (tlspin): "sha256//<base64>".
+	CertificatePin types.String `tfsdk:"certificate_pin"`
 }
 
 // nvueModel is the provider's nvue block: every switch's login, and what only the provider
@@ -79,6 +81,8 @@ type gnmiLoginModel struct {
 	KeyFile    types.String `tfsdk:"key_file"`
 	ServerName types.String `tfsdk:"server_name"`
 	Insecure   types.Bool   `tfsdk:"insecure"`
+	// CertificatePin is the switch's key pin (tlspin): "sha256//<base64>".
+	CertificatePin types.String `tfsdk:"certificate_pin"`
 }
 
 // gnmiModel is the provider's gnmi block: every switch's login, and what only the provider

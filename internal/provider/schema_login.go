@@ -40,6 +40,13 @@ func serverNameText(p bool) string {
 	return "Name expected in " + either(p, "the switch certificate", "this switch's certificate") + ", when it differs from the address."
 }
 
+func pinText(p bool) string {
+	return "Trust " + either(p, "a switch's certificate", "this switch's certificate") + " by its key: `sha256//<base64>`, the SHA-256 of its " +
+		"SubjectPublicKeyInfo as curl's `--pinnedpubkey` takes it (`openssl s_client -connect ADDRESS </dev/null | openssl x509 -pubkey -noout | " +
+		"openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`). With `ca_file` the chain must verify too; without, the pin alone " +
+		"is the trust (for a self-signed certificate), and the system roots are not consulted."
+}
+
 // gnmiLoginAttrs are gnmiLoginModel's attributes, in its order.
 var gnmiLoginAttrs = []loginAttr{
 	{name: "username", text: fixedText("Username sent as gRPC metadata."), env: envGNMIUsername},
@@ -54,6 +61,7 @@ var gnmiLoginAttrs = []loginAttr{
 		return "Plaintext gRPC without TLS" + either(p, "", " to this switch") + ". Credentials then travel in clear" +
 			either(p, "; every plan warns while it is set.", ".")
 	}, env: envGNMIInsecure, def: "`false`"},
+	{name: "certificate_pin", text: pinText, env: envGNMICertPin},
 }
 
 // nvueLoginAttrs are nvueLoginModel's attributes, in its order.
@@ -72,6 +80,7 @@ var nvueLoginAttrs = []loginAttr{
 	{name: "insecure", boolean: true, text: func(p bool) string {
 		return "Skip certificate verification" + either(p, ". Every plan warns while it is set.", " for this switch.")
 	}, env: envNVUEInsecure, def: "`false`"},
+	{name: "certificate_pin", text: pinText, env: envNVUECertPin},
 }
 
 // providerLoginAttrs is the provider block's schema of attrs, with their fallbacks and defaults.

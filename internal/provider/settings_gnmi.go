@@ -16,15 +16,16 @@ func resolveGNMI(r *resolver, m *gnmiModel) gnmiSettings {
 	root := path.Root("gnmi")
 	return gnmiSettings{
 		Config: gnmi.Config{
-			Username:   r.str(m.Username, envGNMIUsername, ""),
-			Password:   r.str(m.Password, envGNMIPassword, ""),
-			CAFile:     r.str(m.CAFile, envGNMICAFile, ""),
-			CertFile:   r.str(m.CertFile, envGNMICertFile, ""),
-			KeyFile:    r.str(m.KeyFile, envGNMIKeyFile, ""),
-			ServerName: r.str(m.ServerName, envGNMIServerName, ""),
-			Insecure:   r.boolean(m.Insecure, root.AtName("insecure"), envGNMIInsecure, false),
-			SetTimeout: r.duration(m.SetTimeout, root.AtName("set_timeout"), envGNMISetTimeout, gnmi.DefaultSetTimeout),
-			Retries:    r.integer(m.Retries, root.AtName("retries"), envGNMIRetries, gnmi.DefaultRetries, 0, 10),
+			Username:       r.str(m.Username, envGNMIUsername, ""),
+			Password:       r.str(m.Password, envGNMIPassword, ""),
+			CAFile:         r.str(m.CAFile, envGNMICAFile, ""),
+			CertFile:       r.str(m.CertFile, envGNMICertFile, ""),
+			KeyFile:        r.str(m.KeyFile, envGNMIKeyFile, ""),
+			ServerName:     r.str(m.ServerName, envGNMIServerName, ""),
+			CertificatePin: r.str(m.CertificatePin, envGNMICertPin, ""),
+			Insecure:       r.boolean(m.Insecure, root.AtName("insecure"), envGNMIInsecure, false),
+			SetTimeout:     r.duration(m.SetTimeout, root.AtName("set_timeout"), envGNMISetTimeout, gnmi.DefaultSetTimeout),
+			Retries:        r.integer(m.Retries, root.AtName("retries"), envGNMIRetries, gnmi.DefaultRetries, 0, 10),
 		},
 		Port: r.port(m.Port, root.AtName("port"), envGNMIPort, 0),
 	}
@@ -66,12 +67,13 @@ func gnmiFields(m *gnmiModel) attributes {
 func gnmiLoginFields(m *gnmiLoginModel) map[string]setting {
 	root := path.Root("gnmi")
 	return map[string]setting{
-		"Username":   {root.AtName("username"), envGNMIUsername, m.Username},
-		"Password":   {root.AtName("password"), envGNMIPassword, m.Password},
-		"CAFile":     {root.AtName("ca_file"), envGNMICAFile, m.CAFile},
-		"CertFile":   {root.AtName("cert_file"), envGNMICertFile, m.CertFile},
-		"KeyFile":    {root.AtName("key_file"), envGNMIKeyFile, m.KeyFile},
-		"ServerName": {root.AtName("server_name"), envGNMIServerName, m.ServerName},
-		"Insecure":   {root.AtName("insecure"), envGNMIInsecure, m.Insecure},
+		"Username":       {root.AtName("username"), envGNMIUsername, m.Username},
+		"Password":       {root.AtName("password"), envGNMIPassword, m.Password},
+		"CAFile":         {root.AtName("ca_file"), envGNMICAFile, m.CAFile},
+		"CertFile":       {root.AtName("cert_file"), envGNMICertFile, m.CertFile},
+		"KeyFile":        {root.AtName("key_file"), envGNMIKeyFile, m.KeyFile},
+		"ServerName":     {root.AtName("server_name"), envGNMIServerName, m.ServerName},
+		"Insecure":       {root.AtName("insecure"), envGNMIInsecure, m.Insecure},
+		"CertificatePin": {root.AtName("certificate_pin"), envGNMICertPin, m.CertificatePin},
 	}
 }

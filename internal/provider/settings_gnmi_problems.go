@@ -33,6 +33,9 @@ func gnmiProblem(e *gnmi.ConfigError, f func(field string) setting) (at path.Pat
 		return at, "Conflicting gNMI TLS Settings",
 			fmt.Sprintf("gnmi.insecure = true%s turns TLS off, yet %s is set. Remove insecure to use TLS, or remove the TLS settings.",
 				field.from(), strings.Join(tls, ", "))
+	case gnmi.RulePin:
+		return at, "Invalid Certificate Pin",
+			fmt.Sprintf("%s%s: %v. Give the SHA-256 of the switch's public key as sha256//<base64> (the attribute's description shows the openssl command).", field.name(), field.from(), e.Err)
 	default:
 		// Checks the attributes' own validation already covers (durations, retries).
 		return at, "Invalid gNMI Settings",
@@ -48,6 +51,12 @@ func gnmiProblem(e *gnmi.ConfigError, f func(field string) setting) (at path.Pat
 func switchGNMIProblem(e *gnmi.ConfigError, own map[string]setting) (at path.Path, summary, detail string, ok bool) {
 	sets := func(field string) bool { return isSet(own[field].v) }
 	switch e.Rule {
+	case gnmi.RulePin:
+		if !sets("CertificatePin") {
+			return at, "", "", false
+		}
+		return own["CertificatePin"].path, "Invalid Certificate Pin",
+			fmt.Sprintf("gnmi.certificate_pin: %v. Give the SHA-256 of this switch's public key as sha256//<base64>.", e.Err), true
 	case gnmi.RuleCredentials, gnmi.RuleClientCertificate:
 		if !sets(e.Field) {
 			return at, "", "", false
@@ -76,11 +85,11 @@ func switchGNMIProblem(e *gnmi.ConfigError, own map[string]setting) (at path.Pat
 		switch {
 		case sets("Insecure") && len(mine) > 0:
 			return own["Insecure"].path, "Conflicting gNMI TLS Settings",
-				fmt.Sprintf("gnmi.insecure = true turns TLS off for this switch, yet %s is set: insecure (plaintext) excludes ca_file, cert_file, key_file and server_name. Remove insecure to use TLS, or remove the TLS settings.",
+				fmt.Sprintf("gnmi.insecure = true turns TLS off for this switch, yet %s is set: insecure (plaintext) excludes ca_file, cert_file, key_file, server_name and certificate_pin. Remove insecure to use TLS, or remove the TLS settings.",
 					strings.Join(append(mine, theirs...), ", ")), true
 		case sets("Insecure"):
 			return own["Insecure"].path, "Conflicting gNMI TLS Settings",
-				fmt.Sprintf("gnmi.insecure = true turns TLS off for this switch, yet %s is set: insecure (plaintext) excludes ca_file, cert_file, key_file and server_name, and a switch cannot unset what the provider sets. Remove insecure to use TLS, or move the TLS settings from the provider's gnmi block to the switches that use TLS.",
+				fmt.Sprintf("gnmi.insecure = true turns TLS off for this switch, yet %s is set: insecure (plaintext) excludes ca_file, cert_file, key_file, server_name and certificate_pin, and a switch cannot unset what the provider sets. Remove insecure to use TLS, or move the TLS settings from the provider's gnmi block to the switches that use TLS.",
 					strings.Join(theirs, ", ")), true
 		case len(mine) > 0:
 			return own[first].path, "Conflicting gNMI TLS Settings",

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 
@@ -18,12 +19,13 @@ func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
 	root := path.Root("nvue")
 	return nvueSettings{
 		Config: nvue.Config{
-			Username:     r.str(m.Username, envNVUEUsername, ""),
-			Password:     r.str(m.Password, envNVUEPassword, ""),
-			CAFile:       r.str(m.CAFile, envNVUECAFile, ""),
-			ServerName:   r.str(m.ServerName, envNVUEServerName, ""),
-			Insecure:     r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
-			ApplyTimeout: r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
+			Username:       r.str(m.Username, envNVUEUsername, ""),
+			Password:       r.str(m.Password, envNVUEPassword, ""),
+			CAFile:         r.str(m.CAFile, envNVUECAFile, ""),
+			ServerName:     r.str(m.ServerName, envNVUEServerName, ""),
+			CertificatePin: r.str(m.CertificatePin, envNVUECertPin, ""),
+			Insecure:       r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
+			ApplyTimeout:   r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
 		},
 		Port: r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
 	}
@@ -56,11 +58,12 @@ func checkNVUE(r *resolver, m *nvueModel, cfg nvue.Config) {
 func nvueLoginFields(m *nvueLoginModel) map[string]setting {
 	root := path.Root("nvue")
 	return map[string]setting{
-		"Username":   {root.AtName("username"), envNVUEUsername, m.Username},
-		"Password":   {root.AtName("password"), envNVUEPassword, m.Password},
-		"CAFile":     {root.AtName("ca_file"), envNVUECAFile, m.CAFile},
-		"ServerName": {root.AtName("server_name"), envNVUEServerName, m.ServerName},
-		"Insecure":   {root.AtName("insecure"), envNVUEInsecure, m.Insecure},
+		"Username":       {root.AtName("username"), envNVUEUsername, m.Username},
+		"Password":       {root.AtName("password"), envNVUEPassword, m.Password},
+		"CAFile":         {root.AtName("ca_file"), envNVUECAFile, m.CAFile},
+		"ServerName":     {root.AtName("server_name"), envNVUEServerName, m.ServerName},
+		"Insecure":       {root.AtName("insecure"), envNVUEInsecure, m.Insecure},
+		"CertificatePin": {root.AtName("certificate_pin"), envNVUECertPin, m.CertificatePin},
 	}
 }
 
@@ -73,10 +76,13 @@ func nvueProblem(e *nvue.ConfigError, f func(field string) setting) (at path.Pat
 			fmt.Sprintf("NVUE basic authentication needs both nvue.username and nvue.password (or %s and %s); only %s%s is set. Set %s too, or remove %s.",
 				envNVUEUsername, envNVUEPassword, field.name(), field.from(), f(e.Fields[1]).name(), field.name())
 	case nvue.RuleInsecureCA:
-		ca := f("CAFile")
+		with := f(e.Fields[1])
 		return field.path, "Conflicting NVUE TLS Settings",
-			fmt.Sprintf("nvue.insecure = true%s skips certificate verification, yet nvue.ca_file%s is set. Remove insecure to verify the certificate with ca_file.",
-				field.from(), ca.from())
+			fmt.Sprintf("nvue.insecure = true%s skips certificate verification, yet %s%s is set. Remove insecure to verify the certificate with %s.",
+				field.from(), with.name(), with.from(), strings.TrimPrefix(with.name(), "nvue."))
+	case nvue.RulePin:
+		return field.path, "Invalid Certificate Pin",
+			fmt.Sprintf("%s%s: %v. Give the SHA-256 of the switch's public key as sha256//<base64> (the attribute's description shows the openssl command).", field.name(), field.from(), e.Err)
 	default:
 		return path.Root("nvue"), "Invalid NVUE Settings", fmt.Sprintf("The nvue block is refused by the NVUE transport: %v.", e)
 	}
@@ -96,15 +102,20 @@ func switchNVUEProblem(e *nvue.ConfigError, own map[string]setting) (at path.Pat
 			fmt.Sprintf("%s is set for this switch but there is no %s: set %s here, or in the provider's nvue block (or %s). NVUE basic authentication needs both.",
 				a.name(), b.name(), b.name(), b.env), true
 	case e.Rule == nvue.RuleInsecureCA && sets("Insecure"):
-		ca := "the provider's nvue.ca_file"
-		if isSet(own["CAFile"].v) {
-			ca = "nvue.ca_file"
+		with := own[e.Fields[1]]
+		name := "the provider's " + with.name()
+		if isSet(with.v) {
+			name = with.name()
 		}
 		return own["Insecure"].path, "Conflicting NVUE TLS Settings",
-			fmt.Sprintf("nvue.insecure = true skips certificate verification for this switch, yet %s is set. Remove insecure to verify the certificate with ca_file.", ca), true
-	case e.Rule == nvue.RuleInsecureCA && sets("CAFile"):
-		return own["CAFile"].path, "Conflicting NVUE TLS Settings",
-			"This switch sets nvue.ca_file, but the provider's nvue.insecure = true skips certificate verification: set nvue.insecure = false for this switch to verify with ca_file, or remove ca_file.", true
+			fmt.Sprintf("nvue.insecure = true skips certificate verification for this switch, yet %s is set. Remove insecure to verify the certificate with %s.", name, strings.TrimPrefix(with.name(), "nvue.")), true
+	case e.Rule == nvue.RuleInsecureCA && isSet(own[e.Fields[1]].v):
+		with := own[e.Fields[1]]
+		return with.path, "Conflicting NVUE TLS Settings",
+			fmt.Sprintf("This switch sets %s, but the provider's nvue.insecure = true skips certificate verification: set nvue.insecure = false for this switch to verify with %s, or remove it.", with.name(), strings.TrimPrefix(with.name(), "nvue.")), true
+	case e.Rule == nvue.RulePin && sets("CertificatePin"):
+		return own["CertificatePin"].path, "Invalid Certificate Pin",
+			fmt.Sprintf("nvue.certificate_pin: %v. Give the SHA-256 of this switch's public key as sha256//<base64>.", e.Err), true
 	}
 	return at, "", "", false
 }

@@ -21,12 +21,13 @@ var allowed = map[string][]string{
 	"":                                    {"internal/provider"},
 	"internal/shell":                      {},
 	"internal/configcheck":                {},                 // the transports' problem type: no I/O
+	"internal/tlspin":                     {},                 // certificate pins for the TLS transports: no I/O
 	"internal/fabric":                     {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
 	"internal/sonic":                      {"internal/fabric"},
-	"internal/gnmi":                       {"internal/configcheck"},                      // the transport: no switch data model
+	"internal/gnmi":                       {"internal/configcheck", "internal/tlspin"},   // the transport: no switch data model
 	"internal/gnmi/gnmitest":              {"internal/gnmi", "internal/twin/switchtwin"}, // test support
 	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
-	"internal/nvue":                       {"internal/configcheck"},
+	"internal/nvue":                       {"internal/configcheck", "internal/tlspin"},
 	"internal/switchcfg":                  {"internal/fabric", "internal/nvue", "internal/sonic", "internal/sonicdb"},
 	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
