@@ -245,12 +245,20 @@ func (m *nicDCQCNModel) observeQoS(f host.Facts) error {
 }
 
 // Delete removes the boot-time persistence (unit, script, udev rule) as one engine apply of
-// its undo task. The runtime values stay until the next reboot or driver reload, which
-// restores the firmware defaults.
+// its undo task, and says what stays: the values in effect until the next reboot or driver
+// reload, and values written to NV config (the mlxconfig path), which survive reboots.
 func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() || !state.Persist.ValueBool() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.AddWarning("NIC Settings Left in Place",
+		"Destroy removed the boot-time unit and udev rule from "+state.Host.ValueString()+" (with persist). The DCQCN, trust, PFC and traffic "+
+			"class values in effect stay until the next reboot or driver reload. Values this resource wrote to NV config with mlxconfig "+
+			"(hosts without OFED sysfs or debugfs cc_params) stay across reboots: set each back with `mlxconfig -d <pci address> set "+
+			"<PARAM>=<value>` (`mlxconfig -d <pci address> query` shows them; `reset` would return every NV setting, not only these, to its default).")
+	if !state.Persist.ValueBool() {
 		return
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())

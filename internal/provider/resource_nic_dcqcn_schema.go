@@ -32,7 +32,9 @@ func nicDCQCNSchema() schema.Schema {
 			"persistent `mlxconfig` path (then `reboot_required` is true; the provider never reboots). With `persist` (default) a " +
 			"systemd oneshot unit and a udev rule rendered from the same settings re-apply everything after a reboot or driver " +
 			"reload. A refresh finds values reset by a reboot without that unit as drift. Virtual functions are refused: " +
-			"configure their physical function.",
+			"configure their physical function.\n\n" +
+			"Destroy removes the unit and the rule; the values in effect stay until the next reboot or driver reload, and values " +
+			"written to NV config with `mlxconfig` stay across reboots (the destroy warns, with the command that sets them back).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true, MarkdownDescription: "The host address; the import ID.",
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},

@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -81,5 +82,24 @@ resource "roce_host_bootstrap" "clear" {
 	}
 	if strings.Contains(out, "hunter2") {
 		t.Errorf("plan output shows the repository password:\n%s", out)
+	}
+}
+
+// TestNICDCQCNDestroySaysWhatStays: destroy removes the boot-time unit, but the values in
+// effect and any NV config stay on the NIC; the destroy says so rather than promising
+// firmware defaults.
+func TestNICDCQCNDestroySaysWhatStays(t *testing.T) {
+	f, provider := hostTwins(t)
+	cli := newTerraformCLI(t, map[string]string{
+		"provider.tf": "terraform {\n  required_providers {\n    roce = { source = \"clusterbid/roce\" }\n  }\n}\n" + provider,
+		"main.tf":     fmt.Sprintf("resource \"roce_nic_dcqcn\" \"gpu\" {\n  host  = %q\n  dcqcn = { ai_rate_mbps = 10 }\n}\n", twinAddress(t, f, "dcqcn")),
+	})
+	if out, code := cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
+		t.Fatalf("apply failed:\n%s", out)
+	}
+	out, code := cli.run("destroy", "-auto-approve", "-input=false")
+	flat := strings.Join(strings.Fields(out), " ")
+	if code != 0 || !strings.Contains(flat, "Warning: NIC Settings Left in Place") || !strings.Contains(flat, "stay across reboots") {
+		t.Fatalf("destroy: exit %d, want a warning saying what stays on the NIC:\n%s", code, out)
 	}
 }

@@ -23,15 +23,18 @@ func FuzzSONiCObservation(f *testing.F) {
 		if err != nil {
 			return
 		}
-		o := sonicObservation{Facts: facts, db: db}
-		p := testPolicy()
-		o.Check(p, 0)
-		snap := o.Snapshot(nil, p, nil)
-		_, _ = o.PlanUpdate(nil, p, snap)
-		_, _ = o.Removal(p, snap)
-		_, _ = o.Decode(p.Name, p.Ports, p)
-		o.CheckLossless(p)
+		exercise(sonicObservation{Facts: facts, db: db}, testPolicy())
 	})
+}
+
+// exercise runs on o everything a plan, an apply and a destroy ask of an observation.
+func exercise(o Observation, p Policy) {
+	o.Check(p, 0)
+	snap := o.Snapshot(nil, p, nil)
+	_, _ = o.PlanUpdate(nil, p, snap)
+	_, _ = o.Removal(p, snap)
+	_, _ = o.Decode(p.Name, p.Ports, p)
+	o.CheckLossless(p)
 }
 
 // FuzzNVUEObservation does the same with an applied NVUE configuration.
@@ -43,13 +46,6 @@ func FuzzNVUEObservation(f *testing.F) {
 		if err != nil {
 			return
 		}
-		o := nvueObservation{release: "5.14", qos: nvue.Object(tree, "qos"), ifaces: nvue.Object(tree, "interface")}
-		p := cumulusPolicy()
-		o.Check(p, 0)
-		snap := o.Snapshot(nil, p, nil)
-		_, _ = o.PlanUpdate(nil, p, snap)
-		_, _ = o.Removal(p, snap)
-		_, _ = o.Decode(p.Name, p.Ports, p)
-		o.CheckLossless(p)
+		exercise(nvueObservation{release: "5.14", qos: nvue.Object(tree, "qos"), ifaces: nvue.Object(tree, "interface")}, cumulusPolicy())
 	})
 }
