@@ -42,9 +42,9 @@ type RunOptions struct {
 	// Finish lets a command that has started run to its end when ctx ends: a
 	// package transaction or a firmware write, which a signal would leave half
 	// done (dpkg then needs dpkg --configure -a), as Ansible never signals a
-	// running module. Its Timeout, its output caps and a lost connection
-	// still stop it; Run then returns the result and ctx's error is left to
-	// the caller's next step.
+	// running module. Its Timeout (zero: [DefaultFinishTimeout]), its output
+	// caps and a lost connection still stop it; Run then returns the result
+	// and ctx's error is left to the caller's next step.
 	Finish bool
 }
 
@@ -56,7 +56,11 @@ type limits struct {
 }
 
 func (l limits) withDefaults() limits {
-	if l.timeout <= 0 {
+	switch {
+	case l.timeout > 0:
+	case l.finish:
+		l.timeout = DefaultFinishTimeout
+	default:
 		l.timeout = DefaultCommandTimeout
 	}
 	if l.maxOutput <= 0 {

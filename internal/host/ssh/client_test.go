@@ -311,3 +311,14 @@ func TestRunFinishOutlivesCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestFinishTimeoutIsLonger: a Finish step's default bound outlasts an ordinary command's, so
+// a slow DKMS build is not killed mid-transaction by the hang guard.
+func TestFinishTimeoutIsLonger(t *testing.T) {
+	if got := (limits{finish: true}).withDefaults().timeout; got != DefaultFinishTimeout || got <= DefaultCommandTimeout {
+		t.Errorf("Finish default timeout = %v, want DefaultFinishTimeout (%v), longer than %v", got, DefaultFinishTimeout, DefaultCommandTimeout)
+	}
+	if got := (limits{finish: true, timeout: time.Minute}).withDefaults().timeout; got != time.Minute {
+		t.Errorf("an explicit timeout became %v", got)
+	}
+}

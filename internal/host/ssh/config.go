@@ -26,6 +26,11 @@ const (
 	// mirror. The bound is there so that a hung command ends, not to police
 	// slow ones; callers that know better pass RunOptions.Timeout.
 	DefaultCommandTimeout = 30 * time.Minute
+	// DefaultFinishTimeout bounds a [RunOptions.Finish] command when its
+	// Timeout is zero. Stopping a package transaction or a firmware write
+	// leaves exactly what Finish is there to avoid, so its bound only ends a
+	// command that hangs: a DKMS build for every installed kernel fits.
+	DefaultFinishTimeout = 2 * time.Hour
 	// DefaultMaxOutput caps each of a command's standard output and standard
 	// error, in bytes, when [RunOptions.MaxOutput] is zero: the 64 MiB the
 	// NVUE client reads of one answer (package nvue). Facts are kilobytes:
