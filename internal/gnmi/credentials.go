@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"os"
 
 	"google.golang.org/grpc/credentials"
@@ -43,7 +44,8 @@ func transportCredentials(c Config) (credentials.TransportCredentials, error) {
 		if err != nil {
 			return nil, err
 		}
-		tlspin.Apply(cfg, pin)
+		host, _, _ := net.SplitHostPort(c.Address)
+		tlspin.Apply(cfg, pin, host)
 	}
 	return credentials.NewTLS(cfg), nil
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -106,7 +107,8 @@ func Dial(cfg Config) (*Client, error) {
 		if err != nil {
 			return nil, fmt.Errorf("nvue %s: %w", cfg.Address, err)
 		}
-		tlspin.Apply(tlsCfg, pin)
+		host, _, _ := net.SplitHostPort(cfg.Address)
+		tlspin.Apply(tlsCfg, pin, host)
 	}
 	transport := &http.Transport{TLSClientConfig: tlsCfg, MaxIdleConnsPerHost: 2, IdleConnTimeout: time.Minute}
 	return &Client{cfg: cfg, http: &http.Client{Transport: transport}, base: "https://" + cfg.Address + "/nvue_v1"}, nil

@@ -173,6 +173,16 @@ func TestTransactionFaults(t *testing.T) {
 			t.Error("a revision still applying was detached when its client gave up")
 		}
 	})
+	t.Run("proxy answers 504 while the revision applies", func(t *testing.T) {
+		tw, c := startTwin(t, "5.12")
+		tw.GatewayTimeoutAfterNextApply()
+		if _, err := c.Transaction(ctx, patch); err != nil {
+			t.Fatalf("the revision was applied behind the 504, but: %v", err)
+		}
+		if tw.Applies() != 1 {
+			t.Errorf("%d applies", tw.Applies())
+		}
+	})
 	t.Run("connection dropped after the apply", func(t *testing.T) {
 		tw, c := startTwin(t, "5.12")
 		tw.DropAfterNextApply()

@@ -170,13 +170,14 @@ func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
 func (c *Client) apply(ctx context.Context, rev string) error {
 	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": "ays_yes"}}
 	var he *HTTPError
-	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) {
+	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) && he.Status < 500 {
 		return &stagedError{fmt.Errorf("apply revision %s: %w", rev, err)} // refused: nothing applied
 	} else if ctx.Err() != nil {
 		return fmt.Errorf("apply revision %s: %w", rev, err)
 	} else if err != nil {
-		// The connection was lost after the request left: the switch may be applying it, so
-		// its state decides (the polling below reads it on a new connection).
+		// The connection was lost after the request left, or a proxy in front of nvued
+		// (nginx) answered 5xx: the switch may be applying it, so its state decides (the
+		// polling below reads it on a new connection).
 		c.http.CloseIdleConnections()
 	}
 	deadline := time.Now().Add(c.cfg.ApplyTimeout)

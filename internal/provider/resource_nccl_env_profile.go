@@ -158,17 +158,12 @@ func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
+// Create writes the files; a create that wrote part of them before it failed is saved
+// tainted (applyHostPlan), so its destroy restores what it kept.
 func (r *ncclEnvProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan ncclEnvProfileModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.write(ctx, &plan, nil, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, func(ctx context.Context, plan *ncclEnvProfileModel, diags *diag.Diagnostics) bool {
+		return r.write(ctx, plan, nil, diags)
+	})
 }
 
 func (r *ncclEnvProfileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -310,26 +305,26 @@ func (m *ncclEnvProfileModel) readBack(conf string, f host.Facts, diags *diag.Di
 // write renders the profile (reading the GID table when it must) and writes the files in one
 // engine apply: atomic writes, then a verify gather. A file the resource did not write before
 // (not in owned) is kept first (tasks.Kept), to be put back on destroy.
-func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, owned []string, diags *diag.Diagnostics) {
+func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfileModel, owned []string, diags *diag.Diagnostics) (changed bool) {
 	engine, address, err := r.engine(plan.Host.ValueString())
 	if err != nil {
 		addSSHSettingsError(diags, address, err)
-		return
+		return false
 	}
 	out, err := r.render(ctx, plan)
 	if err != nil {
 		diags.AddAttributeError(path.Root("host"), "Cannot Render NCCL Profile", fmt.Sprintf("%s: %v", address, err))
-		return
+		return false
 	}
 	addFindings(diags, out.findings, nil)
 	if diags.HasError() {
-		return
+		return false
 	}
 	conf, script := out.conf, out.script
 	if !plan.Rendered.IsUnknown() && plan.Rendered.ValueString() != conf {
 		diags.AddError("NCCL Profile Changed Since Plan",
 			fmt.Sprintf("The installed NCCL or the GID table of %s changed between plan and apply, so the file differs from the plan. Run plan again.", address))
-		return
+		return false
 	}
 	plan.Notes = stringList(out.notes)
 	var todo []host.Task
@@ -345,12 +340,19 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 	}
 	if _, err := engine.Apply(ctx, todo); err != nil {
 		diags.AddAttributeError(path.Root("host"), "Unable to Write NCCL Profile", fmt.Sprintf("%s: %v", address, err))
-		return
+		return mayHaveChanged(err)
 	}
 	plan.Rendered = types.StringValue(conf)
 	plan.IBTC = types.Int64Value(int64(plan.profile().TrafficClass()))
 	plan.InSync = types.BoolValue(true)
 	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
+	return true
+}
+
+// markUnsynced marks a state saved after a failed write: the next refresh reads the host.
+func (m *ncclEnvProfileModel) markUnsynced() {
+	m.InSync = types.BoolValue(false)
+	m.ID = types.StringValue(m.Host.ValueString() + "|" + m.Path.ValueString())
 }
 
 func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileModel, paths []string, diags *diag.Diagnostics) {

@@ -253,12 +253,15 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.AddWarning("NIC Settings Left in Place",
-		"Destroy removed the boot-time unit and udev rule from "+state.Host.ValueString()+" (with persist). The DCQCN, trust, PFC and traffic "+
-			"class values in effect stay until the next reboot or driver reload. Values this resource wrote to NV config with mlxconfig "+
-			"(hosts without OFED sysfs or debugfs cc_params) stay across reboots: set each back with `mlxconfig -d <pci address> set "+
-			"<PARAM>=<value>` (`mlxconfig -d <pci address> query` shows them; `reset` would return every NV setting, not only these, to its default).")
+	left := func(removed string) {
+		resp.Diagnostics.AddWarning("NIC Settings Left in Place",
+			removed+" The DCQCN, trust, PFC and traffic class values in effect on "+state.Host.ValueString()+" stay until the next reboot or "+
+				"driver reload. Values this resource wrote to NV config with mlxconfig (hosts without OFED sysfs or debugfs cc_params) stay "+
+				"across reboots: set each back with `mlxconfig -d <pci address> set <PARAM>=<value>` (`mlxconfig -d <pci address> query` "+
+				"shows them; `reset` would return every NV setting, not only these, to its default).")
+	}
 	if !state.Persist.ValueBool() {
+		left("Destroy changed nothing on the host (persist = false).")
 		return
 	}
 	engine, address, err := r.data.hostEngine(state.Host.ValueString())
@@ -268,7 +271,9 @@ func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	if _, err := engine.Apply(ctx, []host.Task{state.persistence().Undo()}); err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Delete NIC DCQCN", address, err)
+		return
 	}
+	left("Destroy removed the boot-time unit and udev rule.")
 }
 
 // ImportState takes the host address. dcqcn and cnp are left unset for Read to read back

@@ -221,14 +221,20 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 	if snap == nil {
 		return
 	}
-	// As in Create: a Set that may have reached the switch keeps the values it recorded, and
-	// in_sync false makes the next refresh read back what the switch holds.
-	plan.setRestorePoint(snap)
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateSnapshot, nil)...)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	if !resp.Diagnostics.HasError() {
-		r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		// A Set that may have reached the switch: the state keeps the prior policy, so the
+		// next plan moves prior to plan again (restoring what it drops, such as a removed
+		// port, whatever the switch holds by then), with the values recorded for what the
+		// plan sets first and in_sync false.
+		state.setRestorePoint(snap)
+		state.InSync = types.BoolValue(false)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
 	}
+	plan.setRestorePoint(snap)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
 }
 
 // losslessWait bounds how long an apply waits for buffermgrd, which derives the lossless
@@ -349,7 +355,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Len()})
 	ifUnsettled := "The resource is saved as tainted, with the values the switch had before: the next apply replaces it (its destroy puts those values back), and destroy restores them."
 	if prior != nil {
-		ifUnsettled = "The state keeps the change with in_sync false and the values to restore: the next plan reads back what the switch holds."
+		ifUnsettled = "The state keeps the configuration before this change, with in_sync false and the values to restore: the next plan makes the change again from what the switch holds."
 	}
 	sent, unsettled := r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", ifUnsettled, diags)
 	if !sent && !unsettled {

@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -74,5 +75,67 @@ func (f *switchFixture) checkLeafApplied(*terraform.State) error {
 		"PORT_QOS_MAP|Ethernet0":      {"pfc_enable": "3,4", "dscp_to_tc_map": "ROCE"},
 		"WRED_PROFILE|AZURE_LOSSLESS": {"green_min_threshold": "102400"},
 		"SCHEDULER|ROCE_CNP":          {"type": "STRICT"},
+	})
+}
+
+// TestSwitchQoSUnsettledUpdateKeepsThePriorPolicy drops a port in an update whose connection
+// is lost before the switch applies it: the state must keep the prior policy, so the next
+// apply restores the dropped port, and destroy leaves the switch as before.
+func TestSwitchQoSUnsettledUpdateKeepsThePriorPolicy(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	before := f.twin.Snapshot()
+	one := strings.Replace(leafConfig, `["Ethernet0", "Ethernet8"]`, `["Ethernet0"]`, 1)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+				return fmt.Errorf("destroy left the switch different from before (-before +after):\n%s", diff)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{Config: f.config(leafConfig, f.addr, 102400, 256000)},
+			{
+				PreConfig:   func() { f.twin.ResetNextSet(false) },
+				Config:      f.config(one, f.addr, 102400, 256000),
+				ExpectError: regexp.MustCompile(`Unable to Apply Switch QoS`),
+			},
+			{
+				Config: f.config(one, f.addr, 102400, 256000),
+				Check: func(*terraform.State) error {
+					if got := f.entry("PORT_QOS_MAP", "Ethernet8")["dscp_to_tc_map"]; got != "AZURE" {
+						return fmt.Errorf("Ethernet8 left on %q after the port was dropped from the resource", got)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestSwitchQoSImportUpdateDestroy imports a resource, updates it and destroys it: with no
+// restore point recorded before the import, destroy must put SONiC's stock maps, schedulers
+// and WRED profile back on the ports, not strip them.
+func TestSwitchQoSImportUpdateDestroy(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{})
+	const addr = "roce_switch_qos.leaf1"
+	imp := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", addr, f.addr+"/ROCE/Ethernet0,Ethernet8")
+	forget := "removed {\n  from = " + addr + "\n  lifecycle { destroy = false }\n}\n"
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			return f.expect(map[string]map[string]string{
+				"PORT_QOS_MAP|Ethernet0": {"dscp_to_tc_map": "AZURE", "tc_to_pg_map": "AZURE", "pfc_enable": "3,4"},
+				"PORT_QOS_MAP|Ethernet8": {"dscp_to_tc_map": "AZURE", "pfc_to_queue_map": "AZURE"},
+				"QUEUE|Ethernet0|3":      {"scheduler": "scheduler.1", "wred_profile": "AZURE_LOSSLESS"},
+				"QUEUE|Ethernet0|6":      {"scheduler": "scheduler.0"},
+			})
+		},
+		Steps: []resource.TestStep{
+			{Config: f.config(leafConfig, f.addr, 102400, 256000)},
+			{Config: f.provider + forget},
+			{Config: f.config(leafConfig, f.addr, 102400, 256000) + imp},
+			{Config: f.config(leafConfig, f.addr, 100000, 250000)},
+		},
 	})
 }

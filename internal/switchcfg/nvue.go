@@ -205,6 +205,11 @@ func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapsh
 	if prior != nil {
 		for _, l := range nvueDesiredFor(*prior).shared {
 			seen[l.key()] = true
+			// An imported resource (snap nil) restores Cumulus' defaults of what prior set.
+			if v, ok := nvueDefault(l); ok && snap == nil {
+				raw, _ := json.Marshal(v)
+				out[l.key()] = string(raw)
+			}
 		}
 	}
 	cur := o.tree()
@@ -218,7 +223,7 @@ func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapsh
 		leftover = !errors.Is(err, ErrNotFound)
 	}
 	for _, l := range nvueDesiredFor(p).shared {
-		if seen[l.key()] {
+		if _, recorded := snap[l.key()]; seen[l.key()] || recorded {
 			continue
 		}
 		v, ok := nvue.Lookup(cur, l.path...)

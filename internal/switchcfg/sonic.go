@@ -124,9 +124,14 @@ func (o sonicObservation) Decode(name string, ports []string, prior Policy) (Pol
 
 // Snapshot returns snap (a new one when nil) plus the current values of the shared fields
 // that p is about to set for the first time: all of them for a new resource (prior nil), those
-// prior did not set for an update. A field absent from the snapshot did not exist.
+// prior did not set for an update. A field absent from the snapshot did not exist. An update
+// of an imported resource (prior set, snap nil) starts from the stock values of what prior
+// set, which its removal would otherwise restore.
 func (o sonicObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
 	out := Snapshot{}
+	if snap == nil && prior != nil {
+		out = stockSnapshot(desiredFor(*prior, o.Facts), o.db)
+	}
 	for k, v := range snap {
 		out[k] = v
 	}

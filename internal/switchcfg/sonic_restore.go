@@ -39,8 +39,8 @@ func (s Snapshot) record(d desired, observed sonic.DB, first bool) {
 			continue
 		}
 		v, ok := e[f.field]
-		if !ok {
-			continue
+		if _, recorded := s[f.key3()]; !ok || recorded {
+			continue // a value recorded by an earlier attempt is the one from before the provider
 		}
 		if (leftover || owned[v]) && v == f.value {
 			if stock == nil {

@@ -43,9 +43,13 @@ func (p Pin) String() string { return prefix + base64.StdEncoding.EncodeToString
 var ErrMismatch = errors.New("the server's certificate key is not the pinned one")
 
 // Apply makes cfg accept only a server whose leaf certificate carries the pinned key. The
-// chain is still verified when cfg has its own RootCAs (a CA bundle was given); without one, the
-// pin alone is the trust, as a pinned SSH host key is, and the system roots are not consulted.
-func Apply(cfg *tls.Config, pin Pin) {
+// chain is still verified when cfg has its own RootCAs (a CA bundle was given), for host (an
+// address or name: cfg.ServerName when set, else the dialled host); without one, the pin
+// alone is the trust, as a pinned SSH host key is, and the system roots are not consulted.
+func Apply(cfg *tls.Config, pin Pin, host string) {
+	if cfg.ServerName != "" {
+		host = cfg.ServerName
+	}
 	verifyChain := cfg.RootCAs != nil
 	cfg.InsecureSkipVerify = true //nolint:gosec // replaced by VerifyConnection below
 	cfg.VerifyConnection = func(cs tls.ConnectionState) error {
@@ -59,7 +63,7 @@ func Apply(cfg *tls.Config, pin Pin) {
 		if !verifyChain {
 			return nil
 		}
-		opts := x509.VerifyOptions{Roots: cfg.RootCAs, DNSName: cs.ServerName, Intermediates: x509.NewCertPool()}
+		opts := x509.VerifyOptions{Roots: cfg.RootCAs, DNSName: host, Intermediates: x509.NewCertPool()}
 		for _, c := range cs.PeerCertificates[1:] {
 			opts.Intermediates.AddCert(c)
 		}

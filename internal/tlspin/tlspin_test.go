@@ -68,7 +68,7 @@ func TestPinTrustsOneKey(t *testing.T) {
 		t.Fatalf("Parse(String()) = %v, %v", pin, err)
 	}
 	cfg := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: "10.0.0.1"}
-	Apply(cfg, pin)
+	Apply(cfg, pin, "10.0.0.1")
 	if err := dial(t, cert, cfg); err != nil {
 		t.Errorf("the pinned self-signed key was refused: %v", err)
 	}
@@ -78,7 +78,7 @@ func TestPinTrustsOneKey(t *testing.T) {
 	}
 	// With a CA bundle the chain is verified too: a self-signed key the bundle lacks fails.
 	withCA := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: "cumulus", RootCAs: x509.NewCertPool()}
-	Apply(withCA, pin)
+	Apply(withCA, pin, "10.0.0.1")
 	if err := dial(t, cert, withCA); err == nil {
 		t.Error("the pin passed a certificate the CA bundle does not sign")
 	}
@@ -88,6 +88,40 @@ func TestParseRefuses(t *testing.T) {
 	for _, s := range []string{"", "sha256//", "sha256//not base64!", "sha256//AAAA", "pin-sha256=\"x\"", "sha1//AAAAAAAAAAAAAAAAAAAAAAAAAAA="} {
 		if _, err := Parse(s); err == nil {
 			t.Errorf("Parse(%q) accepted", s)
+		}
+	}
+}
+
+// TestPinWithCAChecksTheName: with a CA bundle, the pinned key's certificate must also be
+// for the host dialled, an IP address included (Go leaves the SNI empty for one).
+func TestPinWithCAChecksTheName(t *testing.T) {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	caTmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "ca"}, IsCA: true, BasicConstraintsValid: true,
+		KeyUsage: x509.KeyUsageCertSign, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, _ := x509.ParseCertificate(caDER)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	leafTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "other.example"}, DNSNames: []string{"other.example"},
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &key.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, _ := x509.ParseCertificate(der)
+	roots := x509.NewCertPool()
+	roots.AddCert(ca)
+	cert := tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+	for host, ok := range map[string]bool{"127.0.0.1": false, "other.example": true} {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: roots}
+		Apply(cfg, Of(leaf), host)
+		if err := dial(t, cert, cfg); (err == nil) != ok {
+			t.Errorf("dialling %s with the pin and the CA: %v, want ok %v", host, err, ok)
 		}
 	}
 }

@@ -360,6 +360,11 @@ func (c *Client) readSudo(ctx context.Context, hs *hostState, path string) ([]by
 // one MaxSessions slot. When ctx ends the session is closed, which fails the
 // SFTP call in progress.
 func (c *Client) withSFTP(ctx context.Context, hs *hostState, fn func(*sftp.Client) error) error {
+	// An SFTP session is bounded as a command is: a hung sftp-server (a target on a stale
+	// network mount) must end too.
+	ctx, cancel := context.WithTimeoutCause(ctx, DefaultCommandTimeout,
+		&TimeoutError{Host: hs.ep.addr, Command: "sftp", Timeout: DefaultCommandTimeout})
+	defer cancel()
 	sess, _, release, err := c.pool.session(ctx, hs)
 	if err != nil {
 		return err

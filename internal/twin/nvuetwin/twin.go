@@ -60,7 +60,7 @@ type Twin struct {
 	// revisions and patches count the revisions created and the PATCHes that staged changes.
 	revisions, patches int
 	// fault is what the next apply does instead of succeeding: faultFail, faultHang or
-	// faultDrop; "" applies normally.
+	// faultDrop, fault504; "" applies normally.
 	fault string
 
 	// counters are the ports' operational QoS counters (counters.go), made on first use.
@@ -154,6 +154,7 @@ const (
 	faultFail = "fail"
 	faultHang = "hang"
 	faultDrop = "drop"
+	fault504  = "504"
 )
 
 // FailNextApply makes the next apply end in apply_fail with an issue, applying nothing, as
@@ -166,6 +167,10 @@ func (t *Twin) HangNextApply() { t.setFault(faultHang) }
 // DropAfterNextApply applies the next revision and then drops the connection before answering,
 // as a switch does when the apply restarts the management interface.
 func (t *Twin) DropAfterNextApply() { t.setFault(faultDrop) }
+
+// GatewayTimeoutAfterNextApply applies the next revision and answers its apply request with
+// 504, as the nginx in front of nvued does when nvued is slower than its proxy timeout.
+func (t *Twin) GatewayTimeoutAfterNextApply() { t.setFault(fault504) }
 
 func (t *Twin) setFault(f string) {
 	t.mu.Lock()
@@ -289,6 +294,10 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 			rev.state = "apply"
 		default:
 			t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+		}
+		if fault == fault504 {
+			writeError(w, http.StatusGatewayTimeout, "504 Gateway Time-out")
+			return
 		}
 		if fault == faultDrop {
 			if hj, ok := w.(http.Hijacker); ok {
