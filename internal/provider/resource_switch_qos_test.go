@@ -37,12 +37,7 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 	const addr = "roce_switch_qos.leaf1"
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
-				return fmt.Errorf("destroy left the switch different from before (-before +after):\n%s", diff)
-			}
-			return nil
-		},
+		CheckDestroy:             f.unchangedSince(before),
 		Steps: []resource.TestStep{
 			{
 				PreConfig: f.twin.ResetStats,

@@ -87,12 +87,7 @@ func TestSwitchQoSUnsettledUpdateKeepsThePriorPolicy(t *testing.T) {
 	one := strings.Replace(leafConfig, `["Ethernet0", "Ethernet8"]`, `["Ethernet0"]`, 1)
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
-				return fmt.Errorf("destroy left the switch different from before (-before +after):\n%s", diff)
-			}
-			return nil
-		},
+		CheckDestroy:             f.unchangedSince(before),
 		Steps: []resource.TestStep{
 			{Config: f.config(leafConfig, f.addr, 102400, 256000)},
 			{

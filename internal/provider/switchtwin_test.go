@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi/gnmitest"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -46,6 +50,17 @@ func newSwitchFixture(t *testing.T, opts switchtwin.Options) *switchFixture {
 // config is the provider block followed by body.
 func (f *switchFixture) config(body string, args ...any) string {
 	return f.provider + fmt.Sprintf(body, args...)
+}
+
+// unchangedSince is a check that the twin's CONFIG_DB is before again, as a destroy must
+// leave it.
+func (f *switchFixture) unchangedSince(before sonic.DB) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
+			return fmt.Errorf("destroy left the switch different from before (-before +after):\n%s", diff)
+		}
+		return nil
+	}
 }
 
 // entry returns one CONFIG_DB entry of the twin, empty when missing.
