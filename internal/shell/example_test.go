@@ -47,11 +47,11 @@ func ExampleCommand_Env() {
 func ExampleSudo() {
 	load := shell.New("modprobe", "nvidia-peermem")
 	fmt.Println(shell.Sudo(load, shell.SudoOptions{}))
-	// The password is written to the session's stdin, never to the line.
-	fmt.Println(shell.Sudo(load, shell.SudoOptions{Password: true}))
+	// The password goes to the session's stdin when the prompt appears, never to the line.
+	fmt.Println(shell.Sudo(load, shell.SudoOptions{Prompt: "[sudo 7Q] password:"}))
 	// Output:
 	// sudo -n -- modprobe nvidia-peermem
-	// sudo -S -p '' -- modprobe nvidia-peermem
+	// sudo -S -p '[sudo 7Q] password:' -- modprobe nvidia-peermem
 }
 
 func ExamplePipe() {

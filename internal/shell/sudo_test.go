@@ -15,7 +15,7 @@ func TestSudo(t *testing.T) {
 		want string
 	}{
 		{"non-interactive", New("modprobe", "nvidia-peermem"), SudoOptions{}, "sudo -n -- modprobe nvidia-peermem"},
-		{"password on stdin", New("modprobe", "nvidia-peermem"), SudoOptions{Password: true}, "sudo -S -p '' -- modprobe nvidia-peermem"},
+		{"password on stdin at its prompt", New("modprobe", "nvidia-peermem"), SudoOptions{Prompt: "[sudo K] password:"}, "sudo -S -p '[sudo K] password:' -- modprobe nvidia-peermem"},
 		{"as user", New("id"), SudoOptions{User: "svc user"}, "sudo -n -u 'svc user' -- id"},
 		{"hostile args stay quoted", New("tee", "/etc/x; reboot"), SudoOptions{}, "sudo -n -- tee '/etc/x; reboot'"},
 		{"leading dash command", New("-x"), SudoOptions{}, "sudo -n -- -x"},
@@ -41,19 +41,15 @@ func TestSudo(t *testing.T) {
 	}
 }
 
-func TestSudoNeverCarriesPassword(t *testing.T) {
-	got := Sudo(New("true"), SudoOptions{Password: true}).String()
-	if want := "sudo -S -p '' -- true"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}
-
 func TestSudoErrors(t *testing.T) {
 	if err := Sudo(New("x", "\x00"), SudoOptions{}).Err(); !errors.Is(err, ErrNUL) {
 		t.Errorf("NUL: Err() = %v, want ErrNUL", err)
 	}
 	if err := Sudo(New("x").Env("-", "v"), SudoOptions{}).Err(); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("bad env: Err() = %v, want ErrInvalidName", err)
+	}
+	if err := Sudo(New("true"), SudoOptions{Prompt: "%p:"}).Err(); err == nil {
+		t.Error("prompt with %: Err() = nil, want error")
 	}
 	if err := Sudo(Command{}, SudoOptions{}).Err(); err == nil {
 		t.Error("empty command: Err() = nil, want error")

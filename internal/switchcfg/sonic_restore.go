@@ -38,22 +38,24 @@ func (s Snapshot) record(d desired, observed sonic.DB, first bool) {
 		if !ok {
 			continue
 		}
+		k := f.key3()
 		v, ok := e[f.field]
-		if _, recorded := s[f.key3()]; !ok || recorded {
+		if _, recorded := s[k]; !ok || recorded {
 			continue // a value recorded by an earlier attempt is the one from before the provider
 		}
 		if (leftover || owned[v]) && v == f.value {
 			if stock == nil {
 				stock = stockSnapshot(d, observed)
 			}
-			if sv, ok := stock[f.key3()]; ok || owned[v] {
-				if ok {
-					s[f.key3()] = sv
-				}
+			if sv, ok := stock[k]; ok {
+				s[k] = sv
 				continue
 			}
+			if owned[v] {
+				continue // never the provider's own object: the removal deletes the field
+			}
 		}
-		s[f.key3()] = v
+		s[k] = v
 	}
 }
 

@@ -10,18 +10,12 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
-// SudoCommand returns cmd decorated to run through sudo as user (root when
-// empty), in a POSIX shell:
-//
-//	sudo -n -- sh -c '<cmd>'
-//	sudo -S -p '' -- sh -c '<cmd>'     (password: read from stdin)
-//
-// The password itself is never part of the command line. With an empty
-// prompt nobody can tell whether sudo reads the password or the command reads
-// it, so [Client.Run] does not send a password this way: see [Client.sudo].
-// It fails when cmd contains a NUL byte.
-func SudoCommand(cmd, user string, password bool) (string, error) {
-	return shell.Sudo(shell.New("sh", "-c", cmd), shell.SudoOptions{User: user, Password: password}).Render()
+// SudoCommand returns cmd decorated to run through sudo -n as user (root when
+// empty), in a POSIX shell: sudo -n -- sh -c '<cmd>'. It fails when cmd
+// contains a NUL byte. With a password, [Client.Run] decorates commands itself
+// (see [Client.sudo]).
+func SudoCommand(cmd, user string) (string, error) {
+	return shell.Sudo(shell.New("sh", "-c", cmd), shell.SudoOptions{User: user}).Render()
 }
 
 // sudo decorates cmd with sudo according to Config.Become and returns the
@@ -45,7 +39,7 @@ func SudoCommand(cmd, user string, password bool) (string, error) {
 func (c *Client) sudo(_ context.Context, hs *hostState, cmd string, stdin io.Reader) (string, io.Reader, error) {
 	b := c.pool.cfg.Become
 	if b.Password == "" {
-		line, err := SudoCommand(cmd, b.User, false)
+		line, err := SudoCommand(cmd, b.User)
 		if err != nil {
 			return "", nil, fmt.Errorf("sudo command for %s: %w", hs.ep.addr, err)
 		}
@@ -54,11 +48,7 @@ func (c *Client) sudo(_ context.Context, hs *hostState, cmd string, stdin io.Rea
 	// sudo expands %-escapes in a prompt; rand.Text has none (A-Z, 2-7).
 	key := rand.Text()
 	prompt, marker := "[sudo via roce, key="+key+"] password:", "ROCE-SUDO-RUNNING-"+key
-	sudo := shell.New("sudo", "-S", "-p", prompt)
-	if b.User != "" {
-		sudo = sudo.Arg("-u", b.User)
-	}
-	line, err := sudo.Arg("--", "sh", "-c", "echo "+marker+" >&2; "+cmd).Render()
+	line, err := shell.Sudo(shell.New("sh", "-c", "echo "+marker+" >&2; "+cmd), shell.SudoOptions{User: b.User, Prompt: prompt}).Render()
 	if err != nil {
 		return "", nil, fmt.Errorf("sudo command for %s: %w", hs.ep.addr, err)
 	}

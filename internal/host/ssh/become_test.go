@@ -15,23 +15,21 @@ import (
 
 func TestSudoCommand(t *testing.T) {
 	tests := []struct {
-		name     string
-		cmd      string
-		user     string
-		password bool
-		want     string
+		name string
+		cmd  string
+		user string
+		want string
 	}{
-		{"non-interactive", "modprobe nvidia-peermem", "", false, `sudo -n -- sh -c 'modprobe nvidia-peermem'`},
-		{"password on stdin", "modprobe nvidia-peermem", "", true, `sudo -S -p '' -- sh -c 'modprobe nvidia-peermem'`},
-		{"as user", "id -un", "svc", false, `sudo -n -u svc -- sh -c 'id -un'`},
-		{"as hostile user with password", "true", "a b'c", true, `sudo -S -p '' -u 'a b'\''c' -- sh -c true`},
-		{"quotes in the command", `echo "it's" $HOME`, "", false, `sudo -n -- sh -c 'echo "it'\''s" $HOME'`},
-		{"command substitution stays inside", "echo $(id -u); touch /tmp/x", "", false, `sudo -n -- sh -c 'echo $(id -u); touch /tmp/x'`},
-		{"newline", "a\nb", "", false, "sudo -n -- sh -c 'a\nb'"},
+		{"non-interactive", "modprobe nvidia-peermem", "", `sudo -n -- sh -c 'modprobe nvidia-peermem'`},
+		{"as user", "id -un", "svc", `sudo -n -u svc -- sh -c 'id -un'`},
+		{"as hostile user", "true", "a b'c", `sudo -n -u 'a b'\''c' -- sh -c true`},
+		{"quotes in the command", `echo "it's" $HOME`, "", `sudo -n -- sh -c 'echo "it'\''s" $HOME'`},
+		{"command substitution stays inside", "echo $(id -u); touch /tmp/x", "", `sudo -n -- sh -c 'echo $(id -u); touch /tmp/x'`},
+		{"newline", "a\nb", "", "sudo -n -- sh -c 'a\nb'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := SudoCommand(tt.cmd, tt.user, tt.password)
+			got, err := SudoCommand(tt.cmd, tt.user)
 			if err != nil {
 				t.Fatalf("SudoCommand: %v", err)
 			}
@@ -40,7 +38,7 @@ func TestSudoCommand(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SudoCommand("a\x00b", "", false); err == nil {
+	if _, err := SudoCommand("a\x00b", ""); err == nil {
 		t.Error("SudoCommand with a NUL byte succeeded")
 	}
 }

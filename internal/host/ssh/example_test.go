@@ -10,12 +10,12 @@ import (
 )
 
 func ExampleSudoCommand() {
-	line, err := ssh.SudoCommand("modprobe nvidia-peermem && echo ok", "", true)
+	line, err := ssh.SudoCommand("modprobe nvidia-peermem && echo ok", "")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(line)
-	// Output: sudo -S -p '' -- sh -c 'modprobe nvidia-peermem && echo ok'
+	// Output: sudo -n -- sh -c 'modprobe nvidia-peermem && echo ok'
 }
 
 func ExamplePool() {
