@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
@@ -70,6 +71,9 @@ func (b batch) finish() bool {
 func (b batch) apply(ctx context.Context, r Runner, sudo bool) error {
 	if b.write != nil {
 		w := b.write
+		if w.Withheld {
+			return fmt.Errorf("write %s: its content is write-only and was not given to this operation: apply with the configuration that sets it", w.Path)
+		}
 		if w.makeDirs {
 			return writeWithDirs(ctx, r, *w, sudo && w.Sudo)
 		}

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -45,6 +46,16 @@ func TestBatches(t *testing.T) {
 	want := []string{"a; b => a1 && a2 && b", "w => write /w", "c => c", "d; e => d && e"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("batches (-want +got):\n%s", diff)
+	}
+}
+
+// A write whose content was withheld (a write-only secret during a refresh) never runs: it
+// fails before touching the runner, which is nil here.
+func TestWithheldWriteRefused(t *testing.T) {
+	b := batches([]Change{{Summary: "w", Apply: WriteFile{Path: "/etc/secret", Mode: 0o600, Withheld: true}}})
+	err := b[0].apply(context.Background(), nil, true)
+	if err == nil || !strings.Contains(err.Error(), "write-only") {
+		t.Fatalf("apply = %v, want the write-only refusal", err)
 	}
 }
 

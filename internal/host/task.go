@@ -117,6 +117,9 @@ type WriteFile struct {
 	// Sudo marks a write that needs root: with Engine.Sudo it goes through
 	// sudo.
 	Sudo bool
+	// Withheld marks a write whose content the provider does not have (a
+	// write-only secret, planned during a refresh): applying it fails.
+	Withheld bool
 
 	// makeDirs is set by the engine when the write must create directories.
 	makeDirs bool

@@ -53,6 +53,8 @@ var twinHostSpecs = []hosttwin.HostSpec{
 	{Name: "rockylock", Profile: "rocky9"},
 	{Name: "authdeb", Profile: "inbox"},
 	{Name: "authrocky", Profile: "rocky9-inbox"},
+	{Name: "wodeb", Profile: "inbox"},
+	{Name: "worocky", Profile: "rocky9-inbox"},
 	{Name: "rockywrong", Profile: "rocky9-peermem-wrong-order"},
 }
 

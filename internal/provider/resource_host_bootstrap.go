@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
@@ -65,8 +66,28 @@ type ofedModel struct {
 }
 
 type repoAuthModel struct {
-	Username types.String `tfsdk:"username"`
-	Password types.String `tfsdk:"password"`
+	Username          types.String `tfsdk:"username"`
+	Password          types.String `tfsdk:"password"`
+	PasswordWO        types.String `tfsdk:"password_wo"`
+	PasswordWOVersion types.Int64  `tfsdk:"password_wo_version"`
+	// writeOnly is password_wo from the configuration, which Terraform sends to plan and
+	// apply only and never keeps in the plan or the state (withConfigSecrets).
+	writeOnly string
+}
+
+// password is the repository's password and whether it is at hand: password, or
+// password_wo where the configuration was read (validate, plan, apply), and never during a
+// refresh of a write-only one.
+func (a *repoAuthModel) password() (string, bool) {
+	switch {
+	case !a.Password.IsNull():
+		return a.Password.ValueString(), true
+	case !a.PasswordWO.IsNull():
+		return a.PasswordWO.ValueString(), true
+	case a.writeOnly != "":
+		return a.writeOnly, true
+	}
+	return "", false
 }
 
 func (r *hostBootstrapResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -115,7 +136,14 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 							"the world-readable apt source or the plan's lines.",
 						Attributes: map[string]schema.Attribute{
 							"username": schema.StringAttribute{Required: true, MarkdownDescription: "User name; no blanks."},
-							"password": schema.StringAttribute{Required: true, Sensitive: true, MarkdownDescription: "Password; no blanks (and no `$` on RHEL, where dnf would substitute it)."},
+							"password": schema.StringAttribute{Optional: true, Sensitive: true,
+								MarkdownDescription: "Password; no blanks (and no `$` on RHEL, where dnf would substitute it). Kept in the state: prefer `password_wo`. Set this or `password_wo`."},
+							"password_wo": schema.StringAttribute{Optional: true, Sensitive: true, WriteOnly: true,
+								MarkdownDescription: "The password as a write-only argument (Terraform 1.11 and later, OpenTofu 1.11 and later), with the rules of `password`: " +
+									"never kept in the plan or the state. A plan compares the host's files with it; a refresh, which does not have it, " +
+									"checks their mode and owner only. Change `password_wo_version` to make an apply write a new one."},
+							"password_wo_version": schema.Int64Attribute{Optional: true,
+								MarkdownDescription: "Any number, changed to tell Terraform that `password_wo` changed, since Terraform keeps no trace of a write-only value."},
 						}},
 				}},
 			"gpudirect": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(tasks.GPUDirectAuto),
@@ -151,26 +179,42 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
+	// The configuration as the state can hold it, without write-only values, is what an
+	// earlier apply is compared with.
+	stored, _ := plan.phases()
+	if resp.Diagnostics.Append(plan.withConfigSecrets(ctx, req.Config)...); resp.Diagnostics.HasError() {
+		return
+	}
 	phases, ok := plan.validPhases(&resp.Diagnostics)
 	if !ok {
 		return
 	}
 	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	var state *hostBootstrapModel
 	if !req.State.Raw.IsNull() {
-		var state hostBootstrapModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if prior, err := state.phases(); err == nil && state.InSync.ValueBool() && plan.Host.Equal(state.Host) && reflect.DeepEqual(prior, phases) {
-			plan.OFEDRunningVersion, plan.GPUDirectMode, plan.RebootRequired = state.OFEDRunningVersion, state.GPUDirectMode, state.RebootRequired
-			plan.PlannedChanges, plan.InSync = state.PlannedChanges, state.InSync
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-			return
+		state = &hostBootstrapModel{}
+		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		if prior, err := state.phases(); err != nil || !state.InSync.ValueBool() || !plan.Host.Equal(state.Host) || !reflect.DeepEqual(prior, stored) {
+			state = nil
 		}
+	}
+	// unchanged keeps the state's computed values: the host holds what it held.
+	unchanged := func() {
+		plan.OFEDRunningVersion, plan.GPUDirectMode, plan.RebootRequired = state.OFEDRunningVersion, state.GPUDirectMode, state.RebootRequired
+		plan.PlannedChanges, plan.InSync = state.PlannedChanges, state.InSync
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	}
+	if state != nil && !plan.writeOnlySecret() {
+		unchanged()
+		return
 	}
 	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
 	if err != nil {
 		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
+	// A write-only secret is compared here, where the configuration is at hand, since the
+	// refresh could not.
 	lines, err := planPhases(ctx, engine, phases)
 	if err != nil {
 		if at, ok := ofedAttribute(err); ok {
@@ -185,6 +229,10 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
 		lines = nil
+	}
+	if state != nil && lines != nil && len(lines) == 0 {
+		unchanged()
+		return
 	}
 	if lines != nil && req.State.Raw.IsNull() && undoPending(ctx, engine, undoTasks(phases)) {
 		lines = nil
@@ -202,11 +250,40 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 }
 
 func (r *hostBootstrapResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.applyWith(req.Config))
 }
 
 func (r *hostBootstrapResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
+	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.applyWith(req.Config))
+}
+
+// applyWith is apply with the write-only values of config, which the plan lacks.
+func (r *hostBootstrapResource) applyWith(config tfsdk.Config) func(context.Context, *hostBootstrapModel, *diag.Diagnostics) bool {
+	return func(ctx context.Context, plan *hostBootstrapModel, diags *diag.Diagnostics) bool {
+		if diags.Append(plan.withConfigSecrets(ctx, config)...); diags.HasError() {
+			return false
+		}
+		return r.apply(ctx, plan, diags)
+	}
+}
+
+// repoPasswordWO is the path of ofed.repo_auth.password_wo.
+var repoPasswordWO = path.Root("ofed").AtName("repo_auth").AtName("password_wo")
+
+// withConfigSecrets copies the write-only values of config into m, a plan.
+func (m *hostBootstrapModel) withConfigSecrets(ctx context.Context, config tfsdk.Config) diag.Diagnostics {
+	if m.OFED == nil || m.OFED.RepoAuth == nil {
+		return nil
+	}
+	var wo types.String
+	diags := config.GetAttribute(ctx, repoPasswordWO, &wo)
+	m.OFED.RepoAuth.writeOnly = wo.ValueString()
+	return diags
+}
+
+// writeOnlySecret reports whether m's configuration holds a write-only secret.
+func (m *hostBootstrapModel) writeOnlySecret() bool {
+	return m.OFED != nil && m.OFED.RepoAuth != nil && m.OFED.RepoAuth.Password.IsNull()
 }
 
 func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -473,7 +550,8 @@ func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
 		Trusted: o.Trusted.ValueBool(), AllowUnsignedRemote: o.AllowUnsigned.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
 	}
 	if a := o.RepoAuth; a != nil {
-		pin.RepoAuth = &tasks.RepoAuth{Username: a.Username.ValueString(), Password: a.Password.ValueString()}
+		password, ok := a.password()
+		pin.RepoAuth = &tasks.RepoAuth{Username: a.Username.ValueString(), Password: password, PasswordWithheld: !ok}
 	}
 	if s := o.LockTimeout.ValueString(); s != "" {
 		d, err := time.ParseDuration(s)
@@ -497,6 +575,11 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 	if m.OFED == nil {
 		return fs
 	}
+	if a := m.OFED.RepoAuth; a != nil {
+		if f, bad := a.passwordRule(); bad {
+			return append(fs, f)
+		}
+	}
 	pin, err := m.ofedPin()
 	if err == nil {
 		err = pin.Validate()
@@ -510,6 +593,20 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid OFED Settings", Detail: detail})
 	}
 	return append(fs, m.trustWarnings()...)
+}
+
+// passwordRule refuses a login with both or neither of password and password_wo.
+func (a *repoAuthModel) passwordRule() (fabric.Finding, bool) {
+	wo := !a.PasswordWO.IsNull() || a.writeOnly != ""
+	switch {
+	case !a.Password.IsNull() && wo:
+		return fabric.Finding{Severity: fabric.SeverityError, Path: "ofed.repo_auth.password_wo", Summary: "Two Repository Passwords",
+			Detail: "ofed.repo_auth sets both password and password_wo; keep password_wo, which stays out of the state, and remove password."}, true
+	case a.Password.IsNull() && !wo:
+		return fabric.Finding{Severity: fabric.SeverityError, Path: "ofed.repo_auth", Summary: "Repository Password Missing",
+			Detail: "ofed.repo_auth has a username but no password: set password_wo (Terraform 1.11 or later; never kept in the state) or password."}, true
+	}
+	return fabric.Finding{}, false
 }
 
 // trustWarnings are the OFED settings that weaken what protects the host, warned on every plan.
@@ -545,7 +642,7 @@ func (m *hostBootstrapModel) known() bool {
 	if o := m.OFED; o != nil {
 		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.AllowUnsigned, o.Packages, o.LockTimeout)
 		if a := o.RepoAuth; a != nil {
-			vals = append(vals, a.Username, a.Password)
+			vals = append(vals, a.Username, a.Password, a.PasswordWO, a.PasswordWOVersion)
 		}
 	}
 	return !anyUnknown(vals...)

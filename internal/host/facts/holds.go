@@ -28,8 +28,12 @@ var DnfExitOnLock = []string{"--setopt=exit_on_lock=True"}
 
 // DnfVersionlockCommand lists dnf version locks; it needs the versionlock
 // plugin (python3-dnf-plugin-versionlock on dnf 4, built in on dnf 5). It
-// never waits for dnf's locks ([DnfExitOnLock]).
-var DnfVersionlockCommand = shell.New("dnf").Arg(DnfExitOnLock...).Arg("-q", "versionlock", "list")
+// never waits for dnf's locks ([DnfExitOnLock]), and reads no repository:
+// the plugin's list loads every enabled one although it prints only the lock
+// file (dnf-plugins-core 4.3.1, plugins/versionlock.py, configure sets
+// available_repos), so one that cannot be fetched, such as a repository
+// whose password changed, would fail the read and every plan and destroy.
+var DnfVersionlockCommand = shell.New("dnf").Arg(DnfExitOnLock...).Arg("-q", "--disablerepo=*", "versionlock", "list")
 
 // ParseDnfVersionlock reads the output of [DnfVersionlockCommand] in both
 // formats: dnf 4 prints lock entries such as "kernel-0:5.14.0-427.el9.*"

@@ -31,6 +31,10 @@ type File struct {
 	// neither the content, its hash nor its size, of the wanted file or of
 	// the one on the host.
 	Secret bool
+	// Withheld marks Content as not at hand (a write-only secret during a
+	// refresh, Secret too): the file is compared by its existence, mode and
+	// owner only, and a missing one cannot be written until the content is.
+	Withheld bool
 }
 
 var _ host.Task = File{}
@@ -56,6 +60,14 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 	mode := t.mode()
 	sum := sha256Hex([]byte(t.Content))
 	want := t.describe(sum)
+	if !fi.Exists && t.Withheld {
+		return []host.Change{{
+			Summary: "create " + t.Path + " (its content is write-only: written at the next apply that has it)",
+			Before:  "absent",
+			After:   want,
+			Apply:   t.write(""),
+		}}, nil
+	}
 	if !fi.Exists {
 		summary := fmt.Sprintf("create %s (%d bytes)", t.Path, len(t.Content))
 		if t.Secret {
@@ -69,7 +81,7 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 		}}, nil
 	}
 	var diffs []string
-	if fi.SHA256 != sum {
+	if fi.SHA256 != sum && !t.Withheld {
 		d := fmt.Sprintf("sha256 %s → %s", shortHash(fi.SHA256), shortHash(sum))
 		switch {
 		case t.Secret:
@@ -86,6 +98,9 @@ func (t File) Plan(f host.Facts) ([]host.Change, error) {
 		diffs = append(diffs, "owner "+fi.Owner+":"+fi.Group+" → "+t.Owner)
 	}
 	if len(diffs) == 0 {
+		if t.Withheld {
+			return []host.Change{host.Unchanged(t.Path + " has the wanted mode (its write-only content is not compared)")}, nil
+		}
 		if t.Secret {
 			return []host.Change{host.Unchanged(t.Path + " has the wanted content and mode")}, nil
 		}
@@ -112,6 +127,9 @@ func (t File) write(keep string) host.WriteFile {
 	owner := t.Owner
 	if owner == "" {
 		owner = keep
+	}
+	if t.Withheld {
+		return host.WriteFile{Path: t.Path, Mode: t.mode(), Owner: owner, Sudo: true, Withheld: true}
 	}
 	return host.WriteFile{Path: t.Path, Content: []byte(t.Content), Mode: t.mode(), Owner: owner, Sudo: true}
 }

@@ -104,7 +104,7 @@ func (t OFEDPin) planApt(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 		return nil, err
 	}
 	out = append(out, auth...)
-	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource()) || t.RepoAuth != nil && contentDiffers(f, AptAuthPath, t.aptAuth())
+	srcChanged := contentDiffers(f, AptSourcePath, t.aptSource()) || t.RepoAuth != nil && t.authDiffers(f)
 	install, before, after := t.packageChanges(f.OFED, pkgs)
 	held := true
 	for _, p := range t.packages() {
@@ -164,6 +164,16 @@ func planRepoFiles(f host.Facts, files []repoFile) ([]host.Change, error) {
 func contentDiffers(f host.Facts, path, content string) bool {
 	fi, _ := f.File(path)
 	return !fi.Exists || fi.SHA256 != sha256Hex([]byte(content))
+}
+
+// authDiffers reports whether AptAuthPath must be written; with the password
+// withheld, only a missing file is known to.
+func (t OFEDPin) authDiffers(f host.Facts) bool {
+	if t.RepoAuth.PasswordWithheld {
+		fi, _ := f.File(AptAuthPath)
+		return !fi.Exists
+	}
+	return contentDiffers(f, AptAuthPath, t.aptAuth())
 }
 
 // packageChanges compares the installed packages with the package version:

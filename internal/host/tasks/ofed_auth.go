@@ -18,6 +18,10 @@ import (
 type RepoAuth struct {
 	Username string
 	Password string
+	// PasswordWithheld says Password is write-only and not at hand (a
+	// refresh of a configuration with password_wo): the files that hold it
+	// are compared by existence, mode and owner only.
+	PasswordWithheld bool
 }
 
 // AptAuthPath is the apt login file OFEDPin writes on Debian when the
@@ -67,7 +71,7 @@ func (t OFEDPin) validateAuth(u *url.URL) error {
 	// apt's auth.conf splits tokens at blanks and dnf's .repo values end at a
 	// newline: neither can hold them.
 	for _, v := range []struct{ name, value string }{{"username", a.Username}, {"password", a.Password}} {
-		if v.value == "" {
+		if v.value == "" && !(v.name == "password" && a.PasswordWithheld) {
 			return fieldError("repo_auth."+v.name, errors.New("empty "+v.name))
 		}
 		if strings.IndexFunc(v.value, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
@@ -89,7 +93,8 @@ func (t OFEDPin) validateAuth(u *url.URL) error {
 // the task has none but an earlier one left it.
 func (t OFEDPin) aptAuthChanges(f host.Facts) ([]host.Change, error) {
 	if t.RepoAuth != nil {
-		return planRepoFiles(f, []repoFile{{"apt login: ", File{Path: AptAuthPath, Content: t.aptAuth(), Mode: secretFileMode, Secret: true}}})
+		return planRepoFiles(f, []repoFile{{"apt login: ", File{Path: AptAuthPath, Content: t.aptAuth(), Mode: secretFileMode, Secret: true,
+			Withheld: t.RepoAuth.PasswordWithheld}}})
 	}
 	if fi, _ := f.File(AptAuthPath); fi.Exists {
 		return []host.Change{{

@@ -120,3 +120,61 @@ func TestOFEDPinLoginRefused(t *testing.T) {
 		}
 	}
 }
+
+// A refresh of a write-only password (PasswordWithheld) cannot compare the files that hold
+// it: on both families a file with another password is in sync, a missing one is a change
+// whose write refuses to run, and apt is not told to read its lists again.
+func TestOFEDPinWithheldPassword(t *testing.T) {
+	for _, c := range []struct {
+		family, path string
+		facts        func(OFEDPin) host.Facts
+		content      func(OFEDPin) string
+	}{
+		{FamilyDebian, AptAuthPath, func(p OFEDPin) host.Facts {
+			f := aptFacts(runInbox, nil)
+			f.Files[AptSourcePath] = existing(p.aptSource(), 0o644)
+			f.Files[AptPreferencesPath] = existing(p.AptPreferences(), 0o644)
+			return f
+		}, OFEDPin.aptAuth},
+		{FamilyRHEL, DnfRepoPath, func(OFEDPin) host.Facts { return dnfFacts(runInbox, "", nil) }, OFEDPin.DnfRepo},
+	} {
+		t.Run(c.family, func(t *testing.T) {
+			p := docaPin(doca2510)
+			if c.family == FamilyRHEL {
+				p = rhelPin(doca2510)
+			}
+			p.RepoAuth = &RepoAuth{Username: "gpu", Password: "old-password"}
+			f := c.facts(p)
+			fi := existing(c.content(p), 0o600)
+			fi.Path = c.path
+			f.Files[c.path] = fi
+			p.RepoAuth = &RepoAuth{Username: "gpu", PasswordWithheld: true}
+			if err := p.Validate(); err != nil {
+				t.Fatalf("validate with the password withheld: %v", err)
+			}
+			cs, err := p.Plan(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ch := range cs {
+				if ch.Apply != nil && strings.Contains(ch.Summary, c.path) || strings.Contains(ch.Summary, "apt-get update") {
+					t.Errorf("change planned with the password withheld: %s", ch.Summary)
+				}
+			}
+			f.Files[c.path] = host.FileInfo{Path: c.path}
+			cs, err = p.Plan(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var write host.WriteFile
+			for _, ch := range cs {
+				if w, ok := ch.Apply.(host.WriteFile); ok && w.Path == c.path {
+					write = w
+				}
+			}
+			if !write.Withheld || len(write.Content) != 0 {
+				t.Errorf("missing %s planned as %+v, want a withheld write", c.path, write)
+			}
+		})
+	}
+}

@@ -56,7 +56,7 @@ func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, err
 	repo := File{Path: DnfRepoPath, Content: t.DnfRepo()}
 	if t.RepoAuth != nil {
 		// The login is in the file: root only (dnf.conf(5) username, password).
-		repo.Mode, repo.Secret = secretFileMode, true
+		repo.Mode, repo.Secret, repo.Withheld = secretFileMode, true, t.RepoAuth.PasswordWithheld
 	}
 	out, err := planRepoFiles(f, []repoFile{{"dnf repository: ", repo}})
 	if err != nil {
