@@ -71,7 +71,7 @@ func (t OFEDPin) validateAuth(u *url.URL) error {
 	// apt's auth.conf splits tokens at blanks and dnf's .repo values end at a
 	// newline: neither can hold them.
 	for _, v := range []struct{ name, value string }{{"username", a.Username}, {"password", a.Password}} {
-		if v.value == "" && !(v.name == "password" && a.PasswordWithheld) {
+		if v.value == "" && (v.name != "password" || !a.PasswordWithheld) {
 			return fieldError("repo_auth."+v.name, errors.New("empty "+v.name))
 		}
 		if strings.IndexFunc(v.value, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) >= 0 {
