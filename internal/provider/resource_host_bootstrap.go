@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -39,16 +40,17 @@ type hostBootstrapResource struct {
 }
 
 type hostBootstrapModel struct {
-	ID                 types.String `tfsdk:"id"`
-	Host               types.String `tfsdk:"host"`
-	Family             types.String `tfsdk:"family"`
-	OFED               *ofedModel   `tfsdk:"ofed"`
-	GPUDirect          types.String `tfsdk:"gpudirect"`
-	OFEDRunningVersion types.String `tfsdk:"ofed_running_version"`
-	GPUDirectMode      types.String `tfsdk:"gpudirect_mode"`
-	RebootRequired     types.Bool   `tfsdk:"reboot_required"`
-	PlannedChanges     types.List   `tfsdk:"planned_changes"`
-	InSync             types.Bool   `tfsdk:"in_sync"`
+	ID                 types.String   `tfsdk:"id"`
+	Host               types.String   `tfsdk:"host"`
+	Family             types.String   `tfsdk:"family"`
+	OFED               *ofedModel     `tfsdk:"ofed"`
+	GPUDirect          types.String   `tfsdk:"gpudirect"`
+	OFEDRunningVersion types.String   `tfsdk:"ofed_running_version"`
+	GPUDirectMode      types.String   `tfsdk:"gpudirect_mode"`
+	RebootRequired     types.Bool     `tfsdk:"reboot_required"`
+	PlannedChanges     types.List     `tfsdk:"planned_changes"`
+	InSync             types.Bool     `tfsdk:"in_sync"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
 type ofedModel struct {
@@ -157,6 +159,7 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 			"in_sync": schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the host held exactly this configuration at the last refresh."},
 		},
 	}
+	resp.Schema = hostDeadlines.withBlock(resp.Schema)
 }
 
 func (r *hostBootstrapResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -250,10 +253,20 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 }
 
 func (r *hostBootstrapResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opCreate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.applyWith(req.Config))
 }
 
 func (r *hostBootstrapResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opUpdate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.applyWith(req.Config))
 }
 
@@ -287,6 +300,11 @@ func (m *hostBootstrapModel) writeOnlySecret() bool {
 }
 
 func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opRead, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state hostBootstrapModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -329,6 +347,11 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 // stay installed and the module loaded: removing the RDMA stack of a GPU node is a decision
 // for a person, and a warning says so.
 func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opDelete, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state hostBootstrapModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

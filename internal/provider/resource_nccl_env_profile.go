@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -36,25 +37,26 @@ type ncclEnvProfileResource struct {
 }
 
 type ncclEnvProfileModel struct {
-	ID                types.String `tfsdk:"id"`
-	Host              types.String `tfsdk:"host"`
-	Path              types.String `tfsdk:"path"`
-	ProfileScriptPath types.String `tfsdk:"profile_script_path"`
-	HCAs              types.List   `tfsdk:"hcas"`
-	SocketIfname      types.String `tfsdk:"socket_ifname"`
-	RDMADSCP          types.Int64  `tfsdk:"rdma_dscp"`
-	GIDIndex          types.String `tfsdk:"gid_index"`
-	QPsPerConnection  types.Int64  `tfsdk:"qps_per_connection"`
-	CrossNIC          types.Int64  `tfsdk:"cross_nic"`
-	GDRLevel          types.String `tfsdk:"gdr_level"`
-	Debug             types.String `tfsdk:"debug"`
-	DebugSubsys       types.String `tfsdk:"debug_subsys"`
-	NCCLVersion       types.String `tfsdk:"nccl_version"`
-	Extra             types.Map    `tfsdk:"extra"`
-	IBTC              types.Int64  `tfsdk:"ib_tc"`
-	Rendered          types.String `tfsdk:"rendered"`
-	Notes             types.List   `tfsdk:"notes"`
-	InSync            types.Bool   `tfsdk:"in_sync"`
+	ID                types.String   `tfsdk:"id"`
+	Host              types.String   `tfsdk:"host"`
+	Path              types.String   `tfsdk:"path"`
+	ProfileScriptPath types.String   `tfsdk:"profile_script_path"`
+	HCAs              types.List     `tfsdk:"hcas"`
+	SocketIfname      types.String   `tfsdk:"socket_ifname"`
+	RDMADSCP          types.Int64    `tfsdk:"rdma_dscp"`
+	GIDIndex          types.String   `tfsdk:"gid_index"`
+	QPsPerConnection  types.Int64    `tfsdk:"qps_per_connection"`
+	CrossNIC          types.Int64    `tfsdk:"cross_nic"`
+	GDRLevel          types.String   `tfsdk:"gdr_level"`
+	Debug             types.String   `tfsdk:"debug"`
+	DebugSubsys       types.String   `tfsdk:"debug_subsys"`
+	NCCLVersion       types.String   `tfsdk:"nccl_version"`
+	Extra             types.Map      `tfsdk:"extra"`
+	IBTC              types.Int64    `tfsdk:"ib_tc"`
+	Rendered          types.String   `tfsdk:"rendered"`
+	Notes             types.List     `tfsdk:"notes"`
+	InSync            types.Bool     `tfsdk:"in_sync"`
+	Timeouts          timeouts.Value `tfsdk:"timeouts"`
 }
 
 const defaultNCCLConfPath = "/etc/nccl.conf"
@@ -112,6 +114,7 @@ func (r *ncclEnvProfileResource) Schema(_ context.Context, _ resource.SchemaRequ
 				MarkdownDescription: "Whether the host's files held exactly this profile at the last refresh."},
 		},
 	}
+	resp.Schema = hostDeadlines.withBlock(resp.Schema)
 }
 
 func (r *ncclEnvProfileResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -161,12 +164,22 @@ func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.Mo
 // Create writes the files; a create that wrote part of them before it failed is saved
 // tainted (applyHostPlan), so its destroy restores what it kept.
 func (r *ncclEnvProfileResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opCreate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, func(ctx context.Context, plan *ncclEnvProfileModel, diags *diag.Diagnostics) bool {
 		return r.write(ctx, plan, nil, diags)
 	})
 }
 
 func (r *ncclEnvProfileResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opUpdate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var plan, state ncclEnvProfileModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -184,6 +197,11 @@ func (r *ncclEnvProfileResource) Update(ctx context.Context, req resource.Update
 }
 
 func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opRead, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state ncclEnvProfileModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -223,6 +241,11 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 }
 
 func (r *ncclEnvProfileResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opDelete, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state ncclEnvProfileModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -46,6 +47,7 @@ type nicDCQCNModel struct {
 	RebootRequired types.Bool     `tfsdk:"reboot_required"`
 	PlannedChanges types.List     `tfsdk:"planned_changes"`
 	InSync         types.Bool     `tfsdk:"in_sync"`
+	Timeouts       timeouts.Value `tfsdk:"timeouts"`
 }
 
 type dcqcnModel struct {
@@ -67,7 +69,7 @@ func (r *nicDCQCNResource) Metadata(_ context.Context, req resource.MetadataRequ
 }
 
 func (r *nicDCQCNResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = nicDCQCNSchema()
+	resp.Schema = hostDeadlines.withBlock(nicDCQCNSchema())
 }
 
 func (r *nicDCQCNResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -138,10 +140,20 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 }
 
 func (r *nicDCQCNResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opCreate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
 func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.Plan, opUpdate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	applyHostPlan(ctx, req.Plan, &resp.State, &resp.Diagnostics, r.apply)
 }
 
@@ -149,6 +161,11 @@ func (r *nicDCQCNResource) Update(ctx context.Context, req resource.UpdateReques
 // example values reset by a reboot without the persistence unit). After an import, which
 // leaves dcqcn and cnp unset, it first reads them and the host QoS back from the host.
 func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opRead, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -248,6 +265,11 @@ func (m *nicDCQCNModel) observeQoS(f host.Facts) error {
 // its undo task, and says what stays: the values in effect until the next reboot or driver
 // reload, and values written to NV config (the mlxconfig path), which survive reboots.
 func (r *nicDCQCNResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, finish := hostDeadlines.bound(ctx, req.State, opDelete, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state nicDCQCNModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -37,6 +38,7 @@ type switchQoSModel struct {
 	PlannedOperations types.List      `tfsdk:"planned_operations"`
 	InSync            types.Bool      `tfsdk:"in_sync"`
 	RestorePoint      types.Map       `tfsdk:"restore_point"`
+	Timeouts          timeouts.Value  `tfsdk:"timeouts"`
 }
 
 type rdmaClassModel struct {
