@@ -50,12 +50,19 @@ func newTerraformCLI(t *testing.T, files map[string]string) *terraformCLI {
 	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"clusterbid/roce\" = \""+providerBinary(t)+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	c := &terraformCLI{t: t, dir: dir, env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
+	c.write(files)
+	return c
+}
+
+// write replaces files in the working directory.
+func (c *terraformCLI) write(files map[string]string) {
+	c.t.Helper()
 	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
-			t.Fatal(err)
+		if err := os.WriteFile(filepath.Join(c.dir, name), []byte(content), 0o600); err != nil {
+			c.t.Fatal(err)
 		}
 	}
-	return &terraformCLI{t: t, dir: dir, env: append(os.Environ(), "TF_CLI_CONFIG_FILE="+rc, "TF_IN_AUTOMATION=1", "CHECKPOINT_DISABLE=1")}
 }
 
 // run runs terraform with args and returns its output and exit code.

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -44,7 +46,7 @@ func (r *switchQoSResource) Metadata(_ context.Context, req resource.MetadataReq
 }
 
 func (r *switchQoSResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = switchQoSSchema()
+	resp.Schema = switchDeadlines.withBlock(switchQoSSchema())
 }
 
 func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -138,12 +140,17 @@ func holds(obs switchcfg.Observation, p switchcfg.Policy) bool {
 }
 
 func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	ctx, finish := switchDeadlines.bound(ctx, req.Plan, opCreate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var plan switchQoSModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	snap := r.apply(ctx, nil, &plan, nil, &resp.Diagnostics)
+	snap := r.apply(ctx, nil, &plan, nil, plannedLines(ctx, plan.PlannedOperations), &resp.Diagnostics)
 	if snap == nil {
 		return
 	}
@@ -159,6 +166,11 @@ func (r *switchQoSResource) Create(ctx context.Context, req resource.CreateReque
 }
 
 func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	ctx, finish := switchDeadlines.bound(ctx, req.State, opRead, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state switchQoSModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -210,6 +222,11 @@ func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, 
 }
 
 func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	ctx, finish := switchDeadlines.bound(ctx, req.Plan, opUpdate, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var plan, state switchQoSModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -217,7 +234,13 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	prior := state.policy()
-	snap := r.apply(ctx, &prior, &plan, r.restorePoint(ctx, &state, req.Private, &resp.Diagnostics), &resp.Diagnostics)
+	// A plan that changes no policy (only timeouts, say) shows the last change's operations,
+	// not ones it computed.
+	var planned []string
+	if !state.InSync.ValueBool() || !reflect.DeepEqual(prior, plan.policy()) {
+		planned = plannedLines(ctx, plan.PlannedOperations)
+	}
+	snap := r.apply(ctx, &prior, &plan, r.restorePoint(ctx, &state, req.Private, &resp.Diagnostics), planned, &resp.Diagnostics)
 	if snap == nil {
 		return
 	}
@@ -290,6 +313,11 @@ func hasFatal(ps []switchcfg.LosslessProblem) bool {
 }
 
 func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	ctx, finish := switchDeadlines.bound(ctx, req.State, opDelete, &resp.Diagnostics)
+	defer finish()
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	var state switchQoSModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
@@ -330,8 +358,10 @@ func (r *switchQoSResource) ImportState(ctx context.Context, req resource.Import
 // from prior (nil for a new resource) to the planned policy; it fills the plan's computed
 // attributes and returns the updated restore snapshot. The snapshot is nil when the switch
 // is unchanged; it comes with an error in diags, and in_sync false, when the Set failed but
-// may have reached the switch, which the caller must then record.
-func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, plan *switchQoSModel, snap switchcfg.Snapshot, diags *diag.Diagnostics) switchcfg.Snapshot {
+// may have reached the switch, which the caller must then record. planned are the operations
+// the plan showed, nil when it showed none: the switch changed since when they differ from
+// what it needs now, and nothing is sent.
+func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, plan *switchQoSModel, snap switchcfg.Snapshot, planned []string, diags *diag.Diagnostics) switchcfg.Snapshot {
 	backend, obs, ok := r.observe(ctx, plan, diags, false)
 	if !ok {
 		return nil
@@ -350,6 +380,13 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	changes, err := obs.PlanUpdate(prior, policy, snap)
 	if err != nil {
 		diags.AddError("Unable to Apply Switch QoS", fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent.", plan.Address.ValueString(), err))
+		return nil
+	}
+	if now := changes.Lines(); planned != nil && !slices.Equal(planned, now) {
+		diags.AddAttributeError(path.Root("planned_operations"), "Switch Changed Since the Plan",
+			fmt.Sprintf("The plan for %s showed %d operations, computed from the switch as it was then; it now needs these %d:\n\n%s\n\n"+
+				"Something changed the switch between plan and apply: another workspace or a person on it. Nothing was sent: plan again and review the operations.",
+				plan.Address.ValueString(), len(planned), len(now), strings.Join(now, "\n")))
 		return nil
 	}
 	tflog.Debug(ctx, "applying switch QoS", map[string]any{"address": plan.Address.ValueString(), "operations": changes.Len()})
@@ -451,6 +488,19 @@ func (r *switchQoSResource) restorePoint(ctx context.Context, m *switchQoSModel,
 		return nil
 	}
 	return snap
+}
+
+// plannedLines are the operations a plan showed, computed from the switch as it was then;
+// nil when it left them to the apply.
+func plannedLines(ctx context.Context, ops types.List) []string {
+	if ops.IsUnknown() || ops.IsNull() {
+		return nil
+	}
+	lines := []string{}
+	if ops.ElementsAs(ctx, &lines, false).HasError() {
+		return nil
+	}
+	return lines
 }
 
 func priorPolicy(m *switchQoSModel) *switchcfg.Policy {

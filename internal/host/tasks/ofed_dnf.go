@@ -1,6 +1,7 @@
 package tasks
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ func (t OFEDPin) DnfRepo() string {
 // locks as "dnf versionlock list" does (facts.ParseRPMQuery and
 // facts.ParseDnfVersionlock).
 func (t OFEDPin) planDnf(f host.Facts, pkgs []facts.Package) ([]host.Change, error) {
+	if err := interruptedRPM(pkgs); err != nil {
+		return nil, err
+	}
 	if !f.Has(host.FactDnfLocks) {
 		why := f.Absent[host.FactDnfLocks.String()]
 		if strings.HasPrefix(why, "exit status 200") || dnfLockRE.MatchString(why) {
@@ -183,4 +187,40 @@ func (t OFEDPin) dnfWaiting(args ...string) shell.Command {
 // failure on a lock after the wait is explained.
 func (t OFEDPin) dnfCommands(args ...string) host.Commands {
 	return host.Commands{Run: []shell.Runnable{t.dnfWaiting(args...)}, Sudo: true, Finish: true, Explain: explainDnfLock(t.packages(), t.lockTimeout())}
+}
+
+// ErrRPMInterrupted is a dnf transaction that stopped between installing a package's new
+// version and erasing its old one (a killed dnf, a lost session, a power loss): rpm's
+// database then holds both.
+var ErrRPMInterrupted = errors.New("a dnf transaction was interrupted")
+
+// interruptedRPM refuses to plan over a package rpm holds in two versions of one
+// architecture, which only an unfinished transaction leaves for these packages: dnf removes
+// the old version in the same transaction that installs the new one (rpm -U), except for
+// install-only packages, kernels and their kernel-module packages (dnf.conf(5)
+// installonlypkgs), whose versions live side by side. Repairing it is for a person.
+func interruptedRPM(pkgs []facts.Package) error {
+	versions := map[string][]string{}
+	var order []string
+	for _, p := range pkgs {
+		if !p.Installed || strings.HasPrefix(p.Name, "kernel") || strings.HasPrefix(p.Name, "kmod-") {
+			continue
+		}
+		key := p.Name + "." + p.Arch
+		if versions[key] == nil {
+			order = append(order, key)
+		}
+		versions[key] = append(versions[key], p.Version)
+	}
+	var dup []string
+	for _, k := range order {
+		if v := versions[k]; len(v) > 1 {
+			dup = append(dup, k+" ("+strings.Join(v, ", ")+")")
+		}
+	}
+	if len(dup) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: rpm holds two versions of %s; run `sudo dnf check --duplicates` and `sudo dnf history info last` on the host, "+
+		"finish or undo that transaction (`sudo dnf remove --duplicates` keeps the newest), then apply again", ErrRPMInterrupted, strings.Join(dup, ", "))
 }

@@ -209,3 +209,22 @@ func TestOFEDPinRHELLockedWhileGathering(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+// A package rpm holds in two versions of one architecture is what an interrupted dnf
+// transaction leaves: the plan refuses, naming both and the commands to repair it. Two
+// architectures, and kernel module packages, are not duplicates.
+func TestOFEDPinInterruptedRPM(t *testing.T) {
+	p := rhelPin(doca2510)
+	dup := []facts.Package{rpmPkg("doca-ofed", doca2507), rpmPkg("doca-ofed", doca2510), rpmPkg("rdma-core", "2507mlnx58-1")}
+	_, err := p.Plan(dnfFacts(run2507, p.DnfRepo(), nil, dup...))
+	if !errors.Is(err, ErrRPMInterrupted) || !strings.Contains(err.Error(), "doca-ofed.x86_64 ("+doca2507+", "+doca2510+")") ||
+		!strings.Contains(err.Error(), "dnf check --duplicates") || strings.Contains(err.Error(), "rdma-core") {
+		t.Fatalf("plan over duplicates: %v, want ErrRPMInterrupted naming doca-ofed's two versions", err)
+	}
+	multi := rpmPkg("rdma-core", "2507mlnx58-1")
+	multi.Arch = "i686"
+	kmods := []facts.Package{rpmPkg("kmod-mlnx-ofa_kernel", "25.07-1"), rpmPkg("kmod-mlnx-ofa_kernel", "25.10-1"), rpmPkg("rdma-core", "2507mlnx58-1"), multi}
+	if _, err := p.Plan(dnfFacts(run2507, p.DnfRepo(), nil, kmods...)); errors.Is(err, ErrRPMInterrupted) {
+		t.Fatalf("plan refused packages that may have two versions: %v", err)
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
 // faults are the injected failures waiting to happen.
@@ -20,6 +22,33 @@ type faults struct {
 	slowSet      time.Duration
 	hold         chan struct{} // closed by HoldSets' release; nil when Sets are not held
 	slowing      int           // Sets now waiting out slowSet or a hold
+	// editIn counts the Gets until editAfter runs (EditAfterGets); zero when none is queued.
+	editIn    int
+	editAfter func()
+}
+
+// EditAfterGets writes table|key out of band (as SetEntry) once n more Gets have been
+// answered: a second writer that changes the switch between two reads of one client, such
+// as a plan's and the apply's.
+func (t *Twin) EditAfterGets(n int, table, key string, e sonic.Entry) {
+	t.faults.mu.Lock()
+	defer t.faults.mu.Unlock()
+	t.faults.editIn, t.faults.editAfter = n, func() { t.SetEntry(table, key, e) }
+}
+
+// countGet runs a queued EditAfterGets edit when its Get has been answered.
+func (t *Twin) countGet() {
+	t.faults.mu.Lock()
+	var edit func()
+	if t.faults.editIn > 0 {
+		if t.faults.editIn--; t.faults.editIn == 0 {
+			edit, t.faults.editAfter = t.faults.editAfter, nil
+		}
+	}
+	t.faults.mu.Unlock()
+	if edit != nil {
+		edit()
+	}
 }
 
 // FailNextSet makes the next Set fail with code before anything is applied.

@@ -19,6 +19,7 @@ import (
 // paths of two with "Target conflict in path" (sonic-gnmi
 // sonic_data_client/mixed_db_client.go ParseDatabase).
 func (t *Twin) Get(_ context.Context, req *gpb.GetRequest) (*gpb.GetResponse, error) {
+	defer t.countGet() // after the answer: it runs once dbMu is released
 	if code, ok := t.faults.takeFailGet(); ok {
 		return nil, status.Errorf(code, "switchtwin: injected Get failure (%s)", code)
 	}
