@@ -22,11 +22,7 @@ func main() {
 	flag.Parse()
 
 	followTerraformLogLevel(os.LookupEnv, os.Setenv)
-	stopUsage, err := startUsageLog(os.Getenv(envUsageDir))
-	if err != nil {
-		log.Fatal(err)
-	}
-	stopProfile, err := startCPUProfile(os.Getenv(envCPUProfile))
+	stop, err := startInstrumentation()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -34,8 +30,7 @@ func main() {
 		Address: "registry.terraform.io/clusterbid/roce",
 		Debug:   debug,
 	})
-	stopProfile()
-	stopUsage()
+	stop()
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,3 +1,5 @@
+//go:build bench
+
 package main
 
 import (
@@ -32,6 +34,22 @@ const envCPUProfile = "ROCE_PROVIDER_CPUPROFILE"
 const envUsageDir = "ROCE_PROVIDER_USAGE_DIR"
 
 const usageInterval = 200 * time.Millisecond
+
+// startInstrumentation starts what the bench reads of each provider process: the usage file
+// and the profiles its environment asks for. The shipped binary has none of it (build tag
+// bench; make bench-tools builds with it).
+func startInstrumentation() (stop func(), err error) {
+	stopUsage, err := startUsageLog(os.Getenv(envUsageDir))
+	if err != nil {
+		return nil, err
+	}
+	stopProfile, err := startCPUProfile(os.Getenv(envCPUProfile))
+	if err != nil {
+		stopUsage()
+		return nil, err
+	}
+	return func() { stopProfile(); stopUsage() }, nil
+}
 
 // startCPUProfile starts a CPU profile into dir (nothing when dir is empty) and returns what
 // ends it.
