@@ -8,7 +8,8 @@ import (
 )
 
 // Platform is a switch model's lossless buffer pools, in bytes, as SONiC
-// sizes them (research/switch.md §3, buffers_defaults_t0.j2).
+// sizes them (sonic-buildimage device/mellanox/<platform>/<SKU>/
+// buffers_defaults_t0.j2).
 type Platform struct {
 	Name                     string
 	EgressLosslessPoolBytes  int64
@@ -26,8 +27,10 @@ var platforms = map[string]Platform{
 	"sn5600": {Name: "sn5600", EgressLosslessPoolBytes: spectrum4EgressLosslessBytes, IngressLosslessPoolBytes: sn5600IngressLosslessBytes},
 	// SONiC symlinks the SN5400 buffer templates to the SN5600 ones.
 	"sn5400": {Name: "sn5400", EgressLosslessPoolBytes: spectrum4EgressLosslessBytes, IngressLosslessPoolBytes: sn5600IngressLosslessBytes},
-	// The research gives the SN5610N ingress pools only as "142-144 MB";
-	// the lower bound, read as decimal MB, is the conservative choice.
+	// The SN5610N ingress pool size is known here only as "142-144 MB" (from
+	// sonic-buildimage device/mellanox/x86_64-nvidia_sn5610n-r0
+	// buffers_defaults_t0.j2); the lower bound, read as decimal MB, is the
+	// conservative choice.
 	"sn5610n": {Name: "sn5610n", EgressLosslessPoolBytes: spectrum4EgressLosslessBytes, IngressLosslessPoolBytes: sn5610nIngressLosslessLowered},
 }
 

@@ -2,7 +2,8 @@ package fabric
 
 import "fmt"
 
-// Conventional values of the RDMA traffic contract (domain brief §1).
+// Conventional values of the RDMA traffic contract, as NVIDIA's RoCE defaults
+// use them on hosts and switches.
 const (
 	DefaultRDMADSCP     = 26 // AF31
 	DefaultRDMAPriority = 3

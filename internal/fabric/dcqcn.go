@@ -5,9 +5,10 @@ import (
 	"math"
 )
 
-// DCQCN is the mlx5 congestion-control configuration in human units
-// (research/host.md §1c-§1d). Knobs converts it to the fixed-point firmware
-// values.
+// DCQCN is the mlx5 congestion-control configuration in human units (units
+// and ranges from NVIDIA's DCQCN parameter documentation, symbols from Zhu et
+// al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015).
+// Knobs converts it to the fixed-point firmware values.
 type DCQCN struct {
 	Gain                        float64 // g, unitless EWMA gain of alpha; dce_tcp_g = 1024 - g*1024
 	AlphaUpdatePeriodUS         int     // dce_tcp_rtt

@@ -1,7 +1,8 @@
 package fabric
 
-// debugfsNames maps OFED sysfs knob names to upstream debugfs cc_params
-// file names (research/host.md §1b).
+// debugfsNames maps OFED sysfs knob names (MLNX_OFED mlx5 en_sysfs.c) to
+// upstream debugfs cc_params file names (Linux
+// drivers/infiniband/hw/mlx5/cong.c).
 var debugfsNames = map[string]string{
 	"clamp_tgt_rate":                "rp_clamp_tgt_rate",
 	"clamp_tgt_rate_after_time_inc": "rp_clamp_tgt_rate_ati",

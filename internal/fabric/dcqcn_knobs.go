@@ -54,7 +54,9 @@ func boolKnob(name, path string, field func(*DCQCN) *bool) knobSpec {
 }
 
 // intKnobs are the knobs whose human value is the knob value; ranges from
-// research/host.md §1c (line-rate bounds use MaxLineRateMbps).
+// NVIDIA's DCQCN parameter documentation, as prometheus/procfs
+// sysfs/net_class_ecn.go also records them (line-rate bounds use
+// MaxLineRateMbps).
 var intKnobs = []knobSpec{
 	intKnob("rpg_time_reset", "dcqcn.time_reset_us", 1, 131071, func(d *DCQCN) *int { return &d.TimeResetUS }),
 	intKnob("rpg_byte_reset", "dcqcn.byte_reset", 1, 32767, func(d *DCQCN) *int { return &d.ByteReset }),

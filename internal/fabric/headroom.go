@@ -9,8 +9,8 @@ import (
 )
 
 // Spectrum-4 constants of the Mellanox headroom model (sonic-swss
-// buffer_headroom_mellanox.lua with sonic-buildimage asic_table.j2; see
-// research/switch.md §4).
+// cfgmgr/buffer_headroom_mellanox.lua with sonic-buildimage
+// platform/mellanox/asic_table.j2).
 const (
 	spectrum4CellBytes       = 192
 	spectrum4PipelineBytes   = 19 * 1024 // pipeline_latency 19 KiB

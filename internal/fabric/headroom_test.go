@@ -7,7 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sn5600Table is SONiC's ACS-SN5600 pg_profile_lookup.ini (research/switch.md §3), MTU 9100.
+// sn5600Table is sonic-buildimage's
+// device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600/pg_profile_lookup.ini, MTU 9100.
 var sn5600Table = []struct {
 	speed int
 	cable float64

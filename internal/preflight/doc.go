@@ -9,5 +9,7 @@
 // [host.Gather] already read (and an optional parsed NCCL log), so the same
 // facts always give the same verdicts in the same order. Every verdict says
 // what was seen and, when it fails, what to do about it. The checks follow the
-// pre-flight recipe of the project's host research (section 6).
+// usual GPUDirect pre-flight sequence: port state and GID table (ibv_devinfo,
+// sysfs), peer-memory registration (nvidia-peermem or DMA-BUF), GPU-NIC
+// affinity (nvidia-smi topo -m), then NCCL's own debug log.
 package preflight

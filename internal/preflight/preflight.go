@@ -69,7 +69,7 @@ type Verdict struct {
 // GID index 0 and does not require GPU Direct RDMA.
 type Options struct {
 	// MinBAR1MiB is the smallest acceptable BAR1 aperture per GPU in MiB;
-	// 0 only reports the size. The research gives no general threshold.
+	// 0 only reports the size: there is no documented general threshold.
 	MinBAR1MiB int64
 	// RequireGDR makes the GPU Direct RDMA checks (gpu_nic_affinity,
 	// gpudirect, nccl_gdr_hca, nccl_gdr_path, nccl_gdrdma_channels) fail

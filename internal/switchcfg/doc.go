@@ -2,9 +2,9 @@
 //
 // The resource layer speaks to a Backend and to the Observation and Changes it returns, which
 // say nothing of the transport: a provider renders their lines, findings and problems as they
-// are. The only backend today is SONiC, which writes CONFIG_DB through gNMI (package gnmi) and
-// reads its buffer manager's results back; a backend for NVIDIA Cumulus (NVUE REST) goes
-// behind the same interfaces.
+// are. There are two backends: SONiC, which writes CONFIG_DB through gNMI (package sonicdb)
+// and reads its buffer manager's results back, and NVIDIA Cumulus, which stages and applies
+// an NVUE revision over REST (package nvue).
 package switchcfg
 
 import (

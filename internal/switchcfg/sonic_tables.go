@@ -1,6 +1,7 @@
 package switchcfg
 
-// CONFIG_DB tables the SONiC backend reads or writes (shared/research/switch.md §3).
+// CONFIG_DB tables the SONiC backend reads or writes (schemas in sonic-buildimage
+// src/sonic-yang-models/yang-models).
 const (
 	tableDeviceMetadata = "DEVICE_METADATA"
 	tableVersions       = "VERSIONS"

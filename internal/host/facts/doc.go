@@ -9,7 +9,7 @@
 // small files (GID tables, the OFED ecn/ tree, debugfs cc_params), its probe is
 // a single script that prints one line per file in a format defined here.
 //
-// Parsers are golden-tested on the real output formats recorded in the
-// project's host research (ibv_devinfo, nvidia-smi, mlnx_qos, NCCL logs, ...),
-// and fuzzed.
+// Parsers are golden-tested on real output samples of the tools (ibv_devinfo,
+// nvidia-smi, mlnx_qos, NCCL logs, ...) from public issues and vendor
+// documentation, and fuzzed.
 package facts

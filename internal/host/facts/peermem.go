@@ -33,7 +33,7 @@ type PeerMem struct {
 	// Registered reports that the nv_mem peer-memory client exists.
 	Registered bool
 	// Version is the first non-empty line of the version file as printed.
-	// Its format is not recorded in the research notes; treat it as opaque.
+	// Its format is not documented; treat it as opaque.
 	Version string
 }
 

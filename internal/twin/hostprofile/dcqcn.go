@@ -12,8 +12,9 @@ type dcqcnParam struct {
 	def      int    // firmware default
 }
 
-// dcqcnParams are the firmware defaults of research/host.md §1c, in the
-// upstream debugfs file order of §1b.
+// dcqcnParams are the ConnectX firmware defaults (NVIDIA's DCQCN parameter
+// documentation, "mlxconfig q" dumps), in the order the upstream kernel's
+// drivers/infiniband/hw/mlx5/cong.c creates the cc_params files.
 var dcqcnParams = []dcqcnParam{
 	{"rp", "clamp_tgt_rate", "rp_clamp_tgt_rate", "CLAMP_TGT_RATE", 0},
 	{"rp", "clamp_tgt_rate_after_time_inc", "rp_clamp_tgt_rate_ati", "CLAMP_TGT_RATE_AFTER_TIME_INC", 1},

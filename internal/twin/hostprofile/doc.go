@@ -13,8 +13,8 @@
 // reboot. Nothing here mounts or starts anything.
 //
 // The fake /sys is plain files laid out like the kernel's: netdevs with the
-// OFED ecn/ DCQCN tree (firmware defaults of research/host.md §1c; 0444 on
-// VFs), RDMA devices with GID tables (unused slots' attribute files cannot
+// OFED ecn/ DCQCN tree (ConnectX firmware defaults, per NVIDIA's DCQCN
+// parameter documentation and "mlxconfig q" dumps; 0444 on VFs), RDMA devices with GID tables (unused slots' attribute files cannot
 // be opened, as on a real kernel), debugfs cc_params (unopenable under
 // lockdown), /sys/kernel/security/lockdown and /sys/module. The stand-in
 // tools in /usr/local/sbin read that tree and print the real tools' output
@@ -35,12 +35,11 @@
 // of a stand-in is prefixed with $TWIN_ROOT, empty inside the twin; tests set
 // it to run the stand-ins from outside against a rendered tree.
 // TestStandInOutputGolden pins every stand-in's output per profile in
-// testdata/standins, so a stand-in made cheaper (a script rewritten in Go)
-// prints the same bytes; a change of behaviour shows there as a reviewed
-// diff.
+// testdata/standins, so a stand-in made cheaper prints the same bytes; a
+// change of behaviour shows there as a reviewed diff.
 // Read-only calls write nothing and setters serialise (mlnx_qos under an
-// flock(2) of /run/twin/qos.lock, the lock the sh version took with
-// flock(1)), as a gather may run beside an apply on the same host.
+// flock(2) of /run/twin/qos.lock, which flock(1) in a shell script takes
+// too), as a gather may run beside an apply on the same host.
 //
 // Behaviour a bootstrapper can rely on:
 //

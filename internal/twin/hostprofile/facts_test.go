@@ -288,7 +288,8 @@ func TestFactsDCQCNTrees(t *testing.T) {
 	if diff := cmp.Diff(wantCC, cc["0000:17:00.0"]); diff != "" {
 		t.Errorf("cc_params (-want +got):\n%s", diff)
 	}
-	// The research notes' firmware defaults, spelled out once.
+	// The ConnectX firmware defaults (NVIDIA's DCQCN parameter documentation,
+	// "mlxconfig q" dumps), spelled out once.
 	for k, v := range map[string]int64{"dce_tcp_g": 1019, "dce_tcp_rtt": 1, "initial_alpha_value": 1023, "rpg_gd": 11,
 		"rpg_min_dec_fac": 50, "rpg_time_reset": 300, "rpg_byte_reset": 32767, "rpg_threshold": 1, "rpg_ai_rate": 5, "rpg_hai_rate": 50} {
 		if st.RP[k] != v {

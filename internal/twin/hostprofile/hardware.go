@@ -29,8 +29,10 @@ type nicModel struct {
 	speedMbps              int    // /sys/class/net/<if>/speed
 }
 
-// nicModels: part numbers, firmware and the CX-7 PSID come from the samples
-// in research/host.md §6; the CX-8 board id is a plausible stand-in.
+// nicModels: part numbers, firmware and the CX-7 PSID come from public
+// ibv_devinfo and ibdev2netdev samples (e.g. DeepEP issue #38), the PCI
+// device ids from the kernel's mlx5 PCI id table (mlx5/core/main.c); the
+// CX-8 board id is a plausible stand-in.
 var nicModels = map[string]nicModel{
 	ConnectX7: {
 		pciDevice: "0x1021", vfPCIDevice: "0x101e", partID: 4129, vfPartID: 4126,

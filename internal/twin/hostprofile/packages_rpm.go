@@ -6,9 +6,9 @@ import (
 	"strings"
 )
 
-// The RPM names follow NVIDIA's RHEL 9 repositories (research: DOCA 3.1.0
-// on RHEL 9.6 in a public "dnf install" transcript, DOCA 3.2 EL package
-// lists, ofed-scripts.spec):
+// The RPM names follow NVIDIA's RHEL 9 repositories (a public "dnf install"
+// transcript of DOCA 3.1.0 on RHEL 9.6, NVIDIA's DOCA 3.2 EL package lists,
+// ofed-scripts.spec):
 //
 //   - the kernel package is mlnx-ofa_kernel with its release
 //     "OFED.<ofed version>.1.<dist>", plus kmod-mlnx-ofa_kernel (a kABI

@@ -25,8 +25,8 @@ func sshdConfig(name, listen string, port int) string {
 		"UsePAM no",
 		"StrictModes no",
 		"PidFile /run/sshd.pid",
-		// OpenSSH defaults, spelled out because the bootstrapper's
-		// connection pool is sized against them (research/terraform.md §6.3).
+		// OpenSSH defaults (sshd_config(5)), spelled out because the
+		// bootstrapper's connection pool is sized against them.
 		"MaxSessions 10",
 		"MaxStartups 10:30:100",
 		"LogLevel VERBOSE",

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The scripts ran mawk (Debian's awk); these model the parts of its value
-// semantics they relied on.
+// These model the parts of mawk's (Debian's awk) value semantics that the
+// stand-ins' pinned output depends on.
 
 // awkVal is an awk value: a number, a string, a string from input that looks
 // numeric (strnum: fields, split() elements, -v values) or uninitialized.

@@ -5,11 +5,11 @@ import (
 	"strings"
 )
 
-// The GID helpers are the scripts' gid.awk: GIDs in sysfs form (8 groups of 4
-// hex digits), with awk's string semantics kept for odd input.
+// The GID helpers work on GIDs in sysfs form (8 groups of 4 hex digits),
+// with awk's string semantics kept for odd input.
 
-// hexval is the value of a string of hex digits; as in the awk, a non-hex
-// byte counts -1.
+// hexval is the value of a string of hex digits; a non-hex byte counts -1,
+// as awk's index("0123456789abcdef", c) - 1 gives.
 func hexval(s string) int64 {
 	s = strings.ToLower(s)
 	var v int64
@@ -108,8 +108,9 @@ func ntop(g string) string {
 	return out.String()
 }
 
-// sysread is gid.awk's sysread: the first line, and whether there was one
-// (ok) and whether the file could be opened (found).
+// sysread reads a sysfs attribute as awk's getline does: the first line,
+// and whether there was one (ok) and whether the file could be opened
+// (found).
 func sysread(p string) (line string, ok, found bool) {
 	l, r := awkGetline(p)
 	if r <= 0 {
@@ -134,8 +135,8 @@ func showGIDs(c *ctx, args []string) int {
 	if devs == "" {
 		devs = c.ls(c.sys + "/class/infiniband/")
 	}
-	// The entries went through a final awk, whose output reached the pipe
-	// at its exit, after every complaint of ls.
+	// The entries are printed at the end, after every complaint of ls, as
+	// the output of a final awk in a pipeline reaches the pipe at its exit.
 	var body strings.Builder
 	n := 0
 	for _, d := range fields(devs) {
@@ -152,8 +153,8 @@ func showGIDs(c *ctx, args []string) int {
 				}
 				nd, _, _ := sysread(pd + "/gid_attrs/ndevs/" + name)
 				ty, _, _ := sysread(pd + "/gid_attrs/types/" + name)
-				// The script passed each entry through a second awk
-				// with -F '\t': split the same way.
+				// Split each entry on tabs as awk -F '\t' does, so a tab
+				// inside a value moves the fields the same way.
 				f := strings.Split(d+"\t"+p+"\t"+name+"\t"+gid+"\t"+ty+"\t"+nd, "\t")
 				if f[3] == "0000:0000:0000:0000:0000:0000:0000:0000" || f[3] == "fe80:0000:0000:0000:0000:0000:0000:0000" {
 					continue

@@ -92,8 +92,8 @@ func ibvDevinfo(c *ctx, args []string) int {
 	return rc
 }
 
-// printDevice is the script's print_device: false when the port asked for is
-// beyond the device's; exit >= 0 when the shell would have ended.
+// printDevice prints device d: false when the port asked for is beyond the
+// device's; exit >= 0 where a shell would end.
 func (c *ctx) printDevice(d, ibport string, verbose bool) (ok bool, exit int) {
 	cd := c.sys + "/class/infiniband/" + d
 	b := c.bdf(d)
@@ -134,8 +134,8 @@ func (c *ctx) printDevice(d, ibport string, verbose bool) (ok bool, exit int) {
 	return true, -1
 }
 
-// printPort is the script's print_port; it returns the exit status when the
-// shell would have ended, else -1.
+// printPort prints port p of device d; it returns the exit status where a
+// shell would end, else -1.
 func (c *ctx) printPort(d string, p int64, verbose bool) int {
 	pd := c.sys + "/class/infiniband/" + d + "/ports/" + itoa(p)
 	st, ok := readLine(pd + "/state")

@@ -15,7 +15,7 @@ func lsmod(c *ctx, _ []string) int {
 	mods, db := c.run+"/modules", c.lib+"/modules.db"
 	const atEAccess = 0x200
 	if syscall.Faccessat(-100, mods, 4, atEAccess) != nil {
-		// The script creates the list, so a later reader finds it.
+		// A missing list is created, so a later reader finds it.
 		f, err := os.OpenFile(mods, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
 		if err != nil {
 			msg := errText(err)

@@ -19,14 +19,14 @@ import (
 //
 // A call that sets something holds an exclusive flock(2) of
 // $TWIN_RUN/qos.lock from its read of the state to its save, as the kernel
-// serialises DCB netlink requests under RTNL (the sh version took the same
-// lock with flock(1), so the two interoperate); a call that only prints
+// serialises DCB netlink requests under RTNL (flock(1) takes the same lock,
+// so a shell script holding it excludes this too); a call that only prints
 // writes nothing, so a gather running beside an apply cannot put back the
 // state it read.
 //
-// The lists go through the pipelines the script ran on them (echo into cut
-// or awk, IFS=, splitting, pathname expansion), so odd values print what
-// they printed; the state file is read as QoSState reads it.
+// The lists go through models of sh pipelines (echo into cut or awk, IFS=,
+// splitting, pathname expansion), so odd values print as they would in sh;
+// the state file is read as QoSState reads it.
 func mlnxQoS(c *ctx, args []string) int {
 	if !c.requireOFED("mlnx_qos") {
 		return 127
@@ -482,8 +482,8 @@ func (c *ctx) testGreater(line int, a, b string) bool {
 	return ok && x > y
 }
 
-// allDigits reports whether s is a non-empty run of digits, which the
-// script tested as case $v in "" | *[!0-9]*) failing.
+// allDigits reports whether s is a non-empty run of digits: sh's
+// case $v in "" | *[!0-9]*) failing.
 func allDigits(s string) bool {
 	if s == "" {
 		return false
@@ -546,7 +546,7 @@ func setnth(list string, i int, v string) string {
 	return cmdSubst(b.String())
 }
 
-// dscpEdit is the script's awk that sets (a = "set") or deletes DSCP d's
+// dscpEdit is an awk-style edit that sets (a = "set") or deletes DSCP d's
 // priority p in the 64-item map (items "-" for none), per line of the map.
 // d indexes the map only when it is an index's canonical text: "07" names
 // another array element in awk.
@@ -600,9 +600,8 @@ var defaultDSCPMap = func() string {
 }()
 
 // QoSState is an interface's DCB state as mlnx_qos keeps it in
-// $TWIN_RUN/qos/<if>: sh assignments "name=value" (dscp2prio single-quoted),
-// sourced by the script that wrote it. Values are kept as the text they
-// were, lists comma-separated; DSCP2Prio is 64 space-separated priorities
+// $TWIN_RUN/qos/<if>: sh assignments "name=value" (dscp2prio single-quoted)
+// that a shell can source. Values are kept as text, lists comma-separated; DSCP2Prio is 64 space-separated priorities
 // ("-" for none), empty when no DSCP app entry exists, or "default".
 type QoSState struct {
 	DCBX, PFC, PrioTC, TSA, TCBW, RateLimit, CableLen, Prio2Buffer, BufferSize, MaxBufferSize, DSCP2Prio string
@@ -619,7 +618,7 @@ func QoSDefaults() QoSState {
 	}
 }
 
-// ParseQoSState reads a state file over the defaults as ". file" did:
+// ParseQoSState reads a state file over the defaults as ". file" does:
 // assignment-only commands (see ParseProfileEnv); other commands and
 // variables other than the state's are ignored. ok is false when the file
 // ends inside a quote, which is a syntax error to sh.

@@ -71,7 +71,7 @@ func TestMlnxQoSSetters(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "run/twin/qos.lock")); err != nil {
 		t.Errorf("a setter took no lock: %v", err)
 	}
-	// "07" is not index 7 of the script's awk array: nothing changes.
+	// "07" is not index 7 of an awk array: nothing changes.
 	before := string(state)
 	run(t, root, "mlnx_qos", "-i", "ens1f0np0", "--dscp2prio", "set,07,0")
 	if after, _ := os.ReadFile(filepath.Join(root, "run/twin/qos/ens1f0np0")); string(after) != before {

@@ -17,29 +17,28 @@ import (
 // current values, and boots the DCQCN and trust state from them. The
 // parameters, their defaults and enum labels are $TWIN_LIB/nvconfig.db.
 //
-// Output, prompts and exit codes are the sh stand-in's, after NVIDIA's MFT
-// documentation (https://docs.nvidia.com/networking/display/mftv4330/
+// Output, prompts and exit codes follow NVIDIA's MFT documentation
+// (https://docs.nvidia.com/networking/display/mftv4330/
 // examples+of+mlxconfig+usage): -d takes an mst device such as
 // /dev/mst/mt4117_pciconf0 or a PCI address, "q" prints the Next Boot
 // column, --enable_verbosity (-e) adds Default and Current and marks with
 // '*' what differs, "s" asks to apply unless -y, "r" resets to the
 // defaults, and changes take effect at the next boot; a VF cannot be
-// opened. Where that script accepted what the real tool refuses, this port
-// refuses too:
+// opened. Input the real tool refuses is refused, even where a literal
+// shell reading would take it:
 //   - -d takes an RDMA device listed in /sys/class/infiniband, a PCI address
 //     equal to one of theirs (0000:17:00.0 or 17:00.0) or
-//     /dev/mst/mt<id>_pciconf<N> for the N-th device; the script also took
-//     addresses with wildcard characters (they went to grep as a regular
-//     expression), paths through the device names and pciconf suffixes with
-//     junk after the number;
-//   - a parameter name is one argument matched exactly against the table;
-//     the script split query arguments on blanks (so "" queried everything),
-//     accepted the table's comment marker "#" as a name for set, and let awk
-//     expand backslash escapes in names and values.
+//     /dev/mst/mt<id>_pciconf<N> for the N-th device; not addresses with
+//     wildcard or regular-expression characters, paths through the device
+//     names or pciconf suffixes with junk after the number;
+//   - a parameter name is one argument matched exactly against the table:
+//     query arguments are not split on blanks ("" is an unknown name, not
+//     everything), the table's comment marker "#" is no name for set, and
+//     names and values are matched with no backslash escapes expanded.
 //
-// Still more lenient than the real tool, as the script was: unknown options
-// are ignored, and a value is not checked against the parameter's width or
-// its enum (any decimal number is stored).
+// It is more lenient than the real tool elsewhere: unknown options are
+// ignored, and a value is not checked against the parameter's width or its
+// enum (any decimal number is stored).
 func mlxConfig(c *ctx, args []string) int {
 	o, code, done := mlxParseArgs(c, args)
 	if done {
@@ -107,8 +106,8 @@ type mlxOpts struct {
 }
 
 // mlxParseArgs reads the options up to the command. done means exit with
-// code now: -h, or an option that wanted an argument and had none (the
-// script then failed its second shift, which ends sh).
+// code now: -h, or an option that wanted an argument and had none (dash's
+// "shift: can't shift that many", which ends sh).
 func mlxParseArgs(c *ctx, args []string) (o mlxOpts, code int, done bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -241,7 +240,7 @@ func (db nvDB) lookup(name string) (nvParam, bool) {
 }
 
 // labelOf splits a labels element "N=LABEL" as awk's split(e, kv, "=")
-// did: kv[1] and kv[2].
+// does: kv[1] and kv[2].
 func labelOf(e string) (num, label string) {
 	num, rest, _ := strings.Cut(e, "=")
 	label, _, _ = strings.Cut(rest, "=")
@@ -265,8 +264,8 @@ func showQuery(p nvParam, v string) string {
 }
 
 // showSet is how set prints value v of p: like showQuery, but compared as
-// awk compared its -v value with a label (numbers as numbers, whatever
-// their form).
+// awk compares a -v value with a label (numbers as numbers, whatever their
+// form).
 func showSet(p nvParam, v string) string {
 	v = mawkVar(v)
 	out := v
@@ -436,7 +435,7 @@ func (c *ctx) mlxSet(db nvDB, o mlxOpts, n int, name, next string) (code int, ok
 	return 0, true
 }
 
-// nextValue is value() of the script: the text after "NAME=" on the last
+// nextValue is param's next-boot value: the text after "NAME=" on the last
 // line of file p that starts so, else the default.
 func nextValue(p string, param nvParam) string {
 	b, err := readBounded(p, 16<<20)
@@ -455,9 +454,8 @@ func nextValue(p string, param nvParam) string {
 	return cmdSubst(echo(v))
 }
 
-// storeNV replaces name's line of KEY=VALUE file p with name=num as the
-// script did: the other lines to p.tmp, the new one appended, p.tmp renamed
-// over p.
+// storeNV replaces name's line of KEY=VALUE file p with name=num: the other
+// lines to p.tmp, the new one appended, p.tmp renamed over p.
 func (c *ctx) storeNV(p, name, num string) {
 	var kept strings.Builder
 	if b, err := readBounded(p, 16<<20); err == nil {

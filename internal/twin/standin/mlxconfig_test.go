@@ -39,8 +39,10 @@ func runIn(t *testing.T, root, stdin, name string, args ...string) (string, stri
 	return out.String(), errb.String(), code
 }
 
-// TestMlxconfigRefusesWhatTheScriptTook: where the sh stand-in was more
-// lenient than NVIDIA's mlxconfig, the port refuses, and writes nothing.
+// TestMlxconfigRefusesWhatTheScriptTook: input NVIDIA's mlxconfig refuses
+// and a literal shell reading would take (wildcard addresses, paths through
+// device names, junk after pciconf<N>, "#", backslash escapes, blank-split
+// names) is refused, and nothing is written.
 func TestMlxconfigRefusesWhatTheScriptTook(t *testing.T) {
 	root := nvTree(t)
 	for _, c := range []struct {
@@ -55,7 +57,7 @@ func TestMlxconfigRefusesWhatTheScriptTook(t *testing.T) {
 		{[]string{"-d", "/dev/mst/mt4129_pciconf01", "q"}, "-E- Failed to open device: /dev/mst/mt4129_pciconf01. No such file or directory\n"},
 		{[]string{"-d", "mlx5_0", "-y", "s", "#=5"}, "-E- The Device doesn't support # parameter\n"},
 		{[]string{"-d", "mlx5_0", "-y", "s", `\x43NP_DSCP_P1=5`}, `-E- The Device doesn't support \x43NP_DSCP_P1 parameter` + "\n"},
-		// The message goes through dash's echo, as the script's did, which reads \061 as "1".
+		// The message goes through dash's echo, which reads \061 as "1".
 		{[]string{"-d", "mlx5_0", "-y", "s", `CNP_DSCP_P1=\061`}, "-E- Failed to set configuration: Invalid value '1' for CNP_DSCP_P1\n"},
 		{[]string{"-d", "mlx5_0", "q", ""}, "-E- The Device doesn't support  parameter\n"},
 		{[]string{"-d", "mlx5_0", "q", "SRIOV_EN CNP_DSCP_P1"}, "-E- The Device doesn't support SRIOV_EN CNP_DSCP_P1 parameter\n"},

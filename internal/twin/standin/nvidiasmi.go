@@ -132,7 +132,7 @@ func (s *smi) invalid() int {
 	return 2
 }
 
-// gpuLines is the script's gpu_lines: the gpus file, or with idx the lines
+// gpuLines is the gpus file, or with idx the lines
 // whose first field equals idx as awk compares ($1 == i: numerically when
 // both look numeric).
 func (s *smi) gpuLines(idx string) string {
@@ -334,7 +334,7 @@ func (s *smi) queryGPU(fieldList, format, idx string) int {
 }
 
 // topo is topo -m: the GPU/NIC affinity matrix, computed with awk's
-// comparison rules as the script did.
+// comparison rules.
 func (s *smi) topo() {
 	c := s.c
 	var nic []string

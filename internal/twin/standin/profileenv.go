@@ -2,12 +2,12 @@ package standin
 
 import "strings"
 
-// ParseProfileEnv reads /etc/twin/profile.env the way the scripts' ". file"
-// did, for the subset hostprofile writes: commands made only of NAME=WORD
+// ParseProfileEnv reads /etc/twin/profile.env the way sh's ". file" does,
+// for the subset hostprofile writes: commands made only of NAME=WORD
 // assignments (later ones win), with WORD's single quotes, double quotes and
 // backslashes removed as the shell removes them; blank lines and # comments.
 // A command with any other word runs a program in sh, which this cannot, so
-// it is skipped along with its assignments (they were only its
+// it is skipped along with its assignments (they are only its
 // environment). $ expansions are kept literally: hostprofile quotes every $.
 // An unterminated quote ends the file.
 func ParseProfileEnv(s string) map[string]string {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 )
 
-// Models of the shell and coreutils pieces the setter scripts relied on
-// beyond what the read-only tools needed: pipelines of echo into cut or
+// Models of the shell and coreutils pieces the setters' pinned behaviour
+// depends on beyond what the read-only tools need: pipelines of echo into cut or
 // awk, field splitting with a non-blank IFS, pathname expansion of unquoted
 // words, mkdir -p, redirections that create files, and mv.
 

@@ -1,16 +1,20 @@
 // Package standin holds the host twin's hot hardware stand-in tools in Go:
 // show_gids, ibv_devinfo, ibdev2netdev, nvidia-smi, lsmod, cma_roce_tos,
-// mlnx_qos, ethtool and mlxconfig. They replaced POSIX sh scripts of package
-// hostprofile whose every call forked dozens of awk, ls and sort processes;
-// each tool here prints byte for byte what its script printed (hostprofile's
-// TestStandInOutputGolden pins that), with the same exit codes and side
-// effects, including the shell's error messages where the script could meet
-// one ("<$0>: <line>: ..." for dash's). The one departure: mlxconfig refuses
-// device names, parameter names and values that the script took and the
-// real tool does not (listed at mlxConfig).
+// mlnx_qos, ethtool and mlxconfig. They are Go, unlike the twin's other
+// stand-ins, because a fact gather runs them on every host and a shell
+// version of each forks dozens of awk, ls and sort processes per call.
+// Their behaviour is specified in POSIX sh (dash) and mawk terms: output,
+// exit codes and side effects are pinned byte for byte by hostprofile's
+// TestStandInOutputGolden, including dash's error messages ("<$0>: <line>:
+// ...") where a shell implementation would meet one, so the helpers here
+// model the shell, awk and coreutils behaviour those bytes depend on. The
+// one exception: mlxconfig refuses device names, parameter names and values
+// that a literal shell reading would take and the real tool does not
+// (listed at mlxConfig).
 //
-// Paths go through $TWIN_ROOT like the scripts' library common.sh did: empty
-// inside the twin, the rendered root when tests run the tools from outside.
+// Paths go through $TWIN_ROOT as in the sh stand-ins' library common.sh:
+// empty inside the twin, the rendered root when tests run the tools from
+// outside.
 package standin
 
 import (
@@ -37,8 +41,8 @@ var tools = map[string]func(*ctx, []string) int{
 }
 
 // Run runs stand-in name with args (without the program name) and returns its
-// exit status. prog is what the script's $0 was: the path the tool was run
-// by; it prefixes the shell's error messages. env looks up the caller's
+// exit status. prog is the tool's $0: the path it was run by; it prefixes
+// the shell-style error messages. env looks up the caller's
 // environment. An unknown name is refused as a shell would (exit 127).
 func Run(name, prog string, args []string, env func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fn, ok := tools[name]
@@ -54,7 +58,8 @@ func Run(name, prog string, args []string, env func(string) string, stdin io.Rea
 	return code
 }
 
-// ctx is what common.sh set up: the paths under R and the profile.
+// ctx is what common.sh sets up for a stand-in: the paths under $R and the
+// profile.
 type ctx struct {
 	prog string
 	env  func(string) string
@@ -106,7 +111,7 @@ func (c *ctx) getDefault(k, def string) string {
 func (c *ctx) printf(format string, a ...any) { fmt.Fprintf(c.out, format, a...) }
 func (c *ctx) print(s ...string) {
 	for _, x := range s {
-		_, _ = c.out.WriteString(x) // a write error shows at Flush, which Run ignores as the shell did
+		_, _ = c.out.WriteString(x) // a write error shows at Flush, which Run ignores as a shell does
 	}
 }
 

@@ -78,8 +78,8 @@ func TestNumCompare(t *testing.T) {
 	}
 }
 
-// TestMissingFiles: a device with nothing but its directory prints the
-// scripts' empty fields and defaults, and nothing panics.
+// TestMissingFiles: a device with nothing but its directory prints empty
+// fields and defaults, and nothing panics.
 func TestMissingFiles(t *testing.T) {
 	root := tree(t, map[string]string{
 		"sys/class/infiniband/mlx5_0/ports/1/": "",

@@ -2,8 +2,8 @@
 // SONiC, as its gnmi container shows it to a gNMI client: a real gRPC gNMI
 // server with an in-memory CONFIG_DB.
 //
-// It follows sonic-net/sonic-gnmi's native write path (see
-// shared/research/switch.md §1b):
+// It follows sonic-net/sonic-gnmi's native write path (gnmi_server/server.go,
+// sonic_data_client/mixed_db_client.go):
 //
 //   - paths have origin "sonic-db" and the elements CONFIG_DB, localhost,
 //     TABLE, KEY, field; a composite key such as "Ethernet0|3" is one element;

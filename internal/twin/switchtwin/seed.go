@@ -37,8 +37,9 @@ func supportedSpeeds(lanes int) []int {
 }
 
 // seed returns CONFIG_DB as SONiC renders it for an SN5600 from
-// qos_config.j2 and the SKU's buffer templates (shared/research/switch.md §3),
-// for the tables the provider reads or writes.
+// sonic-buildimage files/build_templates/qos_config.j2 and the SKU's buffer
+// templates (device/mellanox/x86_64-nvidia_sn5600-r0/ACS-SN5600), for the
+// tables the provider reads or writes.
 func seed(s settings) sonic.DB {
 	db := sonic.DB{}
 	db.SetEntry("DEVICE_METADATA", "localhost", sonic.Entry{

@@ -167,8 +167,8 @@ func TestSetIsOneTransaction(t *testing.T) {
 	}
 }
 
-// roceConfig is switch.md §3's minimal CONFIG_DB set for DSCP 26 → TC 3,
-// PFC 3, ECN on TC 3, for one port.
+// roceConfig is a minimal CONFIG_DB set for DSCP 26 → TC 3, PFC 3, ECN on
+// TC 3, for one port.
 func roceConfig() *gpb.SetRequest {
 	dscp := `{`
 	for d := range 64 {

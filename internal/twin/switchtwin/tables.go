@@ -9,8 +9,8 @@ import (
 )
 
 // validators are the entry checks of the tables the provider writes
-// (sonic-yang-models, shared/research/switch.md §3). Tables without one are
-// accepted as written.
+// (sonic-buildimage src/sonic-yang-models/yang-models). Tables without one
+// are accepted as written.
 var validators = map[string]entryValidator{
 	"DSCP_TO_TC_MAP":                     numberMap("DSCP_TO_TC_MAP", "dscp", 63, "tc"),
 	"TC_TO_PRIORITY_GROUP_MAP":           numberMap("TC_TO_PRIORITY_GROUP_MAP", "tc", 7, "priority group"),
