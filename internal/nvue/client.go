@@ -198,12 +198,18 @@ const (
 )
 
 // Get reads the configuration under path ("qos", "interface", "system/version") at revision
-// rev (RevApplied, or a revision id); path "" is the whole tree.
+// rev (RevApplied, or a revision id); path "" is the whole tree. A configuration read asks for
+// what was configured only (filled=false): a filled answer adds the schema's defaults, which
+// nobody set ("If false, return only the attributes that differ from the defaults", NVUE
+// OpenAPI 5.3 parameter configs-filled; NVIDIA's example reads ?rev=applied&filled=false).
 func (c *Client) Get(ctx context.Context, path, rev string) (json.RawMessage, error) {
 	var out json.RawMessage
 	q := url.Values{}
 	if rev != "" {
 		q.Set("rev", rev)
+	}
+	if rev != "" && rev != RevOperational {
+		q.Set("filled", "false")
 	}
 	err := c.do(ctx, http.MethodGet, "/"+strings.TrimPrefix(path, "/"), q, nil, &out)
 	return out, err

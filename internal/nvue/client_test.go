@@ -194,3 +194,42 @@ func TestTransactionFaults(t *testing.T) {
 		}
 	})
 }
+
+// A change that both sets and removes goes as two PATCHes of one revision, removals first:
+// NVUE takes a PATCH that sets or one that unsets, and the twin refuses one that does both.
+func TestTransactionSplitsSetsFromUnsets(t *testing.T) {
+	tw, c := startTwin(t, "5.14")
+	ctx := context.Background()
+	first := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}
+	if _, err := c.Transaction(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	move := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"switch-priority": nvue.Tree{"3": nil, "4": nvue.Tree{}}}}}}
+	_, before := tw.Requests()
+	if _, err := c.Transaction(ctx, move); err != nil {
+		t.Fatalf("a change that sets and unsets: %v", err)
+	}
+	if _, after := tw.Requests(); after-before != 2 {
+		t.Errorf("%d PATCHes, want 2 (the unset, then the set)", after-before)
+	}
+	if got := nvue.Object(tw.Applied(), "qos", "pfc", "ROCE", "switch-priority"); len(got) != 1 || got["4"] == nil {
+		t.Errorf("applied switch priorities %v, want 4 alone", got)
+	}
+}
+
+// A configuration read asks for what was configured: the twin, like a switch, fills the
+// schema's defaults (a mapping's port-default-sp, a PFC profile's rx and tx) into any other.
+func TestGetReadsWhatWasConfigured(t *testing.T) {
+	_, c := startTwin(t, "5.14")
+	ctx := context.Background()
+	if _, err := c.Transaction(ctx, nvue.Tree{"qos": nvue.Tree{"mapping": nvue.Tree{"ROCE": nvue.Tree{"trust": "l3"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := c.Get(ctx, "qos/mapping/ROCE", nvue.RevApplied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(raw); !strings.Contains(got, `"trust":"l3"`) || strings.Contains(got, "port-default-sp") {
+		t.Errorf("configured read of the mapping = %s, want trust alone", got)
+	}
+}

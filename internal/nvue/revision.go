@@ -134,9 +134,11 @@ func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revisio
 	if err != nil {
 		return "", &stagedError{err}
 	}
-	if err := c.do(ctx, http.MethodPatch, "/", url.Values{"rev": {rev}}, patch, nil); err != nil {
-		c.detach(rev)
-		return rev, &stagedError{fmt.Errorf("stage the change in revision %s: %w", rev, err)}
+	for _, part := range SplitPatch(patch) {
+		if err := c.do(ctx, http.MethodPatch, "/", url.Values{"rev": {rev}}, part, nil); err != nil {
+			c.detach(rev)
+			return rev, &stagedError{fmt.Errorf("stage the change in revision %s: %w", rev, err)}
+		}
 	}
 	if err := c.apply(ctx, rev); err != nil {
 		// Only a revision that reached a final state is detached: one still applying, or whose

@@ -90,3 +90,46 @@ func Set(t Tree, v any, keys ...string) {
 	}
 	cur[keys[len(keys)-1]] = v
 }
+
+// SplitPatch splits a merge patch into the PATCHes NVUE takes: one of its removals (nulls),
+// then one of the rest, each left out when empty. A PATCH "can have either a set or unset
+// json object for the same resource, but not both", their order being "not deterministic
+// and not supported" (5.14 NVUE API guide, Supported HTTP Methods); in one revision, the
+// removals staged first leave the sets the last word.
+func SplitPatch(patch Tree) []Tree {
+	var out []Tree
+	for _, nulls := range []bool{true, false} {
+		if part := patchPart(patch, nulls); len(part) > 0 {
+			out = append(out, part)
+		}
+	}
+	return out
+}
+
+// patchPart is the part of patch made of its nulls (nulls) or of everything else.
+func patchPart(patch Tree, nulls bool) Tree {
+	out := Tree{}
+	for k, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			if nulls {
+				out[k] = nil
+			}
+		case map[string]any:
+			if len(pv) == 0 { // a member: a set
+				if !nulls {
+					out[k] = Tree{}
+				}
+				continue
+			}
+			if sub := patchPart(pv, nulls); len(sub) > 0 {
+				out[k] = sub
+			}
+		default:
+			if !nulls {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}

@@ -96,8 +96,13 @@ func TestSwitchQoSCumulusLifecycle(t *testing.T) {
 							if v, _ := nvue.Lookup(a, "qos", "congestion-control", "ROCE", "traffic-class", "3", "min-threshold"); v != 102400.0 {
 								return fmt.Errorf("ECN min = %v", v)
 							}
-							if _, ok := nvue.Lookup(a, "qos", "traffic-pool", "roce-lossless", "switch-priority", "3"); !ok {
-								return fmt.Errorf("priority 3 is not in the lossless pool: %v", nvue.Object(a, "qos", "traffic-pool"))
+							// The PFC profile makes priority 3 lossless; the lossless pool has
+							// memory and no priorities of its own.
+							if _, ok := nvue.Lookup(a, "qos", "pfc", "ROCE", "switch-priority", "3"); !ok {
+								return fmt.Errorf("priority 3 is not in the PFC profile: %v", nvue.Object(a, "qos", "pfc"))
+							}
+							if pool := nvue.Object(a, "qos", "traffic-pool", "default-lossless"); pool["memory-percent"] != 50.0 || pool["switch-priority"] != nil {
+								return fmt.Errorf("lossless pool = %v, want 50 %% of the memory and no switch priorities", pool)
 							}
 							return nil
 						},

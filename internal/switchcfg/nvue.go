@@ -343,14 +343,16 @@ func sortedNumericKeys(t nvue.Tree) []int {
 	return out
 }
 
-// CheckLossless reads, in the applied configuration, whether every port is bound to the
-// policy's PFC profile with the RDMA priority, and the priority sits in a lossless traffic
-// pool: without either, Cumulus drops RDMA instead of pausing it.
+// CheckLossless reads, in the applied configuration, whether every port is bound to a PFC
+// profile with the RDMA priority, and a lossless traffic pool has memory: without either,
+// Cumulus drops RDMA instead of pausing it. A PFC profile's priorities are the lossless ones;
+// a lossless pool lists none of its own (5.14 QoS guide, Priority Flow Control and Flow
+// Control Buffers).
 func (o nvueObservation) CheckLossless(p Policy) []LosslessProblem {
 	prio := strconv.Itoa(p.Class.Priority)
 	var pool string
-	for name := range nvue.Object(o.qos, "traffic-pool") {
-		if _, ok := nvue.Lookup(o.qos, "traffic-pool", name, "switch-priority", prio); ok {
+	for _, name := range []string{nvueLosslessPool, "roce-lossless"} {
+		if v, ok := nvue.Lookup(o.qos, "traffic-pool", name, "memory-percent"); ok && asFloat(v) > 0 {
 			pool = name
 		}
 	}
@@ -363,9 +365,9 @@ func (o nvueObservation) CheckLossless(p Policy) []LosslessProblem {
 		case !has:
 			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
 				"%s has no PFC profile with switch priority %s (bound: %q), so RDMA is dropped instead of paused.", port, prio, name)})
-		case !strings.HasSuffix(pool, "-lossless"):
+		case pool == "":
 			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
-				"switch priority %s is in traffic pool %q, not a lossless one, so %s drops RDMA instead of pausing it.", prio, pool, port)})
+				"no lossless traffic pool (%s) has memory, so %s has no buffer to pause switch priority %s into and drops RDMA instead.", nvueLosslessPool, port, prio)})
 		}
 	}
 	return out

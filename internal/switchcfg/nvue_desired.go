@@ -33,10 +33,14 @@ type nvueDesired struct {
 	shared []nvueLeaf
 }
 
-// lossless traffic pool the policy's priority moves into; Cumulus' RoCE lossless mode splits
-// the memory 50/50 between the lossy and the RoCE pools (5.9 RoCE guide, nv show qos roce).
+// The lossless traffic pool: default-lossless is "the traffic pool for lossless traffic when
+// you enable flow control", roce-lossless that of RoCE mode (NVUE command reference, qos
+// traffic-pool; the 5.14 QoS guide's Flow Control Buffers gives it memory before PFC is set).
+// It takes no switch priorities: which are lossless comes from the PFC profiles, and NVIDIA's
+// own examples set only its memory (5.14 RoCE guide, Change RoCE Configuration), which is
+// split 50/50 with the lossy pool as RoCE lossless mode does.
 const (
-	nvueLosslessPool   = "roce-lossless"
+	nvueLosslessPool   = "default-lossless"
 	nvueLossyPool      = "default-lossy"
 	nvuePoolPercent    = 50.0
 	nvueDefaultProfile = "default-global"
@@ -107,12 +111,10 @@ func nvueDesiredFor(p Policy) nvueDesired {
 	own(float64(p.ECN.MaxBytes), append(slices.Clone(cc), "max-threshold")...)
 	own(num(p.ECN.MarkProbabilityPercent), append(slices.Clone(cc), "probability")...)
 
-	// The RDMA priority leaves the lossy pool for the RoCE lossless pool.
+	// Memory for the lossless pool, which the PFC profile's priority uses.
 	root("qos", "traffic-pool", nvueLosslessPool)
 	own(nvuePoolPercent, "qos", "traffic-pool", nvueLosslessPool, "memory-percent")
-	own(nvueMember{}, "qos", "traffic-pool", nvueLosslessPool, "switch-priority", prio)
 	share(nvuePoolPercent, false, "qos", "traffic-pool", nvueLossyPool, "memory-percent")
-	share(nil, true, "qos", "traffic-pool", nvueLossyPool, "switch-priority", prio)
 
 	for _, port := range p.Ports {
 		for _, f := range []string{"mapping", "egress-scheduler", "pfc", "congestion-control"} {
@@ -128,8 +130,9 @@ func nvueDesiredFor(p Policy) nvueDesired {
 }
 
 // nvueDefaults are Cumulus' own values of the shared settings, restored after an import (no
-// snapshot): switch priority n -> traffic class n, one lossy pool with all the memory and
-// every switch priority (the seed of a fresh switch, CL 5.5.1 applied configuration).
+// snapshot): switch priority n -> traffic class n and one lossy pool with all the memory (the
+// seed of a fresh switch, CL 5.5.1 applied configuration; 5.14 QoS guide: "100% of the
+// buffer memory to the default-lossy traffic pool by default").
 func nvueDefault(l nvueLeaf) (any, bool) {
 	k := l.path
 	switch {
@@ -138,8 +141,6 @@ func nvueDefault(l nvueLeaf) (any, bool) {
 		return num(n), true
 	case len(k) == 4 && k[1] == "traffic-pool" && k[3] == "memory-percent":
 		return 100.0, true
-	case len(k) == 5 && k[1] == "traffic-pool" && k[3] == "switch-priority":
-		return nvueMember{}, true
 	}
 	return nil, false
 }

@@ -377,6 +377,9 @@ func (t *Twin) get(w http.ResponseWriter, r *http.Request, path string) {
 		}
 		tree = rv.config
 	}
+	if r.URL.Query().Get("filled") != "false" {
+		tree = filled(tree)
+	}
 	if path == "" {
 		out := nvue.Clone(tree)
 		out["header"] = map[string]any{"model": "SN5600", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux " + t.opts.Release + ".0"}
@@ -430,6 +433,13 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		writeError(w, http.StatusBadRequest, "the body is not a JSON object: "+err.Error())
 		return
 	}
+	// "The input payload in a PATCH request can have either a set or unset json object for the
+	// same resource, but not both" (5.14 NVUE API guide, Supported HTTP Methods): the twin
+	// refuses any PATCH that holds both, the strictest reading.
+	if sets, unsets := patchKinds(patch); sets && unsets {
+		writeError(w, http.StatusBadRequest, "a PATCH can set or unset, not both: its order is not deterministic and not supported")
+		return
+	}
 	// A PATCH below the root creates the objects on the way, as nv set does; it cannot go
 	// through a value.
 	target := rev.config
@@ -478,3 +488,24 @@ func StartWithCA(dir string, opts Options) (tw *Twin, caFile string, err error) 
 
 // Addr returns the address the twin listens on.
 func (t *Twin) Addr() string { return t.addr }
+
+// patchKinds reports whether patch sets something (a value or a member) and whether it
+// removes something (a null).
+func patchKinds(patch nvue.Tree) (sets, unsets bool) {
+	for _, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+			unsets = true
+		case map[string]any:
+			if len(pv) == 0 {
+				sets = true
+				continue
+			}
+			s, u := patchKinds(pv)
+			sets, unsets = sets || s, unsets || u
+		default:
+			sets = true
+		}
+	}
+	return sets, unsets
+}

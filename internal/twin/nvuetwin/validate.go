@@ -250,6 +250,12 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 		v.keys(loc, m, "memory-percent", "switch-priority")
 		if strings.HasSuffix(name, "-lossless") {
 			lossless++
+			// Which priorities are lossless comes from the PFC profiles: NVIDIA's examples give
+			// a lossless pool memory only (5.14 QoS guide, Flow Control Buffers; RoCE guide,
+			// Change RoCE Configuration), and a switch refuses its priorities with this text.
+			if len(nvue.Object(m, "switch-priority")) > 0 {
+				v.fail(loc+".switch-priority", "%s pool does not require switch-priority to be configured", name)
+			}
 		}
 		if f, ok := v.integer(loc+".memory-percent", m["memory-percent"], 0, 100); ok {
 			total += f

@@ -16,6 +16,8 @@ func TestValidateRefusesWhatNVUEDoes(t *testing.T) {
 		{"DWRR shares over 100 %", nvue.Tree{"qos": nvue.Tree{"egress-scheduler": nvue.Tree{"P": nvue.Tree{"traffic-class": nvue.Tree{
 			"0": nvue.Tree{"mode": "dwrr", "bw-percent": 60.0}, "3": nvue.Tree{"mode": "dwrr", "bw-percent": 50.0}}}}}}, "share 110 %"},
 		{"a switch priority in two pools", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"roce-lossless": nvue.Tree{"memory-percent": 0.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}, "switch priority 3 is already in traffic pool"},
+		{"a lossless pool with priorities", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"default-lossless": nvue.Tree{"switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}},
+			"default-lossless pool does not require switch-priority to be configured"},
 		{"pools over 100 %", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"roce-lossless": nvue.Tree{"memory-percent": 50.0}}}}, "more than 100 %"},
 		{"a binding to a missing profile", nvue.Tree{"interface": nvue.Tree{"swp1": nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"profile": "NOPE"}}}}}, `profile "NOPE" does not exist`},
 		{"a port that does not exist", nvue.Tree{"interface": nvue.Tree{"swp99": nvue.Tree{"qos": nvue.Tree{}}}}, "interface swp99 does not exist"},
@@ -59,5 +61,51 @@ func TestApplyWithoutTheAnswerAborts(t *testing.T) {
 	tw.apply(rev, true)
 	if rev.state != "applied_and_saved" || tw.applies != 1 {
 		t.Fatalf("with ays_yes: state %q, %d applies", rev.state, tw.applies)
+	}
+}
+
+// A read without filled=false gets the spec's defaults where nothing is set, and keeps what is.
+func TestFilledAddsTheSchemaDefaults(t *testing.T) {
+	cfg := nvue.Tree{"qos": nvue.Tree{
+		"mapping":            nvue.Tree{"M": nvue.Tree{"trust": "l3"}},
+		"pfc":                nvue.Tree{"P": nvue.Tree{"cable-length": 5.0}},
+		"congestion-control": nvue.Tree{"C": nvue.Tree{"traffic-class": nvue.Tree{"3": nvue.Tree{"red": "disable"}}}},
+	}, "interface": nvue.Tree{"swp1": nvue.Tree{"link": nvue.Tree{"speed": "400G"}}}}
+	got := filled(cfg)
+	for _, c := range []struct {
+		path []string
+		want any
+	}{
+		{[]string{"qos", "mapping", "M", "trust"}, "l3"},
+		{[]string{"qos", "mapping", "M", "port-default-sp"}, 0.0},
+		{[]string{"qos", "pfc", "P", "cable-length"}, 5.0},
+		{[]string{"qos", "pfc", "P", "rx"}, "enable"},
+		{[]string{"qos", "congestion-control", "C", "traffic-class", "3", "red"}, "disable"},
+		{[]string{"qos", "congestion-control", "C", "traffic-class", "3", "min-threshold"}, 150000.0},
+		{[]string{"interface", "swp1", "link", "speed"}, "400G"},
+		{[]string{"interface", "swp1", "link", "mtu"}, 9216.0},
+	} {
+		if v, _ := nvue.Lookup(got, c.path...); v != c.want {
+			t.Errorf("%s = %v, want %v", strings.Join(c.path, "/"), v, c.want)
+		}
+	}
+	if _, ok := nvue.Lookup(cfg, "qos", "mapping", "M", "port-default-sp"); ok {
+		t.Error("filled changed the configuration it was given")
+	}
+}
+
+// The twin refuses a PATCH that sets and unsets, and takes either alone.
+func TestPatchKinds(t *testing.T) {
+	for _, c := range []struct {
+		patch        nvue.Tree
+		sets, unsets bool
+	}{
+		{nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"P": nvue.Tree{"switch-priority": nvue.Tree{"3": nil, "4": nvue.Tree{}}}}}}, true, true},
+		{nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"P": nil}}}, false, true},
+		{nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"P": nvue.Tree{"tx": "enable"}}}}, true, false},
+	} {
+		if s, u := patchKinds(c.patch); s != c.sets || u != c.unsets {
+			t.Errorf("patchKinds(%v) = %v, %v; want %v, %v", c.patch, s, u, c.sets, c.unsets)
+		}
 	}
 }
