@@ -233,3 +233,35 @@ func TestGetReadsWhatWasConfigured(t *testing.T) {
 		t.Errorf("configured read of the mapping = %s, want trust alone", got)
 	}
 }
+
+// With auto-save off an apply ends "applied" and the switch would boot without it: the
+// client saves the applied revision.
+func TestTransactionSavesWhenAutoSaveIsOff(t *testing.T) {
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: "5.14", Ports: 4, Username: "cumulus", Password: "Passw0rd!", AutoSaveOff: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := nvue.Dial(nvue.Config{Address: tw.Addr(), Username: "cumulus", Password: "Passw0rd!", CAFile: ca, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}}); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := nvue.Lookup(tw.Startup(), "qos", "pfc", "ROCE", "cable-length"); v != 5.0 {
+		t.Errorf("startup configuration's qos/pfc/ROCE/cable-length = %v after the apply, want 5 (saved)", v)
+	}
+}
+
+// An issue of severity error fails the apply although the state reads applied; the switch
+// may hold the change, so it is not settled.
+func TestTransactionFailsOnAnErrorIssue(t *testing.T) {
+	tw, c := startTwin(t, "5.14")
+	tw.ErrorIssueOnNextApply()
+	_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}})
+	var ae *nvue.ApplyError
+	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "could not program") || nvue.Settled(err) {
+		t.Fatalf("apply with an error issue: %v, want an unsettled ApplyError naming the issue", err)
+	}
+}

@@ -193,10 +193,17 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 			return fmt.Errorf("nvue %s: revision %s: %w", c.cfg.Address, rev, err)
 		}
 		issues := st.issues()
+		errs := slices.DeleteFunc(slices.Clone(issues), func(i Issue) bool { return i.Severity != "error" })
 		switch {
-		case slices.Contains(successStates, st.State):
-			return nil
 		case slices.ContainsFunc(issues, func(i Issue) bool { return strings.Contains(i.Message, noConfigDiff) }):
+			return nil
+		case slices.Contains(successStates, st.State) && len(errs) > 0:
+			// An issue of severity error fails the apply whatever the state says, as
+			// NVIDIA's own clients read it (dsx-ai-factory/infra-controller nvue-client).
+			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: errs}
+		case st.State == "applied":
+			return c.save(ctx)
+		case slices.Contains(successStates, st.State):
 			return nil
 		case slices.Contains(failureStates, st.State):
 			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: issues}
@@ -212,6 +219,32 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 		}
 	}
 }
+
+// save writes the applied configuration to the startup one, which an apply that ended
+// "applied", not "applied_and_saved", did not: auto-save is off (nv set system config
+// auto-save enable off), and the switch would boot without the change (NVUE API guide, Save
+// a Configuration: PATCH the applied revision with state save).
+func (c *Client) save(ctx context.Context) error {
+	body := map[string]any{"state": "save", "auto-prompt": map[string]string{"ays": "ays_yes"}}
+	if err := c.do(ctx, http.MethodPatch, revPath(RevApplied), nil, body, nil); err != nil {
+		return &SaveError{Address: c.cfg.Address, Err: err}
+	}
+	return nil
+}
+
+// SaveError is an apply that succeeded, but whose configuration could not be saved: the
+// switch runs it and would boot without it.
+type SaveError struct {
+	Address string
+	Err     error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("nvue %s: the change is applied but not saved, so the switch would boot without it (auto-save is off): %v; "+
+		"run nv config save on the switch, or turn auto-save on (nv set system config auto-save enable on)", e.Address, e.Err)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
 
 // detach deletes a revision that is not going to be applied (nv config detach), with its own
 // short deadline: it runs after the caller's context may have ended.

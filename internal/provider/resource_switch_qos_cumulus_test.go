@@ -33,7 +33,15 @@ type cumulusFixture struct {
 
 func newCumulusFixture(t *testing.T, release string) *cumulusFixture {
 	t.Helper()
-	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: twinPassword})
+	return newCumulusFixtureWith(t, nvuetwin.Options{Release: release})
+}
+
+// newCumulusFixtureWith is newCumulusFixture with the twin's options (its ports and login are
+// the fixture's).
+func newCumulusFixtureWith(t *testing.T, opts nvuetwin.Options) *cumulusFixture {
+	t.Helper()
+	opts.Ports, opts.Username, opts.Password = 8, "cumulus", twinPassword
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,6 +284,31 @@ resource "roce_switch_qos" "leaf1" {
 }
 `, sonic.addr),
 			ExpectError: regexp.MustCompile(`(?s)nvue is set, but os is "sonic"`),
+		}},
+	})
+}
+
+// TestSwitchQoSCumulusAutoSaveOff applies to a switch with auto-save off, where an applied
+// revision is lost at the next reboot unless saved: the provider saves it, and the destroy's.
+func TestSwitchQoSCumulusAutoSaveOff(t *testing.T) {
+	f := newCumulusFixtureWith(t, nvuetwin.Options{Release: "5.14", AutoSaveOff: true})
+	before := f.twin.Startup()
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Startup())); diff != "" {
+				return fmt.Errorf("the startup configuration after destroy differs from before (-before +after):\n%s", diff)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000),
+			Check: func(*terraform.State) error {
+				if diff := cmp.Diff(treeJSON(f.twin.Applied()), treeJSON(f.twin.Startup())); diff != "" {
+					return fmt.Errorf("the switch would boot without the change (-applied +startup):\n%s", diff)
+				}
+				return nil
+			},
 		}},
 	})
 }

@@ -30,7 +30,11 @@ var _ Backend = (*NVUE)(nil)
 type nvueObservation struct {
 	release string // "5.12"
 	qos     nvue.Tree
-	ifaces  nvue.Tree
+	ifaces  nvue.Tree // the applied configuration's: only what someone configured
+	// links are the interfaces as they run (rev=operational): every port, with its type and
+	// its real link speed, which the applied configuration has only where someone set them
+	// ("auto" by default, NVUE OpenAPI 5.3 schema-common-if-link-common-link-config).
+	links nvue.Tree
 }
 
 // tree is the part of the configuration the backend reads, rooted as the API roots it.
@@ -55,7 +59,15 @@ func (b *NVUE) Observe(ctx context.Context) (Observation, error) {
 	if m == nil {
 		return nil, fmt.Errorf("switch %s: cannot tell the Cumulus release from the header version %v", b.client.Address(), version)
 	}
-	return nvueObservation{release: "5." + m[1], qos: nvue.Object(tree, "qos"), ifaces: nvue.Object(tree, "interface")}, nil
+	raw, err = b.client.Get(ctx, "interface", nvue.RevOperational)
+	if err != nil {
+		return nil, fmt.Errorf("read the interfaces of %s: %w", b.client.Address(), err)
+	}
+	links, err := nvue.DecodeTree(raw)
+	if err != nil {
+		return nil, fmt.Errorf("read the interfaces of %s: %w", b.client.Address(), err)
+	}
+	return nvueObservation{release: "5." + m[1], qos: nvue.Object(tree, "qos"), ifaces: nvue.Object(tree, "interface"), links: links}, nil
 }
 
 // Apply stages c in one revision and applies it.
@@ -68,6 +80,10 @@ func (b *NVUE) Apply(ctx context.Context, changes Changes) (string, error) {
 		return "", nil
 	}
 	if _, err := b.client.Transaction(ctx, c.patch); err != nil {
+		var se *nvue.SaveError
+		if errors.As(err, &se) { // applied: the switch holds all of it
+			return se.Error(), nil
+		}
 		return "", &ApplyError{Err: err, Unsettled: !nvue.Settled(err)}
 	}
 	return "", nil
@@ -90,7 +106,7 @@ func (o nvueObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fa
 			fmt.Sprintf("The switch runs Cumulus Linux %s; the provider configures 5.9 to 5.14 (5.15 renamed the enable/disable values of NVUE's QoS settings). Use os = \"cumulus\" on 5.9 to 5.14.", o.release))}
 	}
 	for i, port := range p.Ports {
-		if nvue.Object(o.ifaces, port)["type"] != "swp" {
+		if nvue.Object(o.links, port)["type"] != "swp" {
 			fs = append(fs, errorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
 				fmt.Sprintf("ports[%d] is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", i, port, o.release)))
 		}
@@ -132,7 +148,7 @@ func (o nvueObservation) fastest(ports []string, speedOverride int) int {
 	}
 	best := 0
 	for _, port := range ports {
-		s, _ := nvue.Lookup(o.ifaces, port, "link", "speed")
+		s, _ := nvue.Lookup(o.links, port, "link", "speed")
 		n, _ := strconv.Atoi(strings.TrimSuffix(fmt.Sprint(s), "G"))
 		best = max(best, n)
 	}
@@ -174,10 +190,16 @@ func (c *nvueChanges) restoreDropped(cur nvue.Tree, prior, next nvueDesired, sna
 		nextShared[l.key()] = true
 	}
 	for _, l := range prior.shared {
-		if !nextShared[l.key()] {
+		if !nextShared[l.key()] && !isPortType(l) {
 			c.put(cur, restored(l, snap))
 		}
 	}
+}
+
+// isPortType reports the type of an interface, which a restore leaves: an interface whose
+// type goes must lose all of its configuration with it (Removal's bare ports).
+func isPortType(l nvueLeaf) bool {
+	return len(l.path) == 3 && l.path[0] == "interface" && l.path[2] == "type"
 }
 
 // restored is the value of a shared leaf before the policy changed it: from snap, or Cumulus'
@@ -249,15 +271,27 @@ func (o nvueObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
 	if p.Watchdog != nil {
 		bound = append(bound, "pfc-watchdog")
 	}
+	// One that then holds nothing but the type this policy set goes whole too.
 	for _, port := range p.Ports {
 		only := true
 		for k := range nvue.Object(o.ifaces, port, "qos") {
 			only = only && slices.Contains(bound, k)
 		}
-		if only {
-			whole[port] = true
-			c.put(cur, nvueLeaf{path: []string{"interface", port, "qos"}, absent: true})
+		if !only {
+			continue
 		}
+		whole[port] = true
+		rest := 0
+		for k := range nvue.Object(o.ifaces, port) {
+			if k != "qos" && k != "type" {
+				rest++
+			}
+		}
+		if _, typed := snap[strings.Join([]string{"interface", port, "type"}, "/")]; rest == 0 && snap != nil && !typed {
+			c.put(cur, nvueLeaf{path: []string{"interface", port}, absent: true})
+			continue
+		}
+		c.put(cur, nvueLeaf{path: []string{"interface", port, "qos"}, absent: true})
 	}
 	for _, r := range d.roots {
 		if r[0] == "interface" && whole[r[1]] {
@@ -266,6 +300,9 @@ func (o nvueObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
 		c.put(cur, nvueLeaf{path: r, absent: true})
 	}
 	for _, l := range d.shared {
+		if isPortType(l) {
+			continue
+		}
 		c.put(cur, restored(l, snap))
 	}
 	return c, nil

@@ -117,6 +117,9 @@ func nvueDesiredFor(p Policy) nvueDesired {
 	share(nvuePoolPercent, false, "qos", "traffic-pool", nvueLossyPool, "memory-percent")
 
 	for _, port := range p.Ports {
+		// The applied configuration lists only interfaces someone configured, each with its
+		// type, as NVIDIA's API examples write it ({"swp1": {"type": "swp", ...}}).
+		share("swp", false, "interface", port, "type")
 		for _, f := range []string{"mapping", "egress-scheduler", "pfc", "congestion-control"} {
 			root("interface", port, "qos", f)
 			own(p.Name, "interface", port, "qos", f, "profile")

@@ -155,3 +155,26 @@ func TestNVUELinesShowNumbersInFull(t *testing.T) {
 		t.Errorf("lines lack %q:\n%s", want, strings.Join(c.Lines(), "\n"))
 	}
 }
+
+// The applied configuration of a fresh switch lists no ports and has no link speeds (its
+// speed is "auto" unless someone set one): a port exists, and runs at its speed, in the
+// operational state, which the observation reads besides.
+func TestNVUEPortsAndSpeedsFromTheOperationalState(t *testing.T) {
+	tw, b := startNVUETwin(t, "5.14")
+	if _, listed := nvue.Lookup(tw.Applied(), "interface", "swp1"); listed {
+		t.Fatal("the twin's applied configuration lists swp1 before anything configured it")
+	}
+	o := nvueObserve(t, b)
+	p := cumulusPolicy()
+	h, fs := o.Check(p, 0)
+	if fs.HasErrors() {
+		t.Fatalf("check of ports the switch has: %v", fs)
+	}
+	if want := o.Headroom(p, 400); h != want || h.SizeBytes == 0 {
+		t.Errorf("headroom %+v, want the 400G one %+v", h, want)
+	}
+	p.Ports = []string{"swp1", "swp99"}
+	if _, fs := o.Check(p, 0); !fs.HasErrors() || !strings.Contains(fs.Errors()[0].Detail, `"swp99"`) {
+		t.Errorf("check of a port the switch lacks: %v", fs)
+	}
+}

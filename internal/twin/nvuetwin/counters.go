@@ -83,7 +83,7 @@ func (t *Twin) SetDeadlock(port string, tc int, on bool) error {
 
 // portCounters returns port's counters, made on first use; t.mu is held.
 func (t *Twin) portCounters(port string) (*portCounters, error) {
-	if typ, _ := nvue.Lookup(t.applied, "interface", port, "type"); typ != "swp" {
+	if typ, _ := nvue.Lookup(hardware(t.applied, t.opts.Ports), port, "type"); typ != "swp" {
 		return nil, fmt.Errorf("the switch has no swp port %q", port)
 	}
 	if t.counters == nil {
@@ -102,8 +102,12 @@ func (t *Twin) portCounters(port string) (*portCounters, error) {
 // configuration answers.
 func (t *Twin) operational(path string) (v any, found, ok bool) {
 	keys := nvue.Path(path)
-	if len(keys) < 3 || keys[0] != "interface" {
+	if len(keys) == 0 || keys[0] != "interface" {
 		return nil, false, false
+	}
+	if len(keys) < 3 || keys[2] != "counters" && keys[2] != "qos" {
+		v, found := nvue.Lookup(operationalInterfaces(t.applied, t.opts.Ports), keys[1:]...)
+		return v, found, true
 	}
 	port := keys[1]
 	switch {

@@ -39,6 +39,11 @@ type Options struct {
 	Username, Password string
 	// TLS serves HTTPS; required, as on the switch.
 	TLS *tls.Config
+	// AutoSaveOff turns auto-save off (nv set system config auto-save enable off): an apply
+	// then ends "applied" and reaches the startup configuration only when the applied
+	// revision is saved. From 5.9 it is on by default (NVUE command reference, nv config
+	// apply); before, off.
+	AutoSaveOff bool
 }
 
 // DefaultRelease is the release a twin runs by default.
@@ -54,6 +59,8 @@ type Twin struct {
 
 	mu      sync.Mutex
 	applied nvue.Tree
+	// startup is what the switch boots with (/etc/nvue.d/startup.yaml).
+	startup nvue.Tree
 	revs    map[string]*revision
 	nextRev int
 	applies int
@@ -102,7 +109,8 @@ func New(opts Options) (*Twin, error) {
 		return nil, errors.New("nvuetwin: a username, a password and TLS are required, as on a switch")
 	}
 	minor, _ := strconv.Atoi(strings.TrimPrefix(opts.Release, "5."))
-	return &Twin{opts: opts, minor: minor, applied: seed(opts.Release, opts.Ports), revs: map[string]*revision{}, nextRev: 1}, nil
+	applied := seed(opts.Release)
+	return &Twin{opts: opts, minor: minor, applied: applied, startup: nvue.Clone(applied), revs: map[string]*revision{}, nextRev: 1}, nil
 }
 
 // Start serves on addr ("127.0.0.1:0" when empty) and returns the address bound.
@@ -151,11 +159,16 @@ func (t *Twin) SetApplied(path string, v any) {
 
 // Faults the next apply can be given.
 const (
-	faultFail = "fail"
-	faultHang = "hang"
-	faultDrop = "drop"
-	fault504  = "504"
+	faultFail  = "fail"
+	faultHang  = "hang"
+	faultDrop  = "drop"
+	fault504   = "504"
+	faultIssue = "issue"
 )
+
+// ErrorIssueOnNextApply applies the next revision and ends it "applied" with an issue of
+// severity error, a failure NVUE reports under a state that reads as success.
+func (t *Twin) ErrorIssueOnNextApply() { t.setFault(faultIssue) }
 
 // FailNextApply makes the next apply end in apply_fail with an issue, applying nothing, as
 // when switchd refuses the new configuration.
@@ -190,6 +203,13 @@ func (t *Twin) Requests() (revisions, patches int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.revisions, t.patches
+}
+
+// Startup returns a copy of the startup configuration, what the switch boots with.
+func (t *Twin) Startup() nvue.Tree {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return nvue.Clone(t.startup)
 }
 
 // Revisions returns the ids of the revisions that exist, applied ones included.
@@ -261,6 +281,9 @@ func (t *Twin) createRevision(w http.ResponseWriter) {
 
 func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id string) {
 	rev, ok := t.revs[id]
+	if id == nvue.RevApplied {
+		rev, ok = &revision{state: "applied", config: t.applied}, true
+	}
 	if !ok {
 		writeError(w, http.StatusNotFound, "The requested item does not exist.")
 		return
@@ -276,8 +299,17 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 			State      string            `json:"state"`
 			AutoPrompt map[string]string `json:"auto-prompt"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.State != "apply" {
-			writeError(w, http.StatusBadRequest, "only {\"state\": \"apply\"} is modelled")
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.State != "apply" && body.State != "save" {
+			writeError(w, http.StatusBadRequest, "only {\"state\": \"apply\"} and, on the applied revision, {\"state\": \"save\"} are modelled")
+			return
+		}
+		if body.State == "save" {
+			if id != nvue.RevApplied {
+				writeError(w, http.StatusBadRequest, "only the applied revision can be saved")
+				return
+			}
+			t.startup = nvue.Clone(t.applied)
+			writeJSON(w, http.StatusOK, map[string]any{"state": "save", "transition": map[string]any{"issue": map[string]any{}, "progress": ""}})
 			return
 		}
 		if rev.state != "pending" {
@@ -294,6 +326,9 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 			rev.state = "apply"
 		default:
 			t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+			if fault == faultIssue && strings.HasPrefix(rev.state, "applied") {
+				rev.issues = append(rev.issues, issue{Code: "apply_error", Message: "switchd could not program one of the ports", Severity: "error", Data: map[string]any{}})
+			}
 		}
 		if fault == fault504 {
 			writeError(w, http.StatusGatewayTimeout, "504 Gateway Time-out")
@@ -329,7 +364,7 @@ func (t *Twin) apply(rev *revision, ays bool) {
 		rev.issues = []issue{{Code: "no_config_diff", Message: "config apply executed with no config diff", Severity: "info", Data: map[string]any{}}}
 		return
 	}
-	if problems := validate(rev.config, t.minor); len(problems) > 0 {
+	if problems := validate(rev.config, t.minor, hardware(t.applied, t.opts.Ports)); len(problems) > 0 {
 		rev.state, rev.progress, rev.issues = "invalid", "Invalid config", problems
 		return
 	}
@@ -342,8 +377,9 @@ func (t *Twin) apply(rev *revision, ays bool) {
 	t.applied = nvue.Clone(rev.config)
 	t.applies++
 	rev.state, rev.progress, rev.issues = "applied", "", nil
-	if t.minor >= 9 { // auto-save is on by default from 5.9
+	if t.minor >= 9 && !t.opts.AutoSaveOff { // auto-save is on by default from 5.9
 		rev.state = "applied_and_saved"
+		t.startup = nvue.Clone(t.applied)
 	}
 }
 
@@ -368,7 +404,9 @@ func (t *Twin) get(w http.ResponseWriter, r *http.Request, path string) {
 		}
 	}
 	switch rev {
-	case "", nvue.RevApplied, nvue.RevOperational, "startup":
+	case "", nvue.RevApplied, nvue.RevOperational:
+	case "startup":
+		tree = t.startup
 	default:
 		rv, ok := t.revs[rev]
 		if !ok {

@@ -17,10 +17,10 @@ import (
 // switch priority in one pool, traffic pools at most 100 % together, egress-queue-mapping only
 // in default-global, profiles bound to interfaces must exist). A problem becomes an issue
 // "config_invalid" at its location, as NVUE reports them.
-func validate(cfg nvue.Tree, minor int) []issue {
+func validate(cfg nvue.Tree, minor int, hw nvue.Tree) []issue {
 	v := &validator{minor: minor}
 	v.qos(nvue.Object(cfg, "qos"))
-	v.interfaces(nvue.Object(cfg, "interface"), nvue.Object(cfg, "qos"))
+	v.interfaces(nvue.Object(cfg, "interface"), nvue.Object(cfg, "qos"), hw)
 	return v.issues
 }
 
@@ -280,12 +280,20 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 
 var boundFeatures = []string{"mapping", "remark", "pfc", "link-pause", "congestion-control", "egress-scheduler", "egress-shaper"}
 
-func (v *validator) interfaces(ifaces, q nvue.Tree) {
+// interfaces checks the configured interfaces against the switch's hardware (hw): a port
+// that exists, configured with its type, as NVIDIA's API examples write it (the twin's
+// strict reading: the API is not documented to infer a type from the name).
+func (v *validator) interfaces(ifaces, q, hw nvue.Tree) {
 	for _, name := range sortedKeys(ifaces) {
 		loc := "interface." + name
 		iface := v.object(loc, ifaces[name])
-		if iface["type"] == nil {
+		want := nvue.Object(hw, name)["type"]
+		if want == nil {
 			v.fail(loc, "interface %s does not exist on this switch", name)
+			continue
+		}
+		if iface["type"] != want {
+			v.fail(loc+".type", "interface %s needs its type, %v", name, want)
 			continue
 		}
 		qos := nvue.Object(iface, "qos")

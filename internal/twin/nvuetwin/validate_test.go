@@ -19,7 +19,8 @@ func TestValidateRefusesWhatNVUEDoes(t *testing.T) {
 		{"a lossless pool with priorities", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"default-lossless": nvue.Tree{"switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}},
 			"default-lossless pool does not require switch-priority to be configured"},
 		{"pools over 100 %", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"roce-lossless": nvue.Tree{"memory-percent": 50.0}}}}, "more than 100 %"},
-		{"a binding to a missing profile", nvue.Tree{"interface": nvue.Tree{"swp1": nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"profile": "NOPE"}}}}}, `profile "NOPE" does not exist`},
+		{"a binding to a missing profile", nvue.Tree{"interface": nvue.Tree{"swp1": nvue.Tree{"type": "swp", "qos": nvue.Tree{"pfc": nvue.Tree{"profile": "NOPE"}}}}}, `profile "NOPE" does not exist`},
+		{"a port without its type", nvue.Tree{"interface": nvue.Tree{"swp2": nvue.Tree{"qos": nvue.Tree{}}}}, "interface swp2 needs its type, swp"},
 		{"a port that does not exist", nvue.Tree{"interface": nvue.Tree{"swp99": nvue.Tree{"qos": nvue.Tree{}}}}, "interface swp99 does not exist"},
 		{"egress-queue-mapping beyond default-global", nvue.Tree{"qos": nvue.Tree{"egress-queue-mapping": nvue.Tree{"X": nvue.Tree{}}}}, "only the default-global profile"},
 		{"5.15 spelling on 5.12", nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"P": nvue.Tree{"tx": "enabled"}}}}, "enabled is not one of enable, disable"},
@@ -29,10 +30,10 @@ func TestValidateRefusesWhatNVUEDoes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := seed("5.12", 4)
+			cfg := seed("5.12")
 			nvue.Merge(cfg, tt.patch)
 			var msgs []string
-			for _, is := range validate(cfg, 12) {
+			for _, is := range validate(cfg, 12, hardware(cfg, 4)) {
 				msgs = append(msgs, is.Message)
 			}
 			if got := strings.Join(msgs, "\n"); !strings.Contains(got, tt.want) {
@@ -40,7 +41,7 @@ func TestValidateRefusesWhatNVUEDoes(t *testing.T) {
 			}
 		})
 	}
-	if issues := validate(seed("5.12", 4), 12); len(issues) != 0 {
+	if issues := validate(seed("5.12"), 12, hardware(seed("5.12"), 4)); len(issues) != 0 {
 		t.Errorf("the seed itself is invalid: %+v", issues)
 	}
 }
@@ -50,7 +51,7 @@ func TestApplyWithoutTheAnswerAborts(t *testing.T) {
 	if err == nil || tw != nil {
 		t.Fatal("a twin without TLS was made")
 	}
-	tw = &Twin{opts: Options{Release: "5.12"}, minor: 12, applied: seed("5.12", 4), revs: map[string]*revision{}}
+	tw = &Twin{opts: Options{Release: "5.12"}, minor: 12, applied: seed("5.12"), revs: map[string]*revision{}}
 	rev := &revision{state: "pending", config: nvue.Clone(tw.applied)}
 	nvue.Set(rev.config, 10.0, "qos", "pfc", "P", "cable-length")
 	tw.apply(rev, false)
