@@ -265,3 +265,23 @@ func TestTransactionFailsOnAnErrorIssue(t *testing.T) {
 		t.Fatalf("apply with an error issue: %v, want an unsettled ApplyError naming the issue", err)
 	}
 }
+
+// An operator's revision that is pending, or one still applying, stops a transaction before
+// it creates its own: applying beside it would race it or apply it too.
+func TestTransactionRefusesBesideAnotherRevision(t *testing.T) {
+	for _, state := range []string{"pending", "apply"} {
+		t.Run(state, func(t *testing.T) {
+			tw, c := startTwin(t, "5.14")
+			other := tw.OperatorRevision(state)
+			revs, _ := tw.Requests()
+			_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}})
+			var be *nvue.BusyError
+			if !errors.As(err, &be) || !strings.Contains(err.Error(), other+" ("+state+")") || !nvue.Settled(err) {
+				t.Fatalf("transaction beside revision %s (%s): %v, want a settled BusyError naming it", other, state, err)
+			}
+			if after, _ := tw.Requests(); after != revs || tw.Applies() != 0 {
+				t.Errorf("the refused transaction created %d revisions and applied %d", after-revs, tw.Applies())
+			}
+		})
+	}
+}

@@ -130,6 +130,9 @@ func (e *ApplyError) Error() string {
 func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revision string, err error) {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
+	if err := c.checkNoOtherRevision(ctx); err != nil {
+		return "", &stagedError{err}
+	}
 	rev, err := c.createRevision(ctx)
 	if err != nil {
 		return "", &stagedError{err}
@@ -149,6 +152,44 @@ func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revisio
 		return rev, err
 	}
 	return rev, nil
+}
+
+// BusyError is another revision on the switch that is not final: an operator's change not yet
+// applied (pending) or one still applying. Applying beside it would race it, or apply it along
+// with this change, so nothing is sent.
+type BusyError struct {
+	Address string
+	// Revisions are the ids and states of the revisions in the way.
+	Revisions []string
+}
+
+func (e *BusyError) Error() string {
+	return fmt.Sprintf("nvue %s: another change is on the switch and not finished: revision %s; apply or detach it there "+
+		"(nv config diff shows a pending one, nv config detach drops it) and apply again. Nothing was sent",
+		e.Address, strings.Join(e.Revisions, ", "))
+}
+
+// checkNoOtherRevision refuses to go on while a revision other than a final one exists.
+func (c *Client) checkNoOtherRevision(ctx context.Context) error {
+	var all map[string]json.RawMessage
+	if err := c.do(ctx, http.MethodGet, "/revision", nil, nil, &all); err != nil {
+		return fmt.Errorf("list the revisions: %w", err)
+	}
+	var busy []string
+	for id, raw := range all {
+		st, err := decodeStatus(raw)
+		if err != nil || st.State == "" {
+			continue
+		}
+		if !slices.Contains(successStates, st.State) && !slices.Contains(failureStates, st.State) {
+			busy = append(busy, fmt.Sprintf("%s (%s)", id, st.State))
+		}
+	}
+	if len(busy) == 0 {
+		return nil
+	}
+	slices.Sort(busy)
+	return &BusyError{Address: c.cfg.Address, Revisions: busy}
 }
 
 func (c *Client) createRevision(ctx context.Context) (string, error) {

@@ -312,3 +312,24 @@ func TestSwitchQoSCumulusAutoSaveOff(t *testing.T) {
 		}},
 	})
 }
+
+// TestSwitchQoSCumulusOperatorRevision: an operator's change is pending on the switch (nv set
+// without nv config apply). The apply is refused naming that revision, with nothing sent; once
+// it is detached, the apply goes through.
+func TestSwitchQoSCumulusOperatorRevision(t *testing.T) {
+	f := newCumulusFixture(t, "5.14")
+	other := f.twin.OperatorRevision("pending")
+	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, ExpectError: regexp.MustCompile(`revision\s+` + regexp.QuoteMeta(other) + `\s+\(pending\)`)},
+			{PreConfig: func() {
+				if f.twin.Applies() != 0 {
+					t.Errorf("the refused apply applied %d revisions", f.twin.Applies())
+				}
+				f.twin.Detach(other)
+			}, Config: config},
+		},
+	})
+}

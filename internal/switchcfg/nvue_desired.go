@@ -44,6 +44,9 @@ const (
 	nvueLossyPool      = "default-lossy"
 	nvuePoolPercent    = 50.0
 	nvueDefaultProfile = "default-global"
+	// Cumulus' default ECN band on traffic class 0, in bytes.
+	nvueDefaultECNMin = 150000
+	nvueDefaultECNMax = 1500000
 )
 
 func num(v int) float64 { return float64(v) }
@@ -110,6 +113,18 @@ func nvueDesiredFor(p Policy) nvueDesired {
 	own(float64(p.ECN.MinBytes), append(slices.Clone(cc), "min-threshold")...)
 	own(float64(p.ECN.MaxBytes), append(slices.Clone(cc), "max-threshold")...)
 	own(num(p.ECN.MarkProbabilityPercent), append(slices.Clone(cc), "probability")...)
+	// A port's profile replaces default-global, which marks ECN on traffic class 0 (5.14 QoS
+	// guide, Congestion Control: "enables ECN by default on egress queue 0 for all ports",
+	// 150000 to 1500000 bytes, RED disabled): the profile keeps that for the rest of the
+	// traffic, which rides class 0.
+	if prio != "0" && cnp != "0" {
+		tc0 := []string{"qos", "congestion-control", p.Name, "traffic-class", "0"}
+		own("enable", append(slices.Clone(tc0), "ecn")...)
+		own("disable", append(slices.Clone(tc0), "red")...)
+		own(num(nvueDefaultECNMin), append(slices.Clone(tc0), "min-threshold")...)
+		own(num(nvueDefaultECNMax), append(slices.Clone(tc0), "max-threshold")...)
+		own(num(100), append(slices.Clone(tc0), "probability")...)
+	}
 
 	// Memory for the lossless pool, which the PFC profile's priority uses.
 	root("qos", "traffic-pool", nvueLosslessPool)

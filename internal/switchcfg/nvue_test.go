@@ -178,3 +178,23 @@ func TestNVUEPortsAndSpeedsFromTheOperationalState(t *testing.T) {
 		t.Errorf("check of a port the switch lacks: %v", fs)
 	}
 }
+
+// A port's congestion-control profile replaces default-global, whose ECN on traffic class 0
+// the rest of the traffic would lose: the policy's profile keeps it.
+func TestNVUEProfileKeepsTrafficClassZeroECN(t *testing.T) {
+	_, b := startNVUETwin(t, "5.14")
+	c, err := nvueObserve(t, b).PlanUpdate(nil, cumulusPolicy(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(c.Lines(), "\n")
+	for _, want := range []string{
+		"set qos/congestion-control/ROCE/traffic-class/0/ecn = enable",
+		"set qos/congestion-control/ROCE/traffic-class/0/min-threshold = 150000",
+		"set qos/congestion-control/ROCE/traffic-class/0/max-threshold = 1500000",
+	} {
+		if !strings.Contains(lines, want) {
+			t.Errorf("plan lacks %q:\n%s", want, lines)
+		}
+	}
+}

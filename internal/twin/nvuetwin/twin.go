@@ -205,6 +205,24 @@ func (t *Twin) Requests() (revisions, patches int) {
 	return t.revisions, t.patches
 }
 
+// OperatorRevision leaves a revision of another session in state ("pending": an operator's
+// nv set not yet applied; "apply": one applying) and returns its id.
+func (t *Twin) OperatorRevision(state string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	id := "changeset/operator/" + strconv.Itoa(t.nextRev)
+	t.nextRev++
+	t.revs[id] = &revision{state: state, config: nvue.Clone(t.applied)}
+	return id
+}
+
+// Detach drops a revision, as nv config detach does.
+func (t *Twin) Detach(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.revs, id)
+}
+
 // Startup returns a copy of the startup configuration, what the switch boots with.
 func (t *Twin) Startup() nvue.Tree {
 	t.mu.Lock()
@@ -240,6 +258,12 @@ func (t *Twin) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case path == "revision" && r.Method == http.MethodPost:
 		t.createRevision(w)
+	case path == "revision" && r.Method == http.MethodGet:
+		all := map[string]any{}
+		for id, rev := range t.revs {
+			all[id] = t.status(rev)
+		}
+		writeJSON(w, http.StatusOK, all)
 	case strings.HasPrefix(path, "revision/"):
 		t.revisionResource(w, r, strings.TrimPrefix(path, "revision/"))
 	case r.Method == http.MethodGet:
