@@ -12,13 +12,17 @@ import (
 // Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst,
 // drivers/infiniband/hw/mlx5/counters.c).
 const (
-	QueuePackets        = "SAI_QUEUE_STAT_PACKETS"
-	QueueDropped        = "SAI_QUEUE_STAT_DROPPED_PACKETS"
-	QueueECNMarked      = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
-	QueueWREDDropped    = "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"
-	PGDropped           = "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
-	WatchdogDetected    = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
-	WatchdogRestored    = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
+	QueuePackets     = "SAI_QUEUE_STAT_PACKETS"
+	QueueDropped     = "SAI_QUEUE_STAT_DROPPED_PACKETS"
+	QueueECNMarked   = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
+	QueueWREDDropped = "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"
+	PGDropped        = "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
+	WatchdogDetected = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
+	WatchdogRestored = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
+	// WatchdogTxDropped and WatchdogRxDropped are what a stormed queue's drop action threw
+	// away (sonic-swss orchagent/pfcwdorch.h; sonic-utilities pfcwd/main.py "TX OK/DROP").
+	WatchdogTxDropped   = "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS"
+	WatchdogRxDropped   = "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"
 	PauseStormWarnings  = "tx_pause_storm_warning_events"
 	PauseStormErrors    = "tx_pause_storm_error_events"
 	CNPSent             = "np_cnp_sent"
@@ -144,7 +148,41 @@ func (j *judge) readable() {
 				Remedy: "install ethtool on the host (package ethtool) so its pause and pause-storm counters can be read"})
 		}
 	}
-	j.report(checkReadable, fails, fmt.Sprintf("read %d switch ports and %d NIC ports", len(j.d.Switches), len(j.d.Hosts)))
+	detail := fmt.Sprintf("read %d switch ports and %d NIC ports", len(j.d.Switches), len(j.d.Hosts))
+	var bare []string
+	for _, sp := range j.d.Switches {
+		if sp.NoCounters != "" {
+			bare = append(bare, sp.Switch+" "+sp.Port)
+		}
+	}
+	if len(bare) > 0 {
+		detail += fmt.Sprintf("; %d switch ports have no queue counters (%s): %s, so only their PFC frames are judged",
+			len(bare), firstOf(bare, 6), j.d.Switches[slices.IndexFunc(j.d.Switches, func(sp SwitchPort) bool { return sp.NoCounters != "" })].NoCounters)
+	}
+	j.report(checkReadable, fails, detail)
+}
+
+// firstOf joins the first n of names, and says how many more there are.
+func firstOf(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
+}
+
+// fabricLossless are the priorities some switch port has PFC on, the options' priority among
+// them: what a NIC may pause on.
+func (j *judge) fabricLossless() []int {
+	out := []int{j.o.Priority}
+	for _, sp := range j.d.Switches {
+		for _, p := range sp.losslessPriorities(j.o.Priority) {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (j *judge) traffic() {
@@ -167,16 +205,24 @@ func (j *judge) losslessDrops() {
 	p := j.o.Priority
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
-		q, pg, n := sp.Queues[p], sp.PriorityGroups[p], sp.names()
-		if pg[n.pgDropped] > 0 {
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, p),
-				Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, n.pgDropped)),
-				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, p, n.pausesOn(sp.Port, p), p)})
-		}
-		if q[n.queueDropped]+q[n.queueWREDDropped] > 0 {
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, p),
-				Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, n.queueDropped, n.queueWREDDropped)),
-				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), check the PFC watchdog did not drop a stormed queue, and check that the NIC behind %s has PFC on %d", p, sp.Port, sp.Port, p)})
+		n := sp.names()
+		for _, lp := range sp.losslessPriorities(p) {
+			q, pg := sp.Queues[lp], sp.PriorityGroups[lp]
+			if pg[n.pgDropped] > 0 {
+				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, lp),
+					Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, n.pgDropped)),
+					Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, lp, n.pausesOn(sp.Port, lp), lp)})
+			}
+			if q[n.queueDropped]+q[n.queueWREDDropped] > 0 {
+				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, lp),
+					Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, n.queueDropped, n.queueWREDDropped)),
+					Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), and check that the NIC behind %s has PFC on %d", lp, sp.Port, sp.Port, lp)})
+			}
+			if n.watchdogTxDropped != "" && q[n.watchdogTxDropped]+q[n.watchdogRxDropped] > 0 {
+				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, lp),
+					Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets while it was stormed: %s", describe(q, n.watchdogTxDropped, n.watchdogRxDropped)),
+					Remedy: fmt.Sprintf("a device behind %s paused queue %d without draining it and the watchdog's drop action threw its traffic away: find the stuck NIC or host on this port (%s)", sp.Port, lp, n.showWatchdog(sp.Port))})
+			}
 		}
 	}
 	for _, h := range j.d.Hosts {
@@ -191,10 +237,11 @@ func (j *judge) losslessDrops() {
 
 func (j *judge) pfcPriority() {
 	p := j.o.Priority
+	lossless := j.fabricLossless()
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
 		for prio := range numPriorities {
-			if prio == p {
+			if slices.Contains(sp.losslessPriorities(p), prio) {
 				continue
 			}
 			names := sp.names()
@@ -212,7 +259,7 @@ func (j *judge) pfcPriority() {
 				Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", h.Netdev, p)})
 		}
 		for prio := range numPriorities {
-			if prio == p {
+			if slices.Contains(lossless, prio) {
 				continue
 			}
 			if n := h.Ethtool[HostPauseRx(prio)] + h.Ethtool[HostPauseTx(prio)]; n > 0 {
@@ -222,7 +269,7 @@ func (j *judge) pfcPriority() {
 			}
 		}
 	}
-	j.report(checkPFCPriority, fails, fmt.Sprintf("PFC frames only on priority %d", p))
+	j.report(checkPFCPriority, fails, fmt.Sprintf("PFC frames only on the lossless priorities %s", joinInts(lossless)))
 }
 
 func (j *judge) watchdog() {
@@ -332,4 +379,12 @@ func (j *judge) retransmissions() {
 		}
 	}
 	j.report(checkRetransmission, fails, "no RDMA retransmissions")
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
 }

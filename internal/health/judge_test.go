@@ -138,3 +138,47 @@ func TestDiffCountsResetsFromZero(t *testing.T) {
 		t.Errorf("seconds = %v", d.Seconds)
 	}
 }
+
+// SONiC's stock ports have PFC on 3 and 4 (qos_config.j2 LOSSLESS_TC): PFC frames on 4 there
+// are no fault, drops on 4 are a lossless drop, and PFC on 5 is still a fault.
+func TestTwoLosslessPriorities(t *testing.T) {
+	stock := func(edit func(b *Sample)) map[string]Verdict {
+		a, b := healthy()
+		for _, s := range []*Sample{&a, &b} {
+			s.Switches[0].Lossless = []int{3, 4}
+			s.Switches[0].Queues[4] = Counters{QueueDropped: 0, WatchdogTxDropped: 0}
+			s.Switches[0].Stats[SwitchPFCRx(5)] = 0
+			s.Hosts[0].Ethtool[HostPauseRx(4)] = 0
+		}
+		edit(&b)
+		return failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))
+	}
+	if f := stock(func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(4)] = 7; b.Hosts[0].Ethtool[HostPauseRx(4)] = 7 }); len(f) != 0 {
+		t.Errorf("PFC on the stock lossless priority 4: %+v", f)
+	}
+	if f := stock(func(b *Sample) { b.Switches[0].Queues[4][QueueDropped] = 2 }); f[checkLosslessDrops].Subject != "Ethernet8 queue 4" {
+		t.Errorf("drops on queue 4: %+v", f)
+	}
+	if f := stock(func(b *Sample) { b.Switches[0].Queues[4][WatchdogTxDropped] = 9 }); !strings.Contains(f[checkLosslessDrops].Detail, "PFC watchdog dropped") {
+		t.Errorf("watchdog drops on queue 4: %+v", f)
+	}
+	if f := stock(func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(5)] = 1 }); f[checkPFCPriority].Subject != "Ethernet8 priority 5" {
+		t.Errorf("PFC on 5: %+v", f)
+	}
+}
+
+// A spare port without queue counters is read, noted and not failed.
+func TestPortWithoutQueueCounters(t *testing.T) {
+	a, b := healthy()
+	for _, s := range []*Sample{&a, &b} {
+		s.Switches = append(s.Switches, SwitchPort{Switch: "sw1:8080", Port: "Ethernet120", Stats: Counters{SwitchPFCRx(3): 0},
+			Queues: map[int]Counters{}, PriorityGroups: map[int]Counters{}, NoCounters: "no queues mapped"})
+	}
+	vs := Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true})
+	if f := failures(vs); len(f) != 0 {
+		t.Fatalf("failures with a spare port: %+v", f)
+	}
+	if !strings.Contains(vs[0].Detail, "sw1:8080 Ethernet120") || !strings.Contains(vs[0].Detail, "no queues mapped") {
+		t.Errorf("counters_read = %q, want the spare port named", vs[0].Detail)
+	}
+}

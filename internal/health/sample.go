@@ -27,6 +27,21 @@ type SwitchPort struct {
 	PriorityGroups map[int]Counters
 	// Stormed are the queues the PFC watchdog holds in storm state now.
 	Stormed []int
+	// Lossless are the priorities the port has PFC on (SONiC PORT_QOS_MAP pfc_enable), each
+	// judged as lossless; empty means only the options' priority.
+	Lossless []int
+	// NoCounters says why the switch keeps no queue or priority group counters for the port
+	// (a spare port without buffer configuration): its Queues and PriorityGroups are empty,
+	// and only its port counters are judged.
+	NoCounters string
+}
+
+// losslessPriorities are the priorities judged lossless on p: its own, else prio.
+func (p SwitchPort) losslessPriorities(prio int) []int {
+	if len(p.Lossless) == 0 {
+		return []int{prio}
+	}
+	return p.Lossless
 }
 
 // HostPort is one RDMA port of a host and its netdev.
@@ -90,7 +105,8 @@ func Diff(before, after Sample) Delta {
 			continue
 		}
 		name := p.Switch + " " + p.Port
-		out := SwitchPort{Switch: p.Switch, Port: p.Port, OS: p.OS, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{}, Stormed: p.Stormed}
+		out := SwitchPort{Switch: p.Switch, Port: p.Port, OS: p.OS, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{},
+			Stormed: p.Stormed, Lossless: p.Lossless, NoCounters: p.NoCounters}
 		for q, c := range p.Queues {
 			out.Queues[q] = d.counters(fmt.Sprintf("%s queue %d", name, q), prev.Queues[q], c)
 		}

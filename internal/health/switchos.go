@@ -31,6 +31,7 @@ func CumulusPFC(prio int, field string) string { return fmt.Sprintf("pfc-stats/%
 type switchNames struct {
 	queuePackets, queueDropped, queueWREDDropped, queueECNMarked, pgDropped string
 	watchdogDetected, watchdogRestored                                      string
+	watchdogTxDropped, watchdogRxDropped                                    string
 	pfcRx, pfcTx                                                            func(prio int) string
 	// pausesOn says how to make port pause its sender on prio; showWatchdog how to read the
 	// watchdog's view of port; ecnUncounted why a switch's queues lack the ECN counter.
@@ -43,6 +44,7 @@ var sonicNames = switchNames{
 	queuePackets: QueuePackets, queueDropped: QueueDropped, queueWREDDropped: QueueWREDDropped,
 	queueECNMarked: QueueECNMarked, pgDropped: PGDropped,
 	watchdogDetected: WatchdogDetected, watchdogRestored: WatchdogRestored,
+	watchdogTxDropped: WatchdogTxDropped, watchdogRxDropped: WatchdogRxDropped,
 	pfcRx: SwitchPFCRx, pfcTx: SwitchPFCTx,
 	pausesOn: func(port string, p int) string {
 		return fmt.Sprintf("make pfc_enable of PORT_QOS_MAP|%s include %d (and give priority group %d a lossless buffer profile)", port, p, p)

@@ -96,7 +96,10 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		MarkdownDescription: "Whether the fabric is lossless, judged from its counters: two samples `interval_seconds` apart of every " +
 			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI; Cumulus Linux NVUE " +
 			"QoS counters and PFC watchdog status), and of every host " +
-			"RDMA port's `hw_counters` and `ethtool -S` (over SSH). Verdicts, with remedies, cover drops on the lossless priority, " +
+			"RDMA port's `hw_counters` and `ethtool -S` (over SSH). On SONiC a port's lossless priorities are its PORT_QOS_MAP " +
+			"`pfc_enable` with `priority` (SONiC's default QoS makes 3 and 4 lossless), each judged; a port whose queues the switch " +
+			"does not count (a spare port without buffers, with `create_only_config_db_buffers`) is named and judged by its PFC " +
+			"frames only. Verdicts, with remedies, cover drops on a lossless priority (the PFC watchdog's among them), " +
 			"PFC frames on other priorities, PFC storms (the switch's watchdog, the NIC's stall detection), ECN marks that " +
 			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off) and RDMA retransmissions. " +
 			"Sample while traffic runs; use `ok` or `failures` in a `check` block or a postcondition.",
@@ -131,7 +134,7 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 					"detail":  str("What the counters did."),
 					"remedy":  str("What to do; empty when the check passed."),
 				}}},
-			"switch_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each switch port: its port, lossless queue and priority group hashes.",
+			"switch_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each switch port: its port hash's counters by name, each lossless queue's as `queue/<n>/<name>` and each priority group's as `priority-group/<n>/<name>`.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"switch": str("The switch address."), "port": str("The port."), "counters": counters,
 				}}},
@@ -374,7 +377,7 @@ func sortSample(s *health.Sample) {
 
 func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict) {
 	var ids []string
-	for _, v := range append(knownStrings(m.Switches), knownStrings(m.Hosts)...) {
+	for _, v := range slices.Concat(knownStrings(m.Switches), knownStrings(m.CumulusSwitches), knownStrings(m.Hosts)) {
 		ids = append(ids, v.ValueString())
 	}
 	m.ID = types.StringValue(strings.Join(ids, ","))
@@ -401,17 +404,17 @@ func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict)
 	m.SwitchPorts, m.HostPorts = []switchPortDeltas{}, []hostPortDeltas{}
 	for _, p := range d.Switches {
 		c := nonZero(p.Stats)
-		for _, q := range p.Queues {
-			addNonZero(c, q)
+		for q, counters := range p.Queues {
+			addNonZero(c, fmt.Sprintf("queue/%d/", q), counters)
 		}
-		for _, pg := range p.PriorityGroups {
-			addNonZero(c, pg)
+		for pg, counters := range p.PriorityGroups {
+			addNonZero(c, fmt.Sprintf("priority-group/%d/", pg), counters)
 		}
 		m.SwitchPorts = append(m.SwitchPorts, switchPortDeltas{Switch: types.StringValue(p.Switch), Port: types.StringValue(p.Port), Counters: c})
 	}
 	for _, p := range d.Hosts {
 		c := nonZero(p.RDMA)
-		addNonZero(c, p.Ethtool)
+		addNonZero(c, "", p.Ethtool)
 		m.HostPorts = append(m.HostPorts, hostPortDeltas{Host: types.StringValue(p.Host), Device: types.StringValue(fmt.Sprintf("%s:%d", p.Device, p.Port)),
 			Netdev: types.StringValue(p.Netdev), Counters: c})
 	}
@@ -419,14 +422,15 @@ func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict)
 
 func nonZero(c health.Counters) map[string]int64 {
 	out := map[string]int64{}
-	addNonZero(out, c)
+	addNonZero(out, "", c)
 	return out
 }
 
-func addNonZero(dst map[string]int64, c health.Counters) {
+// addNonZero adds c's non-zero counters to dst, each name behind prefix.
+func addNonZero(dst map[string]int64, prefix string, c health.Counters) {
 	for k, v := range c {
 		if v > 0 {
-			dst[k] = int64(min(v, 1<<63-1))
+			dst[prefix+k] = int64(min(v, 1<<63-1))
 		}
 	}
 }

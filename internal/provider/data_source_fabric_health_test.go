@@ -29,14 +29,21 @@ type healthFabric struct {
 
 func newHealthFabric(t *testing.T) *healthFabric {
 	t.Helper()
-	f := &healthFabric{sw: newSwitchFixture(t, switchtwin.Options{}),
+	return newHealthFabricWith(t, switchtwin.Options{}, "3")
+}
+
+// newHealthFabricWith is newHealthFabric on a switch twin with opts, whose cabled ports have
+// PFC on the priorities of pfcEnable ("3", or SONiC's stock "3,4").
+func newHealthFabricWith(t *testing.T, opts switchtwin.Options, pfcEnable string) *healthFabric {
+	t.Helper()
+	f := &healthFabric{sw: newSwitchFixture(t, opts),
 		fleet: podFleet(t, hosttwin.HostSpec{Name: "gpu1", Profile: "cx7"}, hosttwin.HostSpec{Name: "gpu2", Profile: "cx7"})}
 	var err error
 	f.model, err = traffic.Cable(f.fleet, []traffic.Switch{{Name: "leaf1", Twin: f.sw.twin}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.configure(t)
+	f.configure(t, pfcEnable)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -51,12 +58,14 @@ func newHealthFabric(t *testing.T) *healthFabric {
 // configure makes the fabric lossless on priority 3 as roce_switch_qos and roce_nic_dcqcn
 // would: PFC, ECN on queue 3 and the watchdog on every cabled switch port; PFC, DSCP trust
 // and DCQCN's NP and RP on every NIC.
-func (f *healthFabric) configure(t *testing.T) {
+func (f *healthFabric) configure(t *testing.T, pfcEnable string) {
 	t.Helper()
 	f.sw.twin.SetEntry("WRED_PROFILE", "ROCE", sonic.Entry{"ecn": "ecn_all", "green_min_threshold": "102400",
 		"green_max_threshold": "153600", "green_drop_probability": "100", "wred_green_enable": "false"})
 	for _, l := range f.model.Links() {
-		f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": "3"})
+		qos := f.sw.entry("PORT_QOS_MAP", l.Port)
+		qos["pfc_enable"] = pfcEnable
+		f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, qos)
 		f.sw.twin.SetEntry("QUEUE", l.Port+"|3", sonic.Entry{"wred_profile": "ROCE"})
 		f.sw.twin.SetEntry("PFC_WD", l.Port, sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
 	}
@@ -196,5 +205,33 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 `),
 			},
 		},
+	})
+}
+
+// TestFabricHealthOnAStockSONiCSwitch reads a switch as SONiC ships it to a T0: spare ports
+// without buffers, whose queues orchagent does not count (create_only_config_db_buffers),
+// and PFC on priorities 3 and 4 (qos_config.j2). PFC frames on priority 4 are no fault, the
+// spare ports are named as read without queue counters, and the fabric is healthy.
+func TestFabricHealthOnAStockSONiCSwitch(t *testing.T) {
+	f := newHealthFabricWith(t, switchtwin.Options{SparePorts: 4, CreateOnlyConfigDBBuffers: true}, "3,4")
+	if err := f.sw.twin.AddPortCounters(f.firstLink(t).Port, map[string]uint64{"SAI_PORT_STAT_PFC_4_RX_PKTS": 25}); err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: f.config(t, ""),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr("data.roce_fabric_health.f", "ok", "true"),
+				func(s *terraform.State) error {
+					for _, v := range s.RootModule().Resources["data.roce_fabric_health.f"].Primary.Attributes {
+						if strings.Contains(v, "4 switch ports have no queue counters") {
+							return nil
+						}
+					}
+					return fmt.Errorf("no verdict names the spare ports")
+				},
+			),
+		}},
 	})
 }

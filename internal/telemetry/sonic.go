@@ -6,19 +6,30 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
-// SONiC reads every port of a SONiC switch and its lossless priority: the port hash (PFC frames
-// per priority), the queue hash (packets, drops, ECN marks, PFC watchdog) and, where the switch
-// counts it, the ingress priority group's hash (drops when the port did not pause its sender in
-// time). The queue and the priority group are taken to have the priority's index, as SONiC's
-// default TC_TO_QUEUE and PFC_PRIORITY_TO_PRIORITY_GROUP maps and roce_switch_qos set them. ports, when not empty,
-// limits the read to those ports; one the switch does not have is an error.
+// SONiC reads every port of a SONiC switch and its lossless priorities: the port hash (PFC
+// frames per priority), the queue hash of each lossless priority (packets, drops, ECN marks,
+// PFC watchdog) and, where the switch counts it, the ingress priority group's hash (drops when
+// the port did not pause its sender in time). A port's lossless priorities are its
+// PORT_QOS_MAP pfc_enable (SONiC's qos_config.j2 makes 3 and 4 lossless) plus priority; the
+// queue and the priority group are taken to have the priority's index, as SONiC's default
+// TC_TO_QUEUE and PFC_PRIORITY_TO_PRIORITY_GROUP maps and roce_switch_qos set them.
+//
+// A port without those queues in COUNTERS_QUEUE_NAME_MAP keeps no queue counters: with
+// create_only_config_db_buffers (on by default on Mellanox images) orchagent maps only the
+// queues and priority groups that BUFFER_QUEUE and BUFFER_PG configure (sonic-swss
+// orchagent/portsorch.cpp generateQueueMap, flexcounterorch.cpp), and the buffer templates
+// configure active ports only. Such a port is read with its port counters and NoCounters set.
+// ports, when not empty, limits the read to those ports; one the switch does not have is an
+// error.
 func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
 	maps1, err := c.GetTarget(ctx, sonic.CountersDB, []string{sonic.CountersPortNameMap}, []string{sonic.CountersQueueNameMap}, []string{sonic.CountersPGNameMap})
 	if err != nil {
@@ -41,64 +52,99 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 			return nil, fmt.Errorf("switch %s: %w", address, err)
 		}
 	}
+	qos, err := sonicdb.New(c).GetTables(ctx, portQoSMap)
+	if err != nil {
+		return nil, fmt.Errorf("switch %s: read %s: %w", address, portQoSMap, err)
+	}
 	if len(ports) == 0 {
 		ports = slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)
 	}
-	var paths [][]string
-	perPort := 2
-	if len(pgMap) > 0 {
-		perPort = 3
+	type read struct {
+		port, kind int // index in ports; 0 port, 1 queue, 2 priority group
+		prio       int
+		path       []string
 	}
-	for _, p := range ports {
+	var reads []read
+	out := make([]health.SwitchPort, len(ports))
+	for i, p := range ports {
 		poid, ok := portMap[p]
 		if !ok {
 			return nil, fmt.Errorf("switch %s has no port %s in %s (its ports: %s)", address, p, sonic.CountersPortNameMap, firstFew(slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)))
 		}
-		qoid, ok := queueMap.ObjectOID(p, priority)
-		if !ok {
-			return nil, fmt.Errorf("switch %s has no queue %s:%d in %s", address, p, priority, sonic.CountersQueueNameMap)
-		}
-		paths = append(paths, []string{sonic.CountersTable, poid}, []string{sonic.CountersTable, qoid})
-		if perPort == 3 {
-			goid, ok := pgMap.ObjectOID(p, priority)
-			if !ok {
-				return nil, fmt.Errorf("switch %s has no priority group %s:%d in %s", address, p, priority, sonic.CountersPGNameMap)
+		lossless := pfcEnabled(qos[portQoSMap][p][pfcEnable], priority)
+		out[i] = health.SwitchPort{Switch: address, Port: p, Lossless: lossless, Queues: map[int]health.Counters{}, PriorityGroups: map[int]health.Counters{}}
+		reads = append(reads, read{port: i, path: []string{sonic.CountersTable, poid}})
+		queues := 0
+		for _, prio := range lossless {
+			if qoid, ok := queueMap.ObjectOID(p, prio); ok {
+				queues++
+				reads = append(reads, read{port: i, kind: 1, prio: prio, path: []string{sonic.CountersTable, qoid}})
 			}
-			paths = append(paths, []string{sonic.CountersTable, goid})
+			if goid, ok := pgMap.ObjectOID(p, prio); ok {
+				reads = append(reads, read{port: i, kind: 2, prio: prio, path: []string{sonic.CountersTable, goid}})
+			}
+		}
+		if queues == 0 {
+			out[i].NoCounters = fmt.Sprintf("%s maps none of their queues %s (SONiC keeps queue counters only for the queues BUFFER_QUEUE configures)",
+				sonic.CountersQueueNameMap, joinInts(lossless))
 		}
 	}
-	if len(paths) == 0 {
+	if len(reads) == 0 {
 		return nil, fmt.Errorf("switch %s: %s is empty: orchagent has not created its port counters", address, sonic.CountersPortNameMap)
+	}
+	paths := make([][]string, len(reads))
+	for i, r := range reads {
+		paths[i] = r.path
 	}
 	hashes, err := c.GetTarget(ctx, sonic.CountersDB, paths...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]health.SwitchPort, 0, len(ports))
-	for i, p := range ports {
-		port, err := decodeHash(hashes, paths[perPort*i])
+	for _, r := range reads {
+		sp := &out[r.port]
+		h, err := decodeHash(hashes, r.path)
 		if err != nil {
-			return nil, fmt.Errorf("switch %s port %s: %w", address, p, err)
+			return nil, fmt.Errorf("switch %s %s: %w", address, [...]string{"port " + sp.Port, fmt.Sprintf("queue %s:%d", sp.Port, r.prio), fmt.Sprintf("priority group %s:%d", sp.Port, r.prio)}[r.kind], err)
 		}
-		queue, err := decodeHash(hashes, paths[perPort*i+1])
-		if err != nil {
-			return nil, fmt.Errorf("switch %s queue %s:%d: %w", address, p, priority, err)
-		}
-		sp := health.SwitchPort{Switch: address, Port: p, Stats: port.Counters,
-			Queues: map[int]health.Counters{priority: queue.Counters}, PriorityGroups: map[int]health.Counters{}}
-		if perPort == 3 {
-			pg, err := decodeHash(hashes, paths[perPort*i+2])
-			if err != nil {
-				return nil, fmt.Errorf("switch %s priority group %s:%d: %w", address, p, priority, err)
+		switch r.kind {
+		case 0:
+			sp.Stats = h.Counters
+		case 1:
+			sp.Queues[r.prio] = h.Counters
+			if h.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
+				sp.Stormed = append(sp.Stormed, r.prio)
 			}
-			sp.PriorityGroups[priority] = pg.Counters
+		case 2:
+			sp.PriorityGroups[r.prio] = h.Counters
 		}
-		if queue.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
-			sp.Stormed = []int{priority}
-		}
-		out = append(out, sp)
 	}
 	return out, nil
+}
+
+// PORT_QOS_MAP's field of the priorities a port has PFC on: "3,4".
+const (
+	portQoSMap = "PORT_QOS_MAP"
+	pfcEnable  = "pfc_enable"
+)
+
+// pfcEnabled is the sorted priorities of a pfc_enable value, with prio.
+func pfcEnabled(value string, prio int) []int {
+	out := []int{prio}
+	for _, f := range strings.Split(value, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n >= 0 && n < 8 && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ", ")
 }
 
 func decodeHash(values map[string]json.RawMessage, path []string) (sonic.CounterHash, error) {

@@ -53,8 +53,8 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tw.Stats().RPCs["Get"] - before; got != 2 {
-		t.Errorf("%d Gets, want 2 (the name maps, then every hash)", got)
+	if got := tw.Stats().RPCs["Get"] - before; got != 3 {
+		t.Errorf("%d Gets, want 3 (the name maps, PORT_QOS_MAP, then every hash)", got)
 	}
 	if len(ports) != len(tw.Table("PORT")) || ports[0].Port != "Ethernet0" {
 		t.Fatalf("%d ports, first %+v", len(ports), ports[0])
@@ -70,5 +70,49 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	}
 	if _, err := SONiC(ctx, c, "leaf1", 3, []string{"Ethernet9999"}); err == nil || !strings.Contains(err.Error(), "has no port Ethernet9999") {
 		t.Errorf("unknown port: %v", err)
+	}
+}
+
+// A switch that counts only configured buffers (create_only_config_db_buffers) maps no queues
+// of its spare ports: they are read with their port counters and NoCounters, and the rest
+// with the queues of both of SONiC's stock lossless priorities (pfc_enable 3,4).
+func TestSONiCSparePortsAndTwoLosslessPriorities(t *testing.T) {
+	tw, err := switchtwin.New(switchtwin.Options{Ports: 8, SparePorts: 2, CreateOnlyConfigDBBuffers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, err := tw.Start("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := gnmi.Dial(gnmi.Config{Address: addr, Insecure: true, DialTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	if err := tw.AddQueueCounters("Ethernet4", 4, map[string]uint64{"SAI_QUEUE_STAT_PACKETS": 9}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ports, err := SONiC(ctx, c, "leaf1", 3, nil)
+	if err != nil {
+		t.Fatalf("a switch with spare ports: %v", err)
+	}
+	if len(ports) != 8 {
+		t.Fatalf("%d ports, want 8", len(ports))
+	}
+	for i, p := range ports {
+		spare := i >= 6
+		if (p.NoCounters != "") != spare || !slices.Equal(p.Lossless, []int{3, 4}) || p.Stats == nil {
+			t.Errorf("%s: NoCounters %q, Lossless %v, port counters %v; want spare=%v, [3 4]", p.Port, p.NoCounters, p.Lossless, p.Stats != nil, spare)
+		}
+		if !spare && (p.Queues[3] == nil || p.Queues[4] == nil) {
+			t.Errorf("%s: queues %v, want 3 and 4", p.Port, p.Queues)
+		}
+	}
+	if ports[1].Queues[4]["SAI_QUEUE_STAT_PACKETS"] != 9 {
+		t.Errorf("Ethernet4 queue 4 = %v", ports[1].Queues[4])
 	}
 }

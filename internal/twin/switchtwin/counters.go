@@ -241,6 +241,7 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if err := t.requireAliases(); err != nil { // before counters.mu: Set holds dbMu while it takes counters.mu
 		return nil, err
 	}
+	counted := t.countedBuffers()
 	t.counters.mu.Lock()
 	defer t.counters.mu.Unlock()
 	resp := &gpb.GetResponse{}
@@ -249,7 +250,7 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 		for _, e := range append(slices.Clone(req.GetPrefix().GetElem()), p.GetElem()...) {
 			names = append(names, e.GetName())
 		}
-		val, err := t.counterValue(names)
+		val, err := t.counterValue(names, counted)
 		if err != nil {
 			return nil, err
 		}
@@ -261,8 +262,9 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	return resp, nil
 }
 
-// counterValue resolves one path of COUNTERS_DB. The caller holds t.counters.mu.
-func (t *Twin) counterValue(names []string) (*gpb.TypedValue, error) {
+// counterValue resolves one path of COUNTERS_DB; counted, when not nil, are the only queues
+// and priority groups the name maps list. The caller holds t.counters.mu.
+func (t *Twin) counterValue(names []string, counted map[string]bool) (*gpb.TypedValue, error) {
 	c := t.counters
 	notFound := func() error {
 		return status.Errorf(codes.NotFound, "No valid entry found on %s with key %s", countersDB, strings.Join(names, ":"))
@@ -276,9 +278,9 @@ func (t *Twin) counterValue(names []string) (*gpb.TypedValue, error) {
 		case portNameMap:
 			m = maps.Clone(c.ports)
 		case queueNameMap:
-			m = maps.Clone(c.queues)
+			m = onlyCounted(c.queues, counted, "BUFFER_QUEUE")
 		case pgNameMap:
-			m = maps.Clone(c.pgs)
+			m = onlyCounted(c.pgs, counted, "BUFFER_PG")
 		case queueTypeMap, queueIndexMap, queuePortMap:
 			m = map[string]string{}
 			for qname, oid := range c.queues {
@@ -321,6 +323,58 @@ func (t *Twin) counterValue(names []string) (*gpb.TypedValue, error) {
 
 // requireAliases fails as sonic-gnmi's COUNTERS_DB client does when a CONFIG_DB PORT entry has
 // no alias (sonic_data_client/virtual_db.go GetAliasMap).
+// countedBuffers are, while DEVICE_METADATA create_only_config_db_buffers is "true", the
+// BUFFER_QUEUE and BUFFER_PG objects that have a profile, as "BUFFER_QUEUE|Ethernet0:3";
+// nil while it is off, when orchagent counts every queue and priority group
+// (sonic-swss orchagent/flexcounterorch.cpp getQueueConfigurations, getPgConfigurations).
+// Keys are "<port>|<index or a-b range>", a port list allowed ("Ethernet0,Ethernet4|3-4").
+func (t *Twin) countedBuffers() map[string]bool {
+	t.dbMu.Lock()
+	defer t.dbMu.Unlock()
+	if t.db["DEVICE_METADATA"]["localhost"]["create_only_config_db_buffers"] != "true" {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, table := range []string{"BUFFER_QUEUE", "BUFFER_PG"} {
+		for key, e := range t.db[table] {
+			if e["profile"] == "" {
+				continue
+			}
+			ports, idx, ok := strings.Cut(key, "|")
+			if !ok {
+				continue
+			}
+			lo, hi, isRange := strings.Cut(idx, "-")
+			if !isRange {
+				hi = lo
+			}
+			a, errA := strconv.Atoi(lo)
+			b, errB := strconv.Atoi(hi)
+			if errA != nil || errB != nil {
+				continue
+			}
+			for _, port := range strings.Split(ports, ",") {
+				for i := a; i <= b; i++ {
+					out[table+"|"+port+":"+strconv.Itoa(i)] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// onlyCounted is the name map m ("Ethernet0:3" -> oid) with only the objects of table that
+// counted lists; all of m when counted is nil.
+func onlyCounted(m map[string]string, counted map[string]bool, table string) map[string]string {
+	out := map[string]string{}
+	for k, v := range m {
+		if counted == nil || counted[table+"|"+k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 func (t *Twin) requireAliases() error {
 	t.dbMu.Lock()
 	defer t.dbMu.Unlock()

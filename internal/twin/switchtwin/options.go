@@ -78,6 +78,14 @@ type Options struct {
 	// BufferModelTraditional (default; buffermgrd, results in CONFIG_DB) or
 	// BufferModelDynamic (buffermgrdyn, results in APPL_DB).
 	BufferModel string
+	// SparePorts are how many of the last ports are spare: no buffer configuration (the SKU's
+	// buffer templates configure active ports only).
+	SparePorts int
+	// CreateOnlyConfigDBBuffers sets DEVICE_METADATA create_only_config_db_buffers, with which
+	// orchagent counts only the queues and priority groups BUFFER_QUEUE and BUFFER_PG
+	// configure (sonic-swss orchagent/flexcounterorch.cpp getQueueConfigurations; deploy-cfg
+	// sets it on T0 switches); off, every queue and priority group is counted.
+	CreateOnlyConfigDBBuffers bool
 }
 
 // Buffer models of Options.BufferModel.

@@ -53,6 +53,9 @@ func seed(s settings) sonic.DB {
 		"synchronous_mode":     "enable",
 	})
 	db.SetEntry("VERSIONS", "DATABASE", sonic.Entry{"VERSION": dbSchemaVersion(s.release)})
+	if s.CreateOnlyConfigDBBuffers {
+		db["DEVICE_METADATA"]["localhost"]["create_only_config_db_buffers"] = "true"
+	}
 	seedPorts(db, s)
 	seedQoSMaps(db)
 	seedBuffers(db, s)
@@ -112,6 +115,9 @@ func seedPorts(db sonic.DB, s settings) {
 				entry = sonic.Entry{"scheduler": "scheduler.1", "wred_profile": "AZURE_LOSSLESS"}
 			}
 			db.SetEntry("QUEUE", name+"|"+strconv.Itoa(q), entry)
+		}
+		if i >= s.Ports-s.SparePorts {
+			continue // a spare port: no buffers
 		}
 		db.SetEntry("BUFFER_PG", name+"|0", sonic.Entry{"profile": "ingress_lossy_profile"})
 		lossless := lossless5m(layout.speed)
