@@ -115,7 +115,9 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"priority": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "The lossless (RDMA) priority and queue, 0-7. Default `3`."},
 			"interval_seconds": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`.", maxHealthInterval, defaultHealthInterval)},
+				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`. A SONiC switch's COUNTERS_DB moves only when its flex counters poll "+
+					"(queues, WRED/ECN and priority group drops every 10 s by default, ports every second; FLEX_COUNTER_TABLE POLL_INTERVAL): the samples are taken at least "+
+					"two polls of the slowest of them apart, 20 s by default, with a warning when this is set shorter.", maxHealthInterval, defaultHealthInterval)},
 			"require_traffic": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: "Fail the `traffic` check when nothing moved on the priority: idle counters prove nothing. Default `true`."},
 			"id":      str("The sampled targets."),
@@ -214,6 +216,15 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
+	if window, why := s.window(ctx, interval); window > interval {
+		if isSet(m.IntervalSeconds) {
+			resp.Diagnostics.AddAttributeWarning(path.Root("interval_seconds"), "Sample Window Lengthened",
+				fmt.Sprintf("interval_seconds is %d, shorter than %s: the samples are taken %s apart, as a shorter window sees no poll or two and misjudges drops, marks and rates. "+
+					"Set interval_seconds to %d or more, or poll faster on the switch (counterpoll queue interval <ms>).", m.IntervalSeconds.ValueInt64(), why, window, int(window.Seconds())))
+		}
+		tflog.Debug(ctx, "fabric health window lengthened", map[string]any{"seconds": window.Seconds(), "why": why})
+		interval = window
+	}
 	before, diags := s.sample(ctx)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
@@ -259,6 +270,30 @@ type switchTarget struct {
 	subsystem    string
 	logged       string
 	logFields    map[string]any
+	// slowestPoll is how often the switch's slowest flex counter group the verdicts read
+	// polls, and the group; nil where the counters are read live.
+	slowestPoll func(context.Context) (time.Duration, string, error)
+}
+
+// window is how far apart the samples must be: interval, or two polls of the slowest
+// counter group of a switch (said in why) when that is longer. A switch whose poll intervals
+// cannot be read keeps interval; its read errors come with the samples.
+func (s *sampler) window(ctx context.Context, interval time.Duration) (time.Duration, string) {
+	window, why := interval, ""
+	for _, sw := range s.switches {
+		if sw.slowestPoll == nil {
+			continue
+		}
+		every, group, err := sw.slowestPoll(ctx)
+		if err != nil {
+			tflog.Debug(ctx, "flex counter poll intervals unread", map[string]any{"address": sw.address, "error": err.Error()})
+			continue
+		}
+		if 2*every > window {
+			window, why = 2*every, fmt.Sprintf("two polls of the %s counters of %s (every %s, FLEX_COUNTER_TABLE)", group, sw.address, every)
+		}
+	}
+	return window, why
 }
 
 // The Nothing to Sample diagnostic.
@@ -292,7 +327,10 @@ func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sa
 			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
 		}, what: "COUNTERS_DB over gNMI",
 			advice:    "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).",
-			subsystem: logGNMI, logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"}})
+			subsystem: logGNMI, logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"},
+			slowestPoll: func(ctx context.Context) (time.Duration, string, error) {
+				return telemetry.SONiCSlowestPoll(ctx, client)
+			}})
 	}
 	for i, v := range knownStrings(m.CumulusSwitches) {
 		client, err := d.data.nvueClient(v.ValueString(), nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +30,8 @@ type healthFabric struct {
 
 func newHealthFabric(t *testing.T) *healthFabric {
 	t.Helper()
-	return newHealthFabricWith(t, switchtwin.Options{}, "3")
+	// Counters poll every 100 ms, as counterpoll sets them on a lab switch.
+	return newHealthFabricWith(t, switchtwin.Options{CounterPollInterval: 100 * time.Millisecond}, "3")
 }
 
 // newHealthFabricWith is newHealthFabric on a switch twin with opts, whose cabled ports have
@@ -210,8 +212,10 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 
 // TestFabricHealthOnAStockSONiCSwitch reads a switch as SONiC ships it to a T0: spare ports
 // without buffers, whose queues orchagent does not count (create_only_config_db_buffers),
-// and PFC on priorities 3 and 4 (qos_config.j2). PFC frames on priority 4 are no fault, the
-// spare ports are named as read without queue counters, and the fabric is healthy.
+// PFC on priorities 3 and 4 (qos_config.j2), and queue counters polled every 10 s. The
+// samples are taken two polls (20 s) apart although interval_seconds is 1, PFC frames on
+// priority 4 are no fault, the spare ports are named as read without queue counters, and
+// the fabric is healthy.
 func TestFabricHealthOnAStockSONiCSwitch(t *testing.T) {
 	f := newHealthFabricWith(t, switchtwin.Options{SparePorts: 4, CreateOnlyConfigDBBuffers: true}, "3,4")
 	if err := f.sw.twin.AddPortCounters(f.firstLink(t).Port, map[string]uint64{"SAI_PORT_STAT_PFC_4_RX_PKTS": 25}); err != nil {
@@ -223,6 +227,12 @@ func TestFabricHealthOnAStockSONiCSwitch(t *testing.T) {
 			Config: f.config(t, ""),
 			Check: resource.ComposeTestCheckFunc(
 				resource.TestCheckResourceAttr("data.roce_fabric_health.f", "ok", "true"),
+				resource.TestCheckResourceAttrWith("data.roce_fabric_health.f", "seconds", func(v string) error {
+					if s, err := strconv.ParseFloat(v, 64); err != nil || s < 20 {
+						return fmt.Errorf("samples %s s apart, want two 10 s polls", v)
+					}
+					return nil
+				}),
 				func(s *terraform.State) error {
 					for _, v := range s.RootModule().Resources["data.roce_fabric_health.f"].Primary.Attributes {
 						if strings.Contains(v, "4 switch ports have no queue counters") {

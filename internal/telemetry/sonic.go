@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
@@ -161,4 +162,33 @@ func firstFew(names []string) string {
 		return fmt.Sprintf("%s, ... (%d in all)", strings.Join(names[:8], ", "), len(names))
 	}
 	return strings.Join(names, ", ")
+}
+
+// sonicFlexGroups are the flex counter groups whose counters the verdicts read (CONFIG_DB
+// FLEX_COUNTER_TABLE keys) and how often each polls when POLL_INTERVAL is not set
+// (sonic-swss orchagent/portsorch.cpp: PORT_STAT_FLEX_COUNTER_POLLING_INTERVAL_MS 1000,
+// QUEUE_STAT_FLEX_COUNTER_POLLING_INTERVAL_MS 10000 for QUEUE and WRED_ECN_QUEUE,
+// PG_DROP_STAT_FLEX_COUNTER_POLLING_INTERVAL_MS 10000).
+var sonicFlexGroups = map[string]time.Duration{"PORT": time.Second, "QUEUE": 10 * time.Second, "WRED_ECN_QUEUE": 10 * time.Second, "PG_DROP": 10 * time.Second}
+
+// SONiCSlowestPoll is the longest poll interval of the flex counter groups the verdicts read
+// on a switch, and that group: COUNTERS_DB moves only when a group polls, so a window shorter
+// than two of its polls sees none or several and misjudges drops, marks and rates.
+func SONiCSlowestPoll(ctx context.Context, c *gnmi.Client) (time.Duration, string, error) {
+	db, err := sonicdb.New(c).GetTables(ctx, "FLEX_COUNTER_TABLE")
+	if err != nil {
+		return 0, "", err
+	}
+	var slowest time.Duration
+	group := ""
+	for _, g := range slices.Sorted(maps.Keys(sonicFlexGroups)) {
+		every := sonicFlexGroups[g]
+		if ms, err := strconv.Atoi(db["FLEX_COUNTER_TABLE"][g]["POLL_INTERVAL"]); err == nil && ms > 0 {
+			every = time.Duration(ms) * time.Millisecond
+		}
+		if every > slowest {
+			slowest, group = every, g
+		}
+	}
+	return slowest, group, nil
 }

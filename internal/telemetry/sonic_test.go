@@ -46,6 +46,7 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	must(tw.AddQueueCounters("Ethernet8", 3, map[string]uint64{"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": 5}))
 	must(tw.SetQueueStormed("Ethernet8", 3, true))
 	must(tw.AddPGCounters("Ethernet8", 3, map[string]uint64{"SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS": 2}))
+	tw.PollCounters()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	before := tw.Stats().RPCs["Get"]
@@ -94,6 +95,7 @@ func TestSONiCSparePortsAndTwoLosslessPriorities(t *testing.T) {
 	if err := tw.AddQueueCounters("Ethernet4", 4, map[string]uint64{"SAI_QUEUE_STAT_PACKETS": 9}); err != nil {
 		t.Fatal(err)
 	}
+	tw.PollCounters()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	ports, err := SONiC(ctx, c, "leaf1", 3, nil)

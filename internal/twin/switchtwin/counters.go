@@ -83,10 +83,112 @@ type counterStore struct {
 	// text are the non-counter fields pfcwdorch writes on a watched queue (PFC_WD_ACTION, the
 	// times in microseconds, PFC_WD_STATUS) by oid.
 	text map[string]map[string]string
+	// published are the SAI stats as the last poll of their flex counter group wrote them to
+	// COUNTERS_DB (reads see these; traffic moves stats), and polled when each group last ran.
+	published map[string]map[string]uint64
+	polled    map[string]time.Time
+}
+
+// Flex counter groups (CONFIG_DB FLEX_COUNTER_TABLE keys) and their poll intervals when
+// POLL_INTERVAL is not set (sonic-swss orchagent/portsorch.cpp: PORT 1000 ms, QUEUE and
+// WRED_ECN_QUEUE 10000 ms, PG_DROP 10000 ms). PFC watchdog stats are not flex counters:
+// pfcwdorch writes them on its own poll (PFC_WD GLOBAL POLL_INTERVAL, 200 ms by default),
+// and the twin serves them as they are.
+var flexGroups = map[string]time.Duration{"PORT": time.Second, "QUEUE": 10 * time.Second, "WRED_ECN_QUEUE": 10 * time.Second, "PG_DROP": 10 * time.Second}
+
+// flexGroup is the group that polls stat of an object of kind ("port", "queue", "pg"); "" for
+// the watchdog's.
+func flexGroup(kind, stat string) string {
+	switch {
+	case strings.HasPrefix(stat, "PFC_WD_"):
+		return ""
+	case kind == "port":
+		return "PORT"
+	case kind == "pg":
+		return "PG_DROP"
+	case strings.Contains(stat, "_WRED_"):
+		return "WRED_ECN_QUEUE"
+	}
+	return "QUEUE"
+}
+
+// poll runs every group whose interval (from intervals, else flexGroups) has passed since its
+// last run at now, copying its stats to published; all, when intervals is nil. The caller
+// holds c.mu.
+func (c *counterStore) poll(now time.Time, intervals map[string]time.Duration) {
+	due := map[string]bool{}
+	for g, def := range flexGroups {
+		every, ok := intervals[g]
+		if !ok {
+			every = def
+		}
+		if last := c.polled[g]; intervals == nil || now.Sub(last) >= every {
+			due[g] = true
+			if intervals == nil || every <= 0 {
+				c.polled[g] = now
+			} else {
+				c.polled[g] = last.Add(now.Sub(last) / every * every) // keep the poll's phase
+			}
+		}
+	}
+	publish := func(oids map[string]string, kind string) {
+		for _, oid := range oids {
+			for stat, v := range c.stats[oid] {
+				if g := flexGroup(kind, stat); g != "" && due[g] {
+					if c.published[oid] == nil {
+						c.published[oid] = map[string]uint64{}
+					}
+					c.published[oid][stat] = v
+				}
+			}
+		}
+	}
+	publish(c.ports, "port")
+	publish(c.queues, "queue")
+	publish(c.pgs, "pg")
+}
+
+// view is an object's hash as COUNTERS_DB holds it: published SAI stats, live watchdog stats.
+func (c *counterStore) view(oid string) map[string]uint64 {
+	out := make(map[string]uint64, len(c.stats[oid]))
+	for stat, v := range c.stats[oid] {
+		if strings.HasPrefix(stat, "PFC_WD_") {
+			out[stat] = v
+		} else {
+			out[stat] = c.published[oid][stat]
+		}
+	}
+	return out
+}
+
+// PollCounters runs every flex counter group now, as if each group's poll came due: a test
+// that moved counters reads them at once.
+func (t *Twin) PollCounters() {
+	t.counters.mu.Lock()
+	defer t.counters.mu.Unlock()
+	t.counters.poll(time.Now(), nil)
+}
+
+// pollIntervals are the flex counter groups' POLL_INTERVAL in CONFIG_DB (counterpoll <group>
+// interval), where set.
+func (t *Twin) pollIntervals() map[string]time.Duration {
+	t.dbMu.Lock()
+	defer t.dbMu.Unlock()
+	out := map[string]time.Duration{}
+	for g := range flexGroups {
+		if ms, err := strconv.Atoi(t.db["FLEX_COUNTER_TABLE"][g]["POLL_INTERVAL"]); err == nil {
+			out[g] = time.Duration(ms) * time.Millisecond
+		}
+	}
+	return out
 }
 
 func newCounterStore(db sonic.DB) *counterStore {
-	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, pgs: map[string]string{}, stats: map[string]map[string]uint64{}, text: map[string]map[string]string{}}
+	c := &counterStore{ports: map[string]string{}, queues: map[string]string{}, pgs: map[string]string{}, stats: map[string]map[string]uint64{}, text: map[string]map[string]string{},
+		published: map[string]map[string]uint64{}, polled: map[string]time.Time{}}
+	for g := range flexGroups {
+		c.polled[g] = time.Now()
+	}
 	names := slices.SortedFunc(maps.Keys(db["PORT"]), sonic.NaturalCompare)
 	for i, name := range names {
 		poid := fmt.Sprintf("oid:0x%x", portOIDBase+i+1)
@@ -241,9 +343,10 @@ func (t *Twin) getCounters(req *gpb.GetRequest) (*gpb.GetResponse, error) {
 	if err := t.requireAliases(); err != nil { // before counters.mu: Set holds dbMu while it takes counters.mu
 		return nil, err
 	}
-	counted := t.countedBuffers()
+	counted, intervals := t.countedBuffers(), t.pollIntervals()
 	t.counters.mu.Lock()
 	defer t.counters.mu.Unlock()
+	t.counters.poll(time.Now(), intervals)
 	resp := &gpb.GetResponse{}
 	for _, p := range req.GetPath() {
 		var names []string
@@ -302,10 +405,10 @@ func (t *Twin) counterValue(names []string, counted map[string]bool) (*gpb.Typed
 			return nil, status.Errorf(codes.NotFound, "%s not a valid port name", names[1])
 		}
 	}
-	st, ok := c.stats[oid]
-	if !ok {
+	if _, ok := c.stats[oid]; !ok {
 		return nil, notFound()
 	}
+	st := c.view(oid)
 	if len(names) == 3 {
 		v, ok := st[names[2]]
 		if !ok {
@@ -321,8 +424,6 @@ func (t *Twin) counterValue(names []string, counted map[string]bool) (*gpb.Typed
 	return jsonIETF(m)
 }
 
-// requireAliases fails as sonic-gnmi's COUNTERS_DB client does when a CONFIG_DB PORT entry has
-// no alias (sonic_data_client/virtual_db.go GetAliasMap).
 // countedBuffers are, while DEVICE_METADATA create_only_config_db_buffers is "true", the
 // BUFFER_QUEUE and BUFFER_PG objects that have a profile, as "BUFFER_QUEUE|Ethernet0:3";
 // nil while it is off, when orchagent counts every queue and priority group
@@ -375,6 +476,8 @@ func onlyCounted(m map[string]string, counted map[string]bool, table string) map
 	return out
 }
 
+// requireAliases fails as sonic-gnmi's COUNTERS_DB client does when a CONFIG_DB PORT entry has
+// no alias (sonic_data_client/virtual_db.go GetAliasMap).
 func (t *Twin) requireAliases() error {
 	t.dbMu.Lock()
 	defer t.dbMu.Unlock()

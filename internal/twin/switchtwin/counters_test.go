@@ -2,7 +2,9 @@ package switchtwin
 
 import (
 	"encoding/json"
+	"strconv"
 	"testing"
+	"time"
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc/codes"
@@ -44,6 +46,7 @@ func TestCountersDBAsSonicGNMIServesIt(t *testing.T) {
 	if err := tw.AddQueueCounters("Ethernet0", 3, map[string]uint64{"SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS": 7}); err != nil {
 		t.Fatal(err)
 	}
+	tw.PollCounters()
 	resp, err = countersGet(t, c, []string{"COUNTERS", queues["Ethernet0:3"]}, []string{"COUNTERS", "Ethernet0", "SAI_PORT_STAT_PFC_3_RX_PKTS"})
 	if err != nil {
 		t.Fatal(err)
@@ -122,5 +125,51 @@ func TestCountersDBWatchdogFieldsFollowPFCWD(t *testing.T) {
 	tw.DeleteEntry("PFC_WD", "Ethernet0")
 	if h := queue(); h.Text["PFC_WD_STATUS"] != "" || h.Counters["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"] != 0 {
 		t.Errorf("the watchdog's fields stayed after PFC_WD|Ethernet0 went: %+v", h)
+	}
+}
+
+// COUNTERS_DB moves only when a flex counter group polls: every 10 s for queues by default
+// (sonic-swss portsorch.cpp), every POLL_INTERVAL once counterpoll set one.
+func TestCountersMoveWhenTheirGroupPolls(t *testing.T) {
+	read := func(tw *Twin) uint64 {
+		c := dial(t, tw, nil)
+		resp, err := countersGet(t, c, []string{"COUNTERS_QUEUE_NAME_MAP"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var queues map[string]string
+		if err := json.Unmarshal(resp.Notification[0].Update[0].Val.GetJsonIetfVal(), &queues); err != nil {
+			t.Fatal(err)
+		}
+		resp, err = countersGet(t, c, []string{"COUNTERS", queues["Ethernet0:3"], "SAI_QUEUE_STAT_PACKETS"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := strconv.ParseUint(resp.Notification[0].Update[0].Val.GetStringVal(), 10, 64)
+		return n
+	}
+	stock := startTwin(t, Options{})
+	if err := stock.AddQueueCounters("Ethernet0", 3, map[string]uint64{"SAI_QUEUE_STAT_PACKETS": 5}); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(stock); got != 0 {
+		t.Errorf("queue packets before the 10 s poll = %d, want 0", got)
+	}
+	stock.PollCounters()
+	if got := read(stock); got != 5 {
+		t.Errorf("queue packets after a poll = %d, want 5", got)
+	}
+	fast := startTwin(t, Options{CounterPollInterval: time.Millisecond})
+	if e, _ := fast.Entry("FLEX_COUNTER_TABLE", "QUEUE"); e["POLL_INTERVAL"] != "1" {
+		t.Fatalf("FLEX_COUNTER_TABLE|QUEUE = %v", e)
+	}
+	if err := fast.AddQueueCounters("Ethernet0", 3, map[string]uint64{"SAI_QUEUE_STAT_PACKETS": 5}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for read(fast) != 5 {
+		if time.Now().After(deadline) {
+			t.Fatal("a 1 ms poll never published the queue's packets")
+		}
 	}
 }

@@ -86,6 +86,11 @@ type Options struct {
 	// configure (sonic-swss orchagent/flexcounterorch.cpp getQueueConfigurations; deploy-cfg
 	// sets it on T0 switches); off, every queue and priority group is counted.
 	CreateOnlyConfigDBBuffers bool
+	// CounterPollInterval, when set, is the POLL_INTERVAL of the PORT, QUEUE, WRED_ECN_QUEUE
+	// and PG_DROP flex counter groups (counterpoll <group> interval); unset, they poll as
+	// SONiC's defaults do (1 s for ports, 10 s for the rest). COUNTERS_DB moves only when a
+	// group polls (PollCounters polls at once).
+	CounterPollInterval time.Duration
 }
 
 // Buffer models of Options.BufferModel.

@@ -56,6 +56,13 @@ func seed(s settings) sonic.DB {
 	if s.CreateOnlyConfigDBBuffers {
 		db["DEVICE_METADATA"]["localhost"]["create_only_config_db_buffers"] = "true"
 	}
+	for g := range flexGroups {
+		e := sonic.Entry{"FLEX_COUNTER_STATUS": "enable"}
+		if s.CounterPollInterval > 0 {
+			e["POLL_INTERVAL"] = strconv.FormatInt(s.CounterPollInterval.Milliseconds(), 10)
+		}
+		db.SetEntry("FLEX_COUNTER_TABLE", g, e)
+	}
 	seedPorts(db, s)
 	seedQoSMaps(db)
 	seedBuffers(db, s)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
@@ -91,9 +92,11 @@ func StartSwitches(dir, clientCN string, n int, spec SwitchSpec) (Switches, erro
 
 func (s *Switches) startSONiC(ep *SwitchEndpoint, spec SwitchSpec, pki *switchtwin.PKI) error {
 	ep.Username = "admin"
+	// Counters poll every second, as counterpoll sets it on a lab switch, so a fabric health
+	// read waits two seconds rather than the twenty SONiC's 10 s queue polls would ask.
 	tw, err := switchtwin.New(switchtwin.Options{
 		Release: spec.Release, HWSKU: spec.HWSKU, Ports: spec.Ports, BufferModel: spec.BufferModel,
-		Username: ep.Username, Password: ep.Password, TLS: pki.ServerTLS(false),
+		Username: ep.Username, Password: ep.Password, TLS: pki.ServerTLS(false), CounterPollInterval: time.Second,
 	})
 	if err != nil {
 		return err
