@@ -127,7 +127,7 @@ func (c *counterStore) poll(now time.Time, intervals map[string]time.Duration) {
 			if intervals == nil || every <= 0 {
 				c.polled[g] = now
 			} else {
-				c.polled[g] = last.Add(now.Sub(last) / every * every) // keep the poll's phase
+				c.polled[g] = last.Add(time.Duration(int64(now.Sub(last)/every)) * every) // keep the poll's phase
 			}
 		}
 	}
