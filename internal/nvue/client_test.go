@@ -14,7 +14,14 @@ import (
 
 func startTwin(t *testing.T, release string) (*nvuetwin.Twin, *nvue.Client) {
 	t.Helper()
-	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: release, Ports: 4, Username: "cumulus", Password: "Passw0rd!"})
+	return startTwinWith(t, nvuetwin.Options{Release: release})
+}
+
+// startTwinWith starts a twin with opts, its ports and login the tests' own.
+func startTwinWith(t *testing.T, opts nvuetwin.Options) (*nvuetwin.Twin, *nvue.Client) {
+	t.Helper()
+	opts.Ports, opts.Username, opts.Password = 4, "cumulus", "Passw0rd!"
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,15 +244,7 @@ func TestGetReadsWhatWasConfigured(t *testing.T) {
 // With auto-save off an apply ends "applied" and the switch would boot without it: the
 // client saves the applied revision.
 func TestTransactionSavesWhenAutoSaveIsOff(t *testing.T) {
-	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: "5.14", Ports: 4, Username: "cumulus", Password: "Passw0rd!", AutoSaveOff: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tw.Stop)
-	c, err := nvue.Dial(nvue.Config{Address: tw.Addr(), Username: "cumulus", Password: "Passw0rd!", CAFile: ca, PollInterval: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
+	tw, c := startTwinWith(t, nvuetwin.Options{Release: "5.14", AutoSaveOff: true})
 	if _, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}}); err != nil {
 		t.Fatal(err)
 	}

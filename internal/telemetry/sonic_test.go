@@ -15,7 +15,12 @@ import (
 
 func twinClient(t *testing.T) (*switchtwin.Twin, *gnmi.Client) {
 	t.Helper()
-	tw, err := switchtwin.New(switchtwin.Options{})
+	return twinClientWith(t, switchtwin.Options{})
+}
+
+func twinClientWith(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *gnmi.Client) {
+	t.Helper()
+	tw, err := switchtwin.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,20 +83,7 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 // of its spare ports: they are read with their port counters and NoCounters, and the rest
 // with the queues of both of SONiC's stock lossless priorities (pfc_enable 3,4).
 func TestSONiCSparePortsAndTwoLosslessPriorities(t *testing.T) {
-	tw, err := switchtwin.New(switchtwin.Options{Ports: 8, SparePorts: 2, CreateOnlyConfigDBBuffers: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, err := tw.Start("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(tw.Stop)
-	c, err := gnmi.Dial(gnmi.Config{Address: addr, Insecure: true, DialTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
+	tw, c := twinClientWith(t, switchtwin.Options{Ports: 8, SparePorts: 2, CreateOnlyConfigDBBuffers: true})
 	if err := tw.AddQueueCounters("Ethernet4", 4, map[string]uint64{"SAI_QUEUE_STAT_PACKETS": 9}); err != nil {
 		t.Fatal(err)
 	}
