@@ -125,6 +125,9 @@ func (r Run) Command() (shell.Command, error) {
 	return c.With(shell.Dup(2, 1)), nil
 }
 
+// Ranks is the number of ranks the run has: one per GPU of every host.
+func (r Run) Ranks() int { return len(r.Hosts) * r.GPUsPerHost }
+
 // MPIHost is the name mpirun reaches a host by: its SSH address without the port.
 func MPIHost(sshAddress string) string {
 	if h, _, err := net.SplitHostPort(sshAddress); err == nil {

@@ -13,6 +13,7 @@ import (
 // The verdicts' check ids, beside preflight's nccl_* checks of the same run's log.
 const (
 	CheckCompleted = "nccl_test_completed"
+	CheckRanks     = "nccl_test_ranks"
 	CheckData      = "nccl_test_data"
 	CheckBusBW     = "nccl_test_busbw"
 )
@@ -24,13 +25,17 @@ type Options struct {
 	MinBusBWGBps float64
 	// Rails is the number of RDMA NICs each host should give NCCL; 0 does not check.
 	Rails int
+	// Ranks is the number of ranks the run should have, hosts x GPUs per host (Run.Ranks); 0
+	// only checks that the processes ran as one job.
+	Ranks int
 	// Preflight tunes the log's verdicts (GDR required or not).
 	Preflight preflight.Options
 }
 
-// Judge returns the run's verdicts: it completed, its data checked out, its bus bandwidth at
-// the largest size against the minimum (with the likely cause when short, from the merged log
-// and each host's lines), then the NCCL log's own verdicts (network, GDR, warnings).
+// Judge returns the run's verdicts: it completed, its ranks ran as one job, its data checked
+// out, its bus bandwidth at the largest size against the minimum (with the likely cause when
+// short, from the merged log and each host's lines), then the NCCL log's own verdicts
+// (network, GDR, warnings).
 func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []preflight.Verdict {
 	var vs []preflight.Verdict
 	add := func(check string, ok bool, detail, remedy string) {
@@ -43,13 +48,21 @@ func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []p
 	largest, ran := r.Largest()
 	add(CheckCompleted, ran && r.Footer, fmt.Sprintf("%d message sizes, footer %v", len(r.Rows), r.Footer),
 		"the test ended early (no rows, or no \"# Avg bus bandwidth\" footer): read its output for the error — a rank that died, a timeout, or mpirun failing to start it on every host")
-	add(CheckData, dataOK(r), dataDetail(r),
+	oneJob, ranksDetail := ranksVerdict(r, o.Ranks)
+	add(CheckRanks, oneJob, ranksDetail, builtWithoutMPI)
+	nranks := r.rankCount()
+	if nranks == 0 {
+		nranks = o.Ranks
+	}
+	add(CheckData, dataOK(r, nranks), dataDetail(r, nranks),
 		"the reduction returned wrong values: a faulty GPU, NVLink, NIC or cable corrupts data; run each host alone (single-node all_reduce_perf -c 1) and with NCCL_ALGO=Ring across pairs of hosts to find it")
 	peak := max(largest.OutOfPlace.BusBW, largest.InPlace.BusBW)
 	detail := fmt.Sprintf("bus bandwidth %.2f GB/s at %d bytes (average over all sizes %g GB/s)", peak, largest.SizeBytes, r.AvgBusBW)
 	switch {
 	case !ran:
 		add(CheckBusBW, false, "no rows to judge", "run the test to completion")
+	case !oneJob:
+		add(CheckBusBW, false, detail+", measured by processes that each ran alone, not across the hosts (see "+CheckRanks+")", builtWithoutMPI)
 	case o.MinBusBWGBps <= 0:
 		add(CheckBusBW, true, detail+"; no minimum set", "")
 	case peak >= o.MinBusBWGBps:
@@ -61,26 +74,31 @@ func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []p
 	return append(vs, preflight.CheckNCCLLog(log, o.Preflight)...)
 }
 
-func dataOK(r Result) bool {
+func dataOK(r Result, nranks int) bool {
 	if !r.OutOfBoundsOK && r.Footer {
 		return false
 	}
 	for _, row := range r.Rows {
-		if row.OutOfPlace.Wrong > 0 || row.InPlace.Wrong > 0 {
+		if r.wrong(row.OutOfPlace, row.Type, nranks) || r.wrong(row.InPlace, row.Type, nranks) {
 			return false
 		}
 	}
 	return true
 }
 
-func dataDetail(r Result) string {
+func dataDetail(r Result, nranks int) string {
 	var bad []string
 	unchecked := false
 	for _, row := range r.Rows {
-		if row.OutOfPlace.Wrong > 0 || row.InPlace.Wrong > 0 {
+		if !r.wrong(row.OutOfPlace, row.Type, nranks) && !r.wrong(row.InPlace, row.Type, nranks) {
+			unchecked = unchecked || row.OutOfPlace.Unchecked
+			continue
+		}
+		if r.MaxDelta {
+			bad = append(bad, fmt.Sprintf("%d bytes (largest error %g/%g, above %g)", row.SizeBytes, row.OutOfPlace.Wrong, row.InPlace.Wrong, deltaBound(row.Type, nranks)))
+		} else {
 			bad = append(bad, fmt.Sprintf("%d bytes (%g/%g wrong)", row.SizeBytes, row.OutOfPlace.Wrong, row.InPlace.Wrong))
 		}
-		unchecked = unchecked || row.OutOfPlace.Unchecked
 	}
 	d := fmt.Sprintf("out of bounds values %d", r.OutOfBounds)
 	if len(bad) > 0 {

@@ -7,6 +7,7 @@ package nccltest
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -15,10 +16,17 @@ import (
 type Result struct {
 	// Version is nccl-tests' own ("2.20.0 (b4d5bee)", from 2.17.4), empty before.
 	Version string
-	// Ranks are the "#  Rank N Group G Pid P on HOST device D [bus] NAME" lines.
+	// Ranks are the "#  Rank N Group G Pid P on HOST device D [bus] NAME" lines, every one
+	// printed (a rank number repeats when processes ran alone, see Tables).
 	Ranks []Rank
 	// Rows are the table's data rows, smallest size first as printed.
 	Rows []Row
+	// Tables counts the result tables' headers. A run prints one; processes of a build without
+	// MPI, started by mpirun, print one each.
+	Tables int
+	// MaxDelta says each half's last column is the pre-2.13 "error" (the largest deviation
+	// from the expected values), not the "#wrong" count of wrong elements.
+	MaxDelta bool
 	// OutOfBounds and OutOfBoundsOK are "# Out of bounds values : N OK|FAILED"; Footer says
 	// whether the footer was seen at all (a run that died prints none).
 	OutOfBounds   int
@@ -48,8 +56,8 @@ type Row struct {
 // Half is the out-of-place or in-place half of a row.
 type Half struct {
 	TimeUS, AlgBW, BusBW float64
-	// Wrong is the #wrong count (or, before nccl-tests 2.13, the "error" column's value);
-	// Unchecked is set when it printed N/A (a run with -c 0).
+	// Wrong is the #wrong count, or the "error" column's deviation where Result.MaxDelta is
+	// set; Unchecked is set when it printed N/A (a run with -c 0).
 	Wrong     float64
 	Unchecked bool
 }
@@ -83,17 +91,16 @@ func (e *ParseError) Error() string {
 }
 
 // Parse reads all_reduce_perf's output. Lines it does not know (NCCL's INFO lines, mpirun's)
-// are skipped. The data rows are read from the right: the last eight fields (after any
-// extra columns the header declares past the second #wrong) are time, algbw, busbw and
-// #wrong out of place and in place, as every release since 2.0 prints them
-// (common.cu/util.cu: "%7s  %6.2f  %6.2f  %5g"); size and count lead. Trailing spaces,
-// which several releases print, do not matter.
+// are skipped, and a launcher's label in front of a line is dropped (stripLauncher). The data
+// rows' columns are found from the table header the run printed (readHeader), so the columns
+// that -C, -S and -I change or add are read where they are. Trailing spaces, which several
+// releases print, do not matter.
 func Parse(out string) (Result, error) {
 	var r Result
-	extra := 0
+	var cols layout
 	header := false
 	for i, raw := range splitLines(out) {
-		line := strings.TrimRight(raw, " \t")
+		line := strings.TrimRight(stripLauncher(raw), " \t")
 		f := strings.Fields(line)
 		switch {
 		case len(f) == 0:
@@ -106,8 +113,13 @@ func Parse(out string) (Result, error) {
 			}
 			r.Ranks = append(r.Ranks, rank)
 		case f[0] == "#" && len(f) > 2 && f[1] == "size" && f[2] == "count":
+			var err error
+			if cols, err = readHeader(f[1:]); err != nil {
+				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: err.Error()}
+			}
 			header = true
-			extra = extraColumns(f[1:])
+			r.Tables++
+			r.MaxDelta = cols.maxDelta
 		case strings.HasPrefix(line, "# Out of bounds values"):
 			v := strings.Fields(afterColon(line))
 			if len(v) < 2 {
@@ -129,7 +141,7 @@ func Parse(out string) (Result, error) {
 			}
 			r.AvgBusBW, r.Footer = bw, true
 		case header && line[0] != '#' && isInt(f[0]):
-			row, err := parseRow(f, extra)
+			row, err := parseRow(f, cols)
 			if err != nil {
 				return Result{}, &ParseError{Line: i + 1, Text: line, Msg: err.Error()}
 			}
@@ -142,42 +154,26 @@ func Parse(out string) (Result, error) {
 	return r, nil
 }
 
-// extraColumns counts the columns a header declares after the second #wrong (or error):
-// timestamps or per-iteration statistics of newer releases.
-func extraColumns(names []string) int {
-	seen := 0
-	for i, n := range names {
-		if n == "#wrong" || n == "error" {
-			seen++
-			if seen == 2 {
-				return len(names) - i - 1
-			}
-		}
-	}
-	return 0
-}
-
-func parseRow(f []string, extra int) (Row, error) {
-	const halves = 8
-	if len(f) < 2+1+halves+extra {
-		return Row{}, fmt.Errorf("%d fields, want at least %d", len(f), 2+1+halves+extra)
+func parseRow(f []string, cols layout) (Row, error) {
+	if len(f) < 3+cols.tail {
+		return Row{}, fmt.Errorf("%d fields, want at least %d", len(f), 3+cols.tail)
 	}
 	size, err1 := strconv.ParseInt(f[0], 10, 64)
 	count, err2 := strconv.ParseInt(f[1], 10, 64)
 	if err1 != nil || err2 != nil || size < 0 || count < 0 {
 		return Row{}, fmt.Errorf("size and count must be whole numbers")
 	}
-	tail := f[len(f)-extra-halves : len(f)-extra]
-	mid := f[2 : len(f)-extra-halves]
+	tail := f[len(f)-cols.tail:]
+	mid := f[2 : len(f)-cols.tail]
 	row := Row{SizeBytes: size, Count: count, Type: mid[0]}
 	if len(mid) > 1 && !isInt(mid[1]) {
 		row.Redop = mid[1]
 	}
 	var err error
-	if row.OutOfPlace, err = parseHalf(tail[:4]); err != nil {
+	if row.OutOfPlace, err = parseHalf(tail[cols.halves[0] : cols.halves[0]+4]); err != nil {
 		return Row{}, err
 	}
-	if row.InPlace, err = parseHalf(tail[4:]); err != nil {
+	if row.InPlace, err = parseHalf(tail[cols.halves[1] : cols.halves[1]+4]); err != nil {
 		return Row{}, err
 	}
 	return row, nil
@@ -196,7 +192,7 @@ func parseHalf(f []string) (Half, error) {
 		return h, nil
 	}
 	if h.Wrong, err = strconv.ParseFloat(f[3], 64); err != nil || h.Wrong < 0 || !finite(h.Wrong) {
-		return Half{}, fmt.Errorf("#wrong %q is not a count", f[3])
+		return Half{}, fmt.Errorf("#wrong or error %q is not a number", f[3])
 	}
 	return h, nil
 }
@@ -224,6 +220,25 @@ func parseRank(f []string) (Rank, error) {
 		}
 	}
 	return Rank{}, fmt.Errorf("no \"device\" field")
+}
+
+// Launchers' labels in front of each line of a rank's output: Open MPI's
+// "[jobid,rank]<stdout>:" (also <stderr>, <stddiag>; mpirun(1) --tag-output), and the
+// "[rank] " of MPICH's and Intel MPI's Hydra -prepend-rank (pmodels/mpich
+// src/pm/hydra/mpiexec/options.c, prepend pattern "[%r] ").
+var (
+	ompiTag   = regexp.MustCompile(`^\[\d+,\d+\]<std(?:out|err|diag)>:`)
+	hydraRank = regexp.MustCompile(`^\[\d+\] `)
+)
+
+// stripLauncher drops a launcher's label from the start of line; any other line is kept as is.
+func stripLauncher(line string) string {
+	for _, re := range []*regexp.Regexp{ompiTag, hydraRank} {
+		if loc := re.FindStringIndex(line); loc != nil {
+			return line[loc[1]:]
+		}
+	}
+	return line
 }
 
 func splitLines(out string) []string {

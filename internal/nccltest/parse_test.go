@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
 )
@@ -136,8 +138,12 @@ func TestJudgeNamesTheCause(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, name := range []string{"allreduce_2200_spark.txt", "allreduce_legacy_footer.txt", "allreduce_wrong_1184.txt", "allreduce_socket_217.txt", "allreduce_pre213_340.txt"} {
-		f.Add(fixture(f, name))
+	names, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	if err != nil || len(names) == 0 {
+		f.Fatalf("fixtures: %v %v", names, err)
+	}
+	for _, name := range names {
+		f.Add(fixture(f, filepath.Base(name)))
 	}
 	f.Fuzz(func(t *testing.T, out string) {
 		r, err := Parse(out)
@@ -150,4 +156,66 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestParseLauncherPrefixes(t *testing.T) {
+	r := mustParse(t, "allreduce_tagged_ompi_503.txt")
+	if len(r.Rows) != 3 || r.Rows[2].OutOfPlace.TimeUS != 22.25 || !r.Footer || r.AvgBusBW != 92.3405 {
+		t.Errorf("Open MPI --tag-output: %+v", r)
+	}
+
+	plain := fixture(t, "allreduce_socket_217.txt")
+	want, err := Parse(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{"[1,0]<stdout>:", "[0] "} {
+		lines := strings.Split(plain, "\n")
+		for i := range lines {
+			if i%3 != 2 { // a few lines without one, as stderr or another launcher's own lines would be
+				lines[i] = prefix + lines[i]
+			}
+		}
+		got, err := Parse(strings.Join(lines, "\n"))
+		if err != nil {
+			t.Errorf("%q: %v", prefix, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q: (-want +got)\n%s", prefix, diff)
+		}
+	}
+
+	for in, want := range map[string]string{
+		"[1,0]<stdout>:# Avg bus bandwidth    : 1": "# Avg bus bandwidth    : 1",
+		"[12,7]<stderr>:x":                         "x",
+		"[3] #  Rank  3":                           "#  Rank  3",
+		"[0]x":                                     "[0]x",
+		"[1,0]<stdin>:x":                           "[1,0]<stdin>:x",
+		" [0] x":                                   " [0] x",
+		"node1:1:2 [0] NCCL INFO x":                "node1:1:2 [0] NCCL INFO x",
+	} {
+		if got := stripLauncher(in); got != want {
+			t.Errorf("stripLauncher(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseExtraColumns(t *testing.T) {
+	for _, name := range []string{"allreduce_cputime_timestamps.txt", "allreduce_per_iter.txt", "allreduce_per_iter_timestamps.txt"} {
+		r := mustParse(t, name)
+		if len(r.Rows) != 3 || !r.Footer {
+			t.Errorf("%s: %+v", name, r)
+			continue
+		}
+		row := r.Rows[2]
+		want := Row{SizeBytes: 4194304, Count: 1048576, Type: "float", Redop: "sum",
+			OutOfPlace: Half{TimeUS: 53.24, AlgBW: 78.78, BusBW: 78.78}, InPlace: Half{TimeUS: 52.85, AlgBW: 79.36, BusBW: 79.36}}
+		if diff := cmp.Diff(want, row); diff != "" {
+			t.Errorf("%s: largest row (-want +got)\n%s", name, diff)
+		}
+	}
+	if _, err := Parse("#       size         count      type   redop    root     time   algbw   busbw  #wrong\n"); err == nil {
+		t.Error("a header with one half was accepted")
+	}
 }

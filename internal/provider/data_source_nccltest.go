@@ -91,8 +91,11 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "An NCCL bandwidth test: nccl-tests' `all_reduce_perf` on the hosts over SSH (on one host alone, or under " +
 			"`mpirun` from the first host across all of them, one rank per GPU), with `NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,NET`. " +
-			"It reads the tool's table and footer and the NCCL lines of the same run, and judges: the run completed, its results " +
-			"were right (`#wrong`, out-of-bounds values), the bus bandwidth at the largest size against `min_busbw_gbps` with the " +
+			"It reads the tool's table and footer and the NCCL lines of the same run (the columns as the table's header names them, " +
+			"`-C`, `-S` and `-I` layouts included; lines labelled by `mpirun --tag-output` or `-prepend-rank` too), and judges: the run completed, " +
+			"its ranks ran as one job of `gpus_per_host` per host (a build without MPI prints one table per process and is named as such), " +
+			"its results were right (`#wrong`, or before nccl-tests 2.13 an `error` deviation past the tool's own bound, out-of-bounds values), " +
+			"the bus bandwidth at the largest size against `min_busbw_gbps` with the " +
 			"likely cause when short (Socket fallback, GPU Direct RDMA off, a rail missing), and the log's network and GDR verdicts. " +
 			"nccl-tests (and MPI for several hosts) must be installed on the hosts. Use `ok` or `failures` in a `check` block or a postcondition.",
 		Attributes: map[string]schema.Attribute{
@@ -135,7 +138,7 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"network":        str("The network NCCL used: `IB` (RoCE included), `Socket`, or a plugin's name."),
 			"checks": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Every verdict, in a stable order.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"check":   str("Check id: `nccl_test_completed`, `nccl_test_data`, `nccl_test_busbw`, then the log's `nccl_network`, `nccl_gdr_hca`, ..."),
+					"check":   str("Check id: `nccl_test_completed`, `nccl_test_ranks`, `nccl_test_data`, `nccl_test_busbw`, then the log's `nccl_network`, `nccl_gdr_hca`, ..."),
 					"subject": str("What was checked: an HCA, a warning kind, or empty for the run."),
 					"pass":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the check passed."},
 					"detail":  str("What was seen."),
@@ -304,7 +307,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	log, _ := facts.ParseNCCLLog(out)
-	opts := nccltest.Options{Preflight: preflight.DefaultOptions()}
+	opts := nccltest.Options{Ranks: run.Ranks(), Preflight: preflight.DefaultOptions()}
 	if isSet(m.MinBusBWGBps) {
 		opts.MinBusBWGBps = m.MinBusBWGBps.ValueFloat64()
 	}
