@@ -37,6 +37,9 @@ const (
 	numPriorities       = 8
 	globalPauseRx       = "rx_global_pause"
 	globalPauseTx       = "tx_global_pause"
+	linkPauseRx         = "rx_pause_ctrl_phy"
+	linkPauseTx         = "tx_pause_ctrl_phy"
+	portDiscards        = "rx_discards_phy"
 	checkReadable       = "counters_read"
 	checkTraffic        = "traffic"
 	checkLosslessDrops  = "lossless_drops"
@@ -138,17 +141,70 @@ func (j *judge) hostCounters(pick func(HostPort) Counters) []Counters {
 	return cs
 }
 
+// linkCounters are the ethtool -S of every physical port of every host port.
+func (j *judge) linkCounters() []Counters {
+	var cs []Counters
+	for _, h := range j.d.Hosts {
+		for _, l := range h.Links() {
+			cs = append(cs, l.Ethtool)
+		}
+	}
+	return cs
+}
+
+// ecnEnable names the files that enable DCQCN's point (roce_np, roce_rp) on prio at each of
+// h's netdevs.
+func ecnEnable(h HostPort, point string, prio int) string {
+	var files []string
+	for _, nd := range h.netdevs() {
+		files = append(files, fmt.Sprintf("/sys/class/net/%s/ecn/%s/enable/%d", nd, point, prio))
+	}
+	return strings.Join(files, " and ")
+}
+
+// discards returns a port's receive drops for want of buffer on priority p and the counter
+// they come from: rx_prio<p>_discards, or rx_discards_phy (every priority's drops) where the
+// driver predates the per-priority counter (en_stats.c pport_per_prio_traffic_stats_desc,
+// patch "net/mlx5e: Add discard counters per priority", netdev, 2020-01-17). ok is false when
+// the port lists neither.
+func discards(c Counters, p int) (uint64, string, bool) {
+	for _, name := range []string{HostDiscards(p), portDiscards} {
+		if n, ok := c[name]; ok {
+			return n, name, true
+		}
+	}
+	return 0, "", false
+}
+
+// globalPause returns the names of a port's received and sent link-level pause counters:
+// rx_global_pause and tx_global_pause, which mlx5 lists only while global pause is on
+// (Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst), else
+// rx_pause_ctrl_phy and tx_pause_ctrl_phy, always listed: IEEE 802.3 aPAUSEMACCtrlFrames,
+// which mlx5e_stats_pause_get reports as the standard 802.3x pause statistics (en_stats.c).
+func globalPause(c Counters) (rx, tx string) {
+	rx, tx = globalPauseRx, globalPauseTx
+	if _, ok := c[rx]; !ok {
+		rx = linkPauseRx
+	}
+	if _, ok := c[tx]; !ok {
+		tx = linkPauseTx
+	}
+	return rx, tx
+}
+
 // readable fails the ports whose ethtool counters could not be read: their pause checks would
 // pass on nothing.
 func (j *judge) readable() {
 	var fails []Verdict
 	for _, h := range j.d.Hosts {
-		if h.EthtoolError != "" {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(), Detail: h.EthtoolError,
-				Remedy: "install ethtool on the host (package ethtool) so its pause and pause-storm counters can be read"})
+		for _, l := range h.Links() {
+			if l.EthtoolError != "" {
+				fails = append(fails, Verdict{Target: h.Host, Subject: h.linkSubject(l), Detail: l.EthtoolError,
+					Remedy: "install ethtool on the host (package ethtool) so its pause and pause-storm counters can be read"})
+			}
 		}
 	}
-	detail := fmt.Sprintf("read %d switch ports and %d NIC ports", len(j.d.Switches), len(j.d.Hosts))
+	detail := fmt.Sprintf("read %d switch ports and %d NIC ports", len(j.d.Switches), len(j.linkCounters()))
 	var bare []string
 	for _, sp := range j.d.Switches {
 		if sp.NoCounters != "" {
@@ -191,7 +247,7 @@ func (j *judge) traffic() {
 	for _, sp := range j.d.Switches {
 		sw += sp.Queues[p][sp.names().queuePackets]
 	}
-	nic := Sum(HostPackets(p), j.hostCounters(func(h HostPort) Counters { return h.Ethtool })...)
+	nic := Sum(HostPackets(p), j.linkCounters()...)
 	detail := fmt.Sprintf("priority %d: switch queue %d packets %s, NIC packets %s", p, p, j.rate(sw), j.rate(nic))
 	if sw+nic > 0 || !j.o.RequireTraffic {
 		j.report(checkTraffic, nil, detail)
@@ -225,14 +281,33 @@ func (j *judge) losslessDrops() {
 			}
 		}
 	}
+	perPort := 0
 	for _, h := range j.d.Hosts {
-		if n := h.Ethtool[HostDiscards(p)]; n > 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
-				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless priority %d (%s)", n, p, HostDiscards(p)),
-				Remedy: fmt.Sprintf("the NIC does not pause the switch on priority %d: enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, p, h.Netdev, p)})
+		for _, l := range h.Links() {
+			n, counter, ok := discards(l.Ethtool, p)
+			if counter == portDiscards {
+				perPort++
+			}
+			if !ok || n == 0 {
+				continue
+			}
+			fix := fmt.Sprintf("enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)
+			v := Verdict{Target: h.Host, Subject: h.linkSubject(l),
+				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless priority %d (%s)", n, p, counter),
+				Remedy: fmt.Sprintf("the NIC does not pause the switch on priority %d: %s", p, fix)}
+			if counter == portDiscards {
+				v.Detail = fmt.Sprintf("the NIC dropped %d received packets for want of buffer (%s, every priority's: its driver has no %s)", n, counter, HostDiscards(p))
+				v.Remedy = fmt.Sprintf("if the drops are on priority %d (RDMA retransmissions rise with them), the NIC does not pause the switch on it: %s; "+
+					"a newer mlx5 driver counts them per priority (%s)", p, fix, HostDiscards(p))
+			}
+			fails = append(fails, v)
 		}
 	}
-	j.report(checkLosslessDrops, fails, fmt.Sprintf("no drops on priority %d at %d switch ports and %d NIC ports", p, len(j.d.Switches), len(j.d.Hosts)))
+	pass := fmt.Sprintf("no drops on priority %d at %d switch ports and %d NIC ports", p, len(j.d.Switches), len(j.linkCounters()))
+	if perPort > 0 {
+		pass += fmt.Sprintf(" (%d of them counted by %s, every priority's drops: their driver has no %s)", perPort, portDiscards, HostDiscards(p))
+	}
+	j.report(checkLosslessDrops, fails, pass)
 }
 
 func (j *judge) pfcPriority() {
@@ -253,23 +328,39 @@ func (j *judge) pfcPriority() {
 		}
 	}
 	for _, h := range j.d.Hosts {
-		if n := h.Ethtool[globalPauseRx] + h.Ethtool[globalPauseTx]; n > 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject() + " global",
-				Detail: fmt.Sprintf("link-level (global) pause frames: %s; they stop every priority, not just the lossless one", describe(h.Ethtool, globalPauseRx, globalPauseTx)),
-				Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", h.Netdev, p)})
-		}
-		for prio := range numPriorities {
-			if slices.Contains(lossless, prio) {
-				continue
-			}
-			if n := h.Ethtool[HostPauseRx(prio)] + h.Ethtool[HostPauseTx(prio)]; n > 0 {
-				fails = append(fails, Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.Subject(), prio),
-					Detail: fmt.Sprintf("pause frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(h.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
-					Remedy: fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, h.Netdev, p)})
-			}
+		for _, l := range h.Links() {
+			fails = append(fails, j.hostPauses(h, l, lossless)...)
 		}
 	}
 	j.report(checkPFCPriority, fails, fmt.Sprintf("PFC frames only on the lossless priorities %s", joinInts(lossless)))
+}
+
+// hostPauses are the pause frames of one NIC port outside the lossless priority.
+func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []Verdict {
+	p := j.o.Priority
+	var fails []Verdict
+	rx, tx := globalPause(l.Ethtool)
+	if n := l.Ethtool[rx] + l.Ethtool[tx]; n > 0 {
+		v := Verdict{Target: h.Host, Subject: h.linkSubject(l) + " global",
+			Detail: fmt.Sprintf("link-level (global) pause frames: %s; they stop every priority, not just the lossless one", describe(l.Ethtool, rx, tx)),
+			Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", l.Netdev, p)}
+		if rx == linkPauseRx || tx == linkPauseTx {
+			v.Detail += fmt.Sprintf(" (802.3x pause counters: the NIC lists %s only while its global pause is on)", globalPauseRx)
+			v.Remedy = fmt.Sprintf("turn link-level flow control off on both ends, the switch port and the NIC (ethtool -A %s rx off tx off), and use PFC on priority %d", l.Netdev, p)
+		}
+		fails = append(fails, v)
+	}
+	for prio := range numPriorities {
+		if slices.Contains(lossless, prio) {
+			continue
+		}
+		if n := l.Ethtool[HostPauseRx(prio)] + l.Ethtool[HostPauseTx(prio)]; n > 0 {
+			fails = append(fails, Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.linkSubject(l), prio),
+				Detail: fmt.Sprintf("pause frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(l.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
+				Remedy: fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)})
+		}
+	}
+	return fails
 }
 
 func (j *judge) watchdog() {
@@ -298,12 +389,14 @@ func (j *judge) watchdog() {
 		}
 	}
 	for _, h := range j.d.Hosts {
-		if h.Ethtool[PauseStormWarnings]+h.Ethtool[PauseStormErrors] == 0 {
-			continue
+		for _, l := range h.Links() {
+			if l.Ethtool[PauseStormWarnings]+l.Ethtool[PauseStormErrors] == 0 {
+				continue
+			}
+			fails = append(fails, Verdict{Target: h.Host, Subject: h.linkSubject(l),
+				Detail: fmt.Sprintf("the NIC's pause-storm guard fired: %s", describe(l.Ethtool, PauseStormWarnings, PauseStormErrors)),
+				Remedy: "the host sends pauses without draining its receive queues (a hung process, a saturated PCIe path, host memory pressure): check the host's RDMA consumers and PCIe link, then re-run"})
 		}
-		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
-			Detail: fmt.Sprintf("the NIC's pause-storm guard fired: %s", describe(h.Ethtool, PauseStormWarnings, PauseStormErrors)),
-			Remedy: "the host sends pauses without draining its receive queues (a hung process, a saturated PCIe path, host memory pressure): check the host's RDMA consumers and PCIe link, then re-run"})
 	}
 	j.report(checkPFCWatchdog, fails, "no PFC storms on switch queues or NICs")
 }
@@ -324,7 +417,7 @@ func (j *judge) ecnToCNP() {
 		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
 			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("received %d ECN-marked RoCE packets and sent no CNP", h.RDMA[ECNMarkedReceived]),
-				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to /sys/class/net/%s/ecn/roce_np/enable/%d", p, p, h.Netdev, p)})
+				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to %s", p, p, ecnEnable(h, "roce_np", p))})
 		}
 	}
 	marks := "ECN marks " + j.rate(swMarks) + " on switches"
@@ -357,7 +450,7 @@ func (j *judge) cnpHandled() {
 		}
 		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
 			Detail: fmt.Sprintf("ignored CNPs: %s", describe(h.RDMA, CNPIgnored, CNPHandled)),
-			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to /sys/class/net/%s/ecn/roce_rp/enable/%d", p, h.Netdev, p)})
+			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to %s", p, ecnEnable(h, "roce_rp", p))})
 	}
 	handled := Sum(CNPHandled, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	j.report(checkCNPHandled, fails, fmt.Sprintf("CNPs handled %s, none ignored", j.rate(handled)))

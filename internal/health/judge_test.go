@@ -182,3 +182,40 @@ func TestPortWithoutQueueCounters(t *testing.T) {
 		t.Errorf("counters_read = %q, want the spare port named", vs[0].Detail)
 	}
 }
+
+func TestDiffUnwrapsEveryQCounter(t *testing.T) {
+	// Q counters beyond the retransmission ones: the request, error and RoCE accelerator groups.
+	for _, name := range []string{"rx_write_requests", "rx_dct_connect", "req_cqe_error", "resp_remote_access_errors",
+		"req_transport_retries_exceeded", "roce_slow_restart_cnps", "roce_slow_restart_trans", "vport_rx_read_requests"} {
+		a, b := healthy()
+		a.Hosts[0].RDMA[name], b.Hosts[0].RDMA[name] = 1<<32-10, 6
+		d := Diff(a, b)
+		if d.Hosts[0].RDMA[name] != 16 || len(d.Reset) != 0 {
+			t.Errorf("%s: delta %d, reset %v; want a wrap of +16", name, d.Hosts[0].RDMA[name], d.Reset)
+		}
+	}
+}
+
+func TestDiffTakes64BitCountersBackwardsAsResets(t *testing.T) {
+	// The congestion counters are 64 bits (QUERY_CONG_STATISTICS): one that fell from its
+	// 32-bit upper half was cleared, not wrapped.
+	a, b := healthy()
+	a.Hosts[0].RDMA[CNPHandled] = 1<<32 - 10
+	d := Diff(a, b)
+	if d.Hosts[0].RDMA[CNPHandled] != 1000 || len(d.Reset) != 1 {
+		t.Errorf("delta %d, reset %v", d.Hosts[0].RDMA[CNPHandled], d.Reset)
+	}
+}
+
+func TestPassSaysWhenDropsAreCountedPortWide(t *testing.T) {
+	a, b := healthy()
+	for _, s := range []*Sample{&a, &b} {
+		delete(s.Hosts[0].Ethtool, HostDiscards(3)) // a driver without per-priority discards
+		s.Hosts[0].Ethtool["rx_discards_phy"] = 0
+	}
+	for _, v := range Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}) {
+		if v.Check == checkLosslessDrops && (!v.Pass || !strings.Contains(v.Detail, "1 of them counted by rx_discards_phy")) {
+			t.Errorf("verdict = %+v", v)
+		}
+	}
+}

@@ -44,7 +44,8 @@ func (p SwitchPort) losslessPriorities(prio int) []int {
 	return p.Lossless
 }
 
-// HostPort is one RDMA port of a host and its netdev.
+// HostPort is one RDMA port of a host and its netdev, or a RoCE LAG device (mlx5_bond_0) and
+// each of its physical ports.
 type HostPort struct {
 	// Host is the host's address; Device and Port the RDMA port (mlx5_0, 1); Netdev its netdev.
 	Host, Device string
@@ -56,15 +57,47 @@ type HostPort struct {
 	RDMA Counters
 	// EthtoolError says why Ethtool could not be read.
 	EthtoolError string
+	// Bonded are a LAG device's other physical ports: each counts its own pauses and drops.
+	Bonded []Link
 }
 
-// Subject names the port in verdicts: "mlx5_0:1 (ens1f0np0)".
+// Link is one physical port's netdev and its ethtool -S.
+type Link struct {
+	Netdev       string
+	Ethtool      Counters
+	EthtoolError string
+}
+
+// Links returns the port's netdev, then a LAG device's others.
+func (p HostPort) Links() []Link {
+	return append([]Link{{Netdev: p.Netdev, Ethtool: p.Ethtool, EthtoolError: p.EthtoolError}}, p.Bonded...)
+}
+
+// Subject names the port in verdicts: "mlx5_0:1 (ens1f0np0)", "mlx5_bond_0:1 (ens1f0np0+ens1f1np1)".
 func (p HostPort) Subject() string {
+	return p.subject(strings.Join(p.netdevs(), "+"))
+}
+
+// linkSubject names one physical port of p: "mlx5_bond_0:1 (ens1f1np1)".
+func (p HostPort) linkSubject(l Link) string { return p.subject(l.Netdev) }
+
+func (p HostPort) subject(netdevs string) string {
 	s := fmt.Sprintf("%s:%d", p.Device, p.Port)
-	if p.Netdev != "" {
-		s += " (" + p.Netdev + ")"
+	if netdevs != "" {
+		s += " (" + netdevs + ")"
 	}
 	return s
+}
+
+// netdevs are the names of p's netdevs.
+func (p HostPort) netdevs() []string {
+	var out []string
+	for _, l := range p.Links() {
+		if l.Netdev != "" {
+			out = append(out, l.Netdev)
+		}
+	}
+	return out
 }
 
 // Sample is one reading of every counter of a fabric.
@@ -127,8 +160,17 @@ func Diff(before, after Sample) Delta {
 		}
 		name := p.Host + " " + p.Subject()
 		out := p
-		out.Ethtool = d.counters(name, prev.Ethtool, p.Ethtool)
+		out.Ethtool = d.counters(p.Host+" "+p.linkSubject(p.Links()[0]), prev.Ethtool, p.Ethtool)
 		out.RDMA = d.counters(name, prev.RDMA, p.RDMA)
+		out.Bonded = nil
+		for _, l := range p.Bonded {
+			i := slices.IndexFunc(prev.Bonded, func(b Link) bool { return b.Netdev == l.Netdev })
+			if i < 0 {
+				continue
+			}
+			l.Ethtool = d.counters(p.Host+" "+p.linkSubject(l), prev.Bonded[i].Ethtool, l.Ethtool)
+			out.Bonded = append(out.Bonded, l)
+		}
 		d.Hosts = append(d.Hosts, out)
 	}
 	slices.Sort(d.Reset)
@@ -153,10 +195,28 @@ func (d *Delta) counters(object string, before, after Counters) Counters {
 	return out
 }
 
-// counters32 are the hw_counters mlx5 reads as 32 bits (the Q counters), which wrap.
-var counters32 = map[string]bool{"out_of_sequence": true, "packet_seq_err": true, "local_ack_timeout_err": true,
-	"rnr_nak_retry_err": true, "implied_nak_seq_err": true, "duplicate_request": true, "out_of_buffer": true,
-	"roce_adp_retrans": true, "roce_adp_retrans_to": true, "roce_slow_restart": true}
+// counters32 are the hw_counters mlx5 reads as Q counters, which wrap at 32 bits: the
+// basic_q_cnts, out_of_seq_q_cnts, retrans_q_cnts, extended_err_cnts and roce_accl_cnts of
+// drivers/infiniband/hw/mlx5/counters.c (torvalds/linux 10d4de4189533840f296ce7e48eac05b985d96bc),
+// which mlx5_ib_query_q_counters and mlx5_ib_query_q_counters_vport copy as be32 fields of
+// QUERY_Q_COUNTER; a switchdev representor's port names them with a "vport_" prefix. The
+// congestion counters (cong_cnts: np_cnp_sent, rp_cnp_handled, ...) and rx_icrc_encapsulated
+// are 64 bits, so one that went backwards was cleared.
+var counters32 = func() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range []string{
+		"rx_write_requests", "rx_read_requests", "rx_atomic_requests", "rx_dct_connect", "out_of_buffer",
+		"out_of_sequence",
+		"duplicate_request", "rnr_nak_retry_err", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
+		"resp_local_length_error", "resp_cqe_error", "req_cqe_error", "req_remote_invalid_request", "req_remote_access_errors",
+		"resp_remote_access_errors", "resp_cqe_flush_error", "req_cqe_flush_error", "req_transport_retries_exceeded",
+		"req_rnr_retries_exceeded",
+		"roce_adp_retrans", "roce_adp_retrans_to", "roce_slow_restart", "roce_slow_restart_cnps", "roce_slow_restart_trans",
+	} {
+		m[n], m["vport_"+n] = true, true
+	}
+	return m
+}()
 
 // Sum adds the named counter over cs.
 func Sum(name string, cs ...Counters) uint64 {

@@ -96,10 +96,12 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		MarkdownDescription: "Whether the fabric is lossless, judged from its counters: two samples `interval_seconds` apart of every " +
 			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI; Cumulus Linux NVUE " +
 			"QoS counters and PFC watchdog status), and of every host " +
-			"RDMA port's `hw_counters` and `ethtool -S` (over SSH). On SONiC a port's lossless priorities are its PORT_QOS_MAP " +
-			"`pfc_enable` with `priority` (SONiC's default QoS makes 3 and 4 lossless), each judged; a port whose queues the switch " +
-			"does not count (a spare port without buffers, with `create_only_config_db_buffers`) is named and judged by its PFC " +
-			"frames only. Verdicts, with remedies, cover drops on a lossless priority (the PFC watchdog's among them), " +
+			"RDMA port's `hw_counters` and `ethtool -S` (over SSH; each physical port of a RoCE LAG device such as `mlx5_bond_0`). " +
+			"On SONiC a port's lossless priorities are its PORT_QOS_MAP `pfc_enable` with `priority` (SONiC's default QoS makes 3 and 4 " +
+			"lossless), each judged; a port whose queues the switch does not count (a spare port without buffers, with " +
+			"`create_only_config_db_buffers`) is named and judged by its PFC frames only. Verdicts, with remedies, cover drops on a " +
+			"lossless priority (the PFC watchdog's among them; on NICs `rx_prioN_discards`, or `rx_discards_phy` where the mlx5 " +
+			"driver predates the per-priority counter), link-level pause (`rx_global_pause`, or `rx_pause_ctrl_phy` while global pause is off), " +
 			"PFC frames on other priorities, PFC storms (the switch's watchdog, the NIC's stall detection), ECN marks that " +
 			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off) and RDMA retransmissions. " +
 			"Sample while traffic runs; use `ok` or `failures` in a `check` block or a postcondition.",
@@ -131,7 +133,7 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"check":   str("Check id: `counters_read`, `traffic`, `lossless_drops`, `pfc_priority`, `pfc_watchdog`, `ecn_cnp`, `cnp_handled`, `retransmissions`."),
 					"target":  str("The switch or host address; empty for the fabric."),
-					"subject": str("The port, queue or priority: `Ethernet8 queue 3`, `mlx5_0:1 (ens1f0np0)`."),
+					"subject": str("The port, queue or priority: `Ethernet8 queue 3`, `mlx5_0:1 (ens1f0np0)`; a RoCE LAG device's physical port `mlx5_bond_0:1 (ens1f1np1)`, the whole device `mlx5_bond_0:1 (ens1f0np0+ens1f1np1)`."),
 					"pass":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the check passed."},
 					"detail":  str("What the counters did."),
 					"remedy":  str("What to do; empty when the check passed."),
@@ -140,7 +142,8 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"switch": str("The switch address."), "port": str("The port."), "counters": counters,
 				}}},
-			"host_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each host RDMA port: hw_counters and ethtool -S.",
+			"host_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each host RDMA port: hw_counters and ethtool -S. " +
+				"A RoCE LAG device has one entry per physical port, its hw_counters in the first.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"host": str("The host address."), "device": str("The RDMA port, `mlx5_0:1`."), "netdev": str("Its netdev."), "counters": counters,
 				}}},
@@ -451,10 +454,14 @@ func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict)
 		m.SwitchPorts = append(m.SwitchPorts, switchPortDeltas{Switch: types.StringValue(p.Switch), Port: types.StringValue(p.Port), Counters: c})
 	}
 	for _, p := range d.Hosts {
-		c := nonZero(p.RDMA)
-		addNonZero(c, "", p.Ethtool)
-		m.HostPorts = append(m.HostPorts, hostPortDeltas{Host: types.StringValue(p.Host), Device: types.StringValue(fmt.Sprintf("%s:%d", p.Device, p.Port)),
-			Netdev: types.StringValue(p.Netdev), Counters: c})
+		for i, l := range p.Links() {
+			c := nonZero(l.Ethtool)
+			if i == 0 {
+				addNonZero(c, "", p.RDMA)
+			}
+			m.HostPorts = append(m.HostPorts, hostPortDeltas{Host: types.StringValue(p.Host), Device: types.StringValue(fmt.Sprintf("%s:%d", p.Device, p.Port)),
+				Netdev: types.StringValue(l.Netdev), Counters: c})
+		}
 	}
 }
 

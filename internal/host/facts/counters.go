@@ -19,19 +19,42 @@ type PortCounters struct {
 	// they are missing.
 	Ethtool      map[string]uint64
 	EthtoolError string
+	// Bonded are the other physical ports of a RoCE LAG device (mlx5_bond_0), which count
+	// their own pauses and drops.
+	Bonded []NetdevCounters
+}
+
+// NetdevCounters are one netdev's ethtool -S counters, or why they are missing.
+type NetdevCounters struct {
+	Netdev       string
+	Ethtool      map[string]uint64
+	EthtoolError string
 }
 
 // countersScript prints, per RDMA device, each port's hw_counters as grep -H prints them
-// ("<path>:<value>") and its netdev's ethtool -S, between "== port" and "== ethtool" markers.
-// One command per host: the counters are a sample, read twice an interval apart.
+// ("<path>:<value>") after a "== port <device> <port> <netdev>..." marker, then each netdev's
+// ethtool -S after "== ethtool <netdev>". One command per host: the counters are a sample, read
+// twice an interval apart.
+//
 // The netdev is the device's PCI function's net/ entry, as the kernel lays it out
-// (/sys/class/infiniband/<dev>/device/net/<netdev>).
+// (/sys/class/infiniband/<dev>/device/net/<netdev>). A RoCE LAG device hangs off its first PF
+// only (drivers/infiniband/hw/mlx5/main.c sets the parent to mdev->device; lag/lag.c creates no
+// IB device for the other PFs while bonded), so its other ports are the lower netdevs of that
+// PF's bond master (net/core/dev.c links master and lower_<name> in sysfs) that mlx5_core
+// drives and that have no RDMA device of their own. Netdev names hold no blanks
+// (net/core/dev.c dev_valid_name); globbing is off while the list is split.
 const countersScript = `PATH=$PATH:/usr/sbin:/sbin; ` + // ethtool lives in /usr/sbin, outside a login user's PATH on Debian
 	`for d in /sys/class/infiniband/*; do ` +
 	`[ -d "$d/ports" ] || continue; dev=${d##*/}; nd=; ` +
 	`for n in "$d"/device/net/*; do if [ -e "$n" ]; then nd=${n##*/}; break; fi; done; ` +
-	`for p in "$d"/ports/*; do [ -d "$p/hw_counters" ] || continue; echo "== port $dev ${p##*/} $nd"; grep -H '' "$p"/hw_counters/* 2>/dev/null; done; ` +
-	`if [ -n "$nd" ]; then echo "== ethtool $nd"; ethtool -S "$nd" 2>&1 || echo "== ethtool-failed $nd"; fi; ` +
+	`nds=$nd; ` +
+	`if [ -n "$nd" ]; then for l in /sys/class/net/"$nd"/master/lower_*; do ` +
+	`l=${l##*/lower_}; [ "$l" != "$nd" ] && [ -e /sys/class/net/"$l" ] || continue; ` +
+	`case $(readlink /sys/class/net/"$l"/device/driver 2>/dev/null) in */mlx5_core) ;; *) continue;; esac; ` +
+	`for i in /sys/class/net/"$l"/device/infiniband/*; do [ -e "$i" ] && continue 2; done; ` +
+	`nds="$nds $l"; done; fi; ` +
+	`for p in "$d"/ports/*; do [ -d "$p/hw_counters" ] || continue; echo "== port $dev ${p##*/} $nds"; grep -H '' "$p"/hw_counters/* 2>/dev/null; done; ` +
+	`set -f; for n in $nds; do echo "== ethtool $n"; ethtool -S "$n" 2>&1 || echo "== ethtool-failed $n"; done; set +f; ` +
 	`done`
 
 // CountersProbe reads every RDMA port's counters. It needs no root: hw_counters are world
@@ -46,7 +69,20 @@ const lifespanFile = "lifespan"
 func ParseCounters(out string) ([]PortCounters, error) {
 	const fact = "roce_counters"
 	var ports []PortCounters
-	byNetdev := map[string][]int{}
+	// byNetdev finds the ports reading a netdev: the port's index and -1 for its own netdev,
+	// or the index in its Bonded.
+	type reader struct{ port, bonded int }
+	byNetdev := map[string][]reader{}
+	set := func(netdev string, stats map[string]uint64, why string) {
+		for _, r := range byNetdev[netdev] {
+			p := &ports[r.port]
+			if r.bonded < 0 {
+				p.Ethtool, p.EthtoolError = stats, why
+			} else {
+				p.Bonded[r.bonded].Ethtool, p.Bonded[r.bonded].EthtoolError = stats, why
+			}
+		}
+	}
 	var ethtool []string // the ethtool -S block being read
 	ethNetdev := ""
 	flush := func() {
@@ -54,12 +90,10 @@ func ParseCounters(out string) ([]PortCounters, error) {
 			return
 		}
 		stats, err := ParseEthtoolStats(strings.Join(ethtool, "\n"))
-		for _, i := range byNetdev[ethNetdev] {
-			if err != nil {
-				ports[i].EthtoolError = err.Error()
-				continue
-			}
-			ports[i].Ethtool = stats
+		if err != nil {
+			set(ethNetdev, nil, err.Error())
+		} else {
+			set(ethNetdev, stats, "")
 		}
 		ethNetdev, ethtool = "", nil
 	}
@@ -68,9 +102,7 @@ func ParseCounters(out string) ([]PortCounters, error) {
 		if rest, ok := strings.CutPrefix(line, "== "); ok {
 			f := strings.Fields(rest)
 			if len(f) == 2 && f[0] == "ethtool-failed" {
-				for _, j := range byNetdev[f[1]] {
-					ports[j].EthtoolError = "ethtool -S " + f[1] + " failed: " + strings.TrimSpace(strings.Join(ethtool, " "))
-				}
+				set(f[1], nil, "ethtool -S "+f[1]+" failed: "+strings.TrimSpace(strings.Join(ethtool, " ")))
 				ethNetdev, ethtool = "", nil
 				continue
 			}
@@ -82,14 +114,16 @@ func ParseCounters(out string) ([]PortCounters, error) {
 					return nil, lineError(fact, i+1, line, "port is not a positive number")
 				}
 				pc := PortCounters{Device: f[1], Port: n, HW: map[string]uint64{}}
-				if len(f) >= 4 {
-					pc.Netdev = f[3]
+				cur = len(ports)
+				for j, nd := range f[3:] {
+					if j == 0 {
+						pc.Netdev = nd
+					} else {
+						pc.Bonded = append(pc.Bonded, NetdevCounters{Netdev: nd})
+					}
+					byNetdev[nd] = append(byNetdev[nd], reader{cur, j - 1})
 				}
 				ports = append(ports, pc)
-				cur = len(ports) - 1
-				if pc.Netdev != "" {
-					byNetdev[pc.Netdev] = append(byNetdev[pc.Netdev], cur)
-				}
 			case len(f) == 2 && f[0] == "ethtool":
 				ethNetdev, cur = f[1], -1
 			default:
