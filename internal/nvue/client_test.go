@@ -284,3 +284,25 @@ func TestTransactionRefusesBesideAnotherRevision(t *testing.T) {
 		})
 	}
 }
+
+// A change outside the API's schema (an unknown key, a value outside its enum) is refused at
+// its PATCH, as the API validates a PATCH against its schema; nothing is applied and the
+// revision is dropped. A rule between objects (a binding to a missing profile) waits for the
+// apply, which ends invalid.
+func TestSchemaViolationsRefusedAtPatch(t *testing.T) {
+	tw, c := startTwin(t, "5.14")
+	ctx := context.Background()
+	_, err := c.Transaction(ctx, nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"xoff": 1.0}}}})
+	var he *nvue.HTTPError
+	if !errors.As(err, &he) || he.Status != 400 || !strings.Contains(err.Error(), "unknown key") || !strings.Contains(err.Error(), "xoff") || !nvue.Settled(err) {
+		t.Fatalf("PATCH with an unknown key: %v, want a settled HTTP 400 naming it", err)
+	}
+	if tw.Applies() != 0 {
+		t.Errorf("%d applies after a refused PATCH", tw.Applies())
+	}
+	_, err = c.Transaction(ctx, nvue.Tree{"interface": nvue.Tree{"swp1": nvue.Tree{"type": "swp", "qos": nvue.Tree{"pfc": nvue.Tree{"profile": "NOPE"}}}}})
+	var ae *nvue.ApplyError
+	if !errors.As(err, &ae) || ae.State != "invalid" {
+		t.Fatalf("a binding to a missing profile: %v, want the apply to end invalid", err)
+	}
+}

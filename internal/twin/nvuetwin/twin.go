@@ -89,6 +89,10 @@ type issue struct {
 	Data     map[string]any `json:"data"`
 	Message  string         `json:"message"`
 	Severity string         `json:"severity"`
+	// schema marks a violation of the API's schema (an unknown key, a value of the wrong type
+	// or outside its enum or range), which the API refuses at PATCH; the rest are rules an
+	// apply checks.
+	schema bool
 }
 
 // New returns a stopped twin.
@@ -503,8 +507,9 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	// A PATCH below the root creates the objects on the way, as nv set does; it cannot go
-	// through a value.
-	target := rev.config
+	// through a value. It is merged into a copy, which the schema check below reads.
+	staged := nvue.Clone(rev.config)
+	target := staged
 	for _, k := range keys {
 		switch next := target[k].(type) {
 		case map[string]any:
@@ -519,6 +524,20 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		}
 	}
 	nvue.Merge(target, patch)
+	// The API validates a PATCH against its OpenAPI schema (additionalProperties false, enums,
+	// types and ranges: NVUE OpenAPI 5.3) and answers 400 before anything is staged; rules
+	// between objects wait for the apply.
+	var refused []string
+	for _, is := range validate(staged, t.minor, hardware(t.applied, t.opts.Ports)) {
+		if is.schema {
+			refused = append(refused, is.Message)
+		}
+	}
+	if len(refused) > 0 {
+		writeError(w, http.StatusBadRequest, strings.Join(refused, "; "))
+		return
+	}
+	rev.config = staged
 	if t.minor >= 10 {
 		writeJSON(w, http.StatusOK, patch) // 5.10 and later answer with the change
 		return

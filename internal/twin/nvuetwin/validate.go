@@ -36,10 +36,16 @@ func (v *validator) fail(location, format string, args ...any) {
 		Message: fmt.Sprintf("Config invalid at %s: %s", location, reason)})
 }
 
+// schemaFail is fail for a violation of the schema itself, which a PATCH is refused for.
+func (v *validator) schemaFail(location, format string, args ...any) {
+	v.fail(location, format, args...)
+	v.issues[len(v.issues)-1].schema = true
+}
+
 func (v *validator) keys(loc string, t nvue.Tree, allowed ...string) {
 	for _, k := range sortedKeys(t) {
 		if !slices.Contains(allowed, k) {
-			v.fail(loc+"."+k, "unknown key %q", k)
+			v.schemaFail(loc+"."+k, "unknown key %q", k)
 		}
 	}
 }
@@ -48,11 +54,11 @@ func (v *validator) keys(loc string, t nvue.Tree, allowed ...string) {
 func (v *validator) integer(loc string, x any, lo, hi float64) (float64, bool) {
 	f, ok := x.(float64)
 	if !ok || f != math.Trunc(f) {
-		v.fail(loc, "%v is not an integer", x)
+		v.schemaFail(loc, "%v is not an integer", x)
 		return 0, false
 	}
 	if f < lo || f > hi {
-		v.fail(loc, "%v is out of range %v-%v", f, lo, hi)
+		v.schemaFail(loc, "%v is out of range %v-%v", f, lo, hi)
 		return f, false
 	}
 	return f, true
@@ -61,7 +67,7 @@ func (v *validator) integer(loc string, x any, lo, hi float64) (float64, bool) {
 func (v *validator) enum(loc string, x any, allowed ...string) {
 	s, ok := x.(string)
 	if !ok || !slices.Contains(allowed, s) {
-		v.fail(loc, "%v is not one of %s", x, strings.Join(allowed, ", "))
+		v.schemaFail(loc, "%v is not one of %s", x, strings.Join(allowed, ", "))
 	}
 }
 
@@ -69,7 +75,7 @@ func (v *validator) enum(loc string, x any, allowed ...string) {
 func (v *validator) member(loc, key string, hi int) bool {
 	n, err := strconv.Atoi(key)
 	if err != nil || strconv.Itoa(n) != key || n < 0 || n > hi {
-		v.fail(loc, "%q is not in 0-%d", key, hi)
+		v.schemaFail(loc, "%q is not in 0-%d", key, hi)
 		return false
 	}
 	return true
@@ -78,7 +84,7 @@ func (v *validator) member(loc, key string, hi int) bool {
 func (v *validator) object(loc string, x any) nvue.Tree {
 	m, ok := x.(map[string]any)
 	if !ok {
-		v.fail(loc, "want an object, got %v", x)
+		v.schemaFail(loc, "want an object, got %v", x)
 	}
 	return m
 }
