@@ -142,33 +142,25 @@ func (r loggingRunner) ReadFile(ctx context.Context, path string, sudo bool) ([]
 	return data, err
 }
 
-// loggingBackend logs each read and write of a switch: one gNMI Get per Observe and one Set
-// per Apply on SONiC, the subtree GETs and one revision on Cumulus (NVUE), with the operation
-// count, duration and outcome.
+// loggingBackend logs each read and write of a switch in its driver's transport's subsystem
+// (gnmi, nvue), in the driver's words: with the operation count, duration and outcome.
 type loggingBackend struct {
 	switchcfg.Backend
 	address string
-	api     switchAPI
+	about   switchcfg.About
 }
-
-// switchAPI names a backend's log subsystem and its reads and writes in the log.
-type switchAPI struct{ subsystem, read, write, readRPC, writeRPC string }
-
-var (
-	apiGNMI = switchAPI{subsystem: logGNMI, read: "gnmi read of CONFIG_DB", write: "gnmi write of CONFIG_DB", readRPC: "Get", writeRPC: "Set"}
-	apiNVUE = switchAPI{subsystem: logNVUE, read: "nvue read of the applied configuration", write: "nvue revision applied", readRPC: "GET", writeRPC: "revision"}
-)
 
 func (b loggingBackend) Observe(ctx context.Context) (switchcfg.Observation, error) {
 	began := time.Now()
 	obs, err := b.Backend.Observe(ctx)
-	fields := map[string]any{"switch": b.address, "rpc": b.api.readRPC, "duration_ms": time.Since(began).Milliseconds()}
+	fields := map[string]any{"switch": b.address, "rpc": b.about.ReadCall, "duration_ms": time.Since(began).Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	} else {
 		fields["runs"] = obs.Describe()
 	}
-	tflog.SubsystemDebug(subsystem(ctx, b.api.subsystem), b.api.subsystem, b.api.read, fields)
+	sub := string(b.about.Transport)
+	tflog.SubsystemDebug(subsystem(ctx, sub), sub, b.about.Reads, fields)
 	return obs, err
 }
 
@@ -176,17 +168,18 @@ func (b loggingBackend) Apply(ctx context.Context, c switchcfg.Changes) (string,
 	began := time.Now()
 	warning, err := b.Backend.Apply(ctx, c)
 	ops := c.Len()
-	fields := map[string]any{"switch": b.address, "rpc": b.api.writeRPC, "operations": ops, "duration_ms": time.Since(began).Milliseconds()}
+	fields := map[string]any{"switch": b.address, "rpc": b.about.WriteCall, "operations": ops, "duration_ms": time.Since(began).Milliseconds()}
 	if err != nil {
 		fields["error"] = redact(err.Error())
 	}
 	if warning != "" {
 		fields["warning"] = warning
 	}
-	ctx = subsystem(ctx, b.api.subsystem)
-	tflog.SubsystemDebug(ctx, b.api.subsystem, b.api.write, fields)
+	sub := string(b.about.Transport)
+	ctx = subsystem(ctx, sub)
+	tflog.SubsystemDebug(ctx, sub, b.about.Writes, fields)
 	if ops > 0 {
-		tflog.SubsystemTrace(ctx, b.api.subsystem, "switch operations", map[string]any{"switch": b.address, "lines": c.Lines()})
+		tflog.SubsystemTrace(ctx, sub, "switch operations", map[string]any{"switch": b.address, "lines": c.Lines()})
 	}
 	return warning, err
 }

@@ -5,6 +5,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -13,9 +14,8 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 )
 
 // providerData is what Configure hands to every resource and data source: the resolved
@@ -40,37 +40,51 @@ func newProviderData(s settings) *providerData {
 	return &providerData{settings: s, switches: gnmi.NewPool(), cumulus: nvue.NewPool(), gathers: gathers}
 }
 
-// switchBackend returns the backend for a switch of the operating system os, on the pooled
-// connection to it: SONiC with the provider's gNMI settings overridden by the resource's own
-// where it sets them, or Cumulus with the provider's NVUE settings.
-func (d *providerData) switchBackend(address, os string, o *gnmiLoginModel, n *nvueLoginModel, release string) (switchcfg.Backend, error) {
-	if os == switchcfg.OSCumulus {
-		return d.cumulusBackend(address, n)
+// switchDriver returns the driver of the operating system os.
+func switchDriver(os string) (switchcfg.Driver, error) {
+	if d, ok := drivers.Lookup(os); ok {
+		return d, nil
 	}
-	cfg, err := d.gnmiConfig(address, o)
-	if err != nil {
-		return nil, err
-	}
-	var rel sonic.Release
-	if release != "" {
-		if rel, err = sonic.ParseRelease(release); err != nil {
-			return nil, fmt.Errorf("sonic_release %q: %w", release, err)
-		}
-	}
-	client, err := d.switches.Client(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return loggingBackend{Backend: switchcfg.NewSONiC(sonicdb.New(client), rel), address: cfg.Address, api: apiGNMI}, nil
+	return nil, fmt.Errorf("no driver for the switch operating system %q: use one of %s", os, quoteAll(drivers.OSes()))
 }
 
-func (d *providerData) cumulusBackend(address string, o *nvueLoginModel) (switchcfg.Backend, error) {
-	client, err := d.nvueClient(address, o)
+// switchBackend returns drv's backend of the switch at address, on the pooled connection to
+// it, with the provider's settings overridden by a resource's own (o, n; nil for none).
+// release, when not empty, pins the OS release.
+func (d *providerData) switchBackend(drv switchcfg.Driver, address string, o *gnmiLoginModel, n *nvueLoginModel, release string) (switchcfg.Backend, error) {
+	backend, err := drv.Open(switchLinks{d: d, address: address, gnmi: o, nvue: n}, release)
 	if err != nil {
 		return nil, err
 	}
-	return loggingBackend{Backend: switchcfg.NewNVUE(client), address: client.Address(), api: apiNVUE}, nil
+	return loggingBackend{Backend: backend, address: d.switchAddress(drv, address), about: drv.About()}, nil
 }
+
+// switchAddress is address with the default port of drv's transport when it has none.
+func (d *providerData) switchAddress(drv switchcfg.Driver, address string) string {
+	port := d.settings.GNMI.Port
+	if drv.About().Transport == switchcfg.TransportNVUE {
+		port = d.settings.NVUE.Port
+	}
+	return joinDefaultPort(address, port)
+}
+
+// switchLinks open the transports to one switch for a driver.
+type switchLinks struct {
+	d       *providerData
+	address string
+	gnmi    *gnmiLoginModel
+	nvue    *nvueLoginModel
+}
+
+func (l switchLinks) GNMI() (*gnmi.Client, error) {
+	cfg, err := l.d.gnmiConfig(l.address, l.gnmi)
+	if err != nil {
+		return nil, err
+	}
+	return l.d.switches.Client(cfg)
+}
+
+func (l switchLinks) NVUE() (*nvue.Client, error) { return l.d.nvueClient(l.address, l.nvue) }
 
 // nvueClient is the pooled NVUE client of a Cumulus switch, with the provider's nvue settings
 // and the resource's overrides o (nil for none).
@@ -170,4 +184,16 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 			fmt.Sprintf("Expected *providerData, got %T. This is a bug in the provider; please report it.", data))
 	}
 	return pd
+}
+
+// quoteAll renders names as "a", "b" or "c".
+func quoteAll(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }

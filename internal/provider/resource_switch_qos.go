@@ -94,7 +94,7 @@ func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 
-	_, obs, ok := r.observe(ctx, &plan, &resp.Diagnostics, true)
+	drv, _, obs, ok := r.observe(ctx, &plan, &resp.Diagnostics, true)
 	if !ok {
 		if !resp.Diagnostics.HasError() {
 			plan.setComputedUnknown()
@@ -114,7 +114,7 @@ func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	changes, err := obs.PlanUpdate(priorPolicy(prior), policy, next)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("ports"), "Switch Would Reject the Change",
-			fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent. Check sonic_release, or change only what this release's GCU allows.", plan.Address.ValueString(), err))
+			fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent. %s", plan.Address.ValueString(), err, drv.Remedy(switchcfg.StagePlan, err)))
 		return
 	}
 	resp.Diagnostics.Append(plan.setComputed(ctx, h, changes.Lines(), true)...)
@@ -176,7 +176,7 @@ func (r *switchQoSResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	_, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
+	_, _, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
 	if !ok {
 		return
 	}
@@ -270,7 +270,7 @@ const losslessWait = 10 * time.Second
 // tainted and the next plan replaces it. After a destroy (destroyed) every problem is a
 // warning: the restored cable lengths may not have reached the headroom yet.
 func (r *switchQoSResource) verifyLossless(ctx context.Context, plan *switchQoSModel, destroyed bool, diags *diag.Diagnostics) {
-	backend, obs, ok := r.observe(ctx, plan, diags, false)
+	_, backend, obs, ok := r.observe(ctx, plan, diags, false)
 	if !ok {
 		return
 	}
@@ -323,7 +323,7 @@ func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	backend, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
+	drv, backend, obs, ok := r.observe(ctx, &state, &resp.Diagnostics, false)
 	if !ok {
 		return
 	}
@@ -331,10 +331,10 @@ func (r *switchQoSResource) Delete(ctx context.Context, req resource.DeleteReque
 	changes, err := obs.Removal(state.policy(), snap)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Delete Switch QoS",
-			fmt.Sprintf("Planning the removal on %s: %v. Nothing was sent.", state.Address.ValueString(), err))
+			fmt.Sprintf("Planning the removal on %s: %v. Nothing was sent. %s", state.Address.ValueString(), err, drv.Remedy(switchcfg.StagePlan, err)))
 		return
 	}
-	if sent, _ := r.send(ctx, backend, changes, state.Address.ValueString(), "Delete",
+	if sent, _ := r.send(ctx, drv, backend, changes, state.Address.ValueString(), "Delete",
 		"The resource stays in state: destroy again to finish the removal.", &resp.Diagnostics); sent {
 		r.verifyLossless(ctx, &state, true, &resp.Diagnostics)
 	}
@@ -362,7 +362,7 @@ func (r *switchQoSResource) ImportState(ctx context.Context, req resource.Import
 // the plan showed, nil when it showed none: the switch changed since when they differ from
 // what it needs now, and nothing is sent.
 func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, plan *switchQoSModel, snap switchcfg.Snapshot, planned []string, diags *diag.Diagnostics) switchcfg.Snapshot {
-	backend, obs, ok := r.observe(ctx, plan, diags, false)
+	drv, backend, obs, ok := r.observe(ctx, plan, diags, false)
 	if !ok {
 		return nil
 	}
@@ -379,7 +379,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	snap = obs.Snapshot(prior, policy, snap)
 	changes, err := obs.PlanUpdate(prior, policy, snap)
 	if err != nil {
-		diags.AddError("Unable to Apply Switch QoS", fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent.", plan.Address.ValueString(), err))
+		diags.AddError("Unable to Apply Switch QoS", fmt.Sprintf("Planning QoS for %s: %v. Nothing was sent. %s", plan.Address.ValueString(), err, drv.Remedy(switchcfg.StagePlan, err)))
 		return nil
 	}
 	if now := changes.Lines(); planned != nil && !slices.Equal(planned, now) {
@@ -394,7 +394,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	if prior != nil {
 		ifUnsettled = "The state keeps the configuration before this change, with in_sync false and the values to restore: the next plan makes the change again from what the switch holds."
 	}
-	sent, unsettled := r.send(ctx, backend, changes, plan.Address.ValueString(), "Apply", ifUnsettled, diags)
+	sent, unsettled := r.send(ctx, drv, backend, changes, plan.Address.ValueString(), "Apply", ifUnsettled, diags)
 	if !sent && !unsettled {
 		return nil
 	}
@@ -412,7 +412,7 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 
 // send applies changes as one transaction and reports the outcome: sent when the switch
 // holds it, unsettled when it failed but the switch may hold some or all of it.
-func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend, changes switchcfg.Changes, address, verb, ifUnsettled string, diags *diag.Diagnostics) (sent, unsettled bool) {
+func (r *switchQoSResource) send(ctx context.Context, drv switchcfg.Driver, backend switchcfg.Backend, changes switchcfg.Changes, address, verb, ifUnsettled string, diags *diag.Diagnostics) (sent, unsettled bool) {
 	start := time.Now()
 	warning, err := backend.Apply(ctx, changes)
 	tflog.Debug(ctx, "switch transaction ended", map[string]any{
@@ -420,6 +420,9 @@ func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend,
 		"ok": err == nil, "unsettled": switchcfg.Unsettled(err)})
 	if err != nil {
 		outcome := "The switch refused the change or never received it: it holds none of it."
+		if remedy := drv.Remedy(switchcfg.StageApply, err); remedy != "" {
+			outcome += " " + remedy
+		}
 		if switchcfg.Unsettled(err) {
 			outcome = "The switch may hold some or all of the change, now or once it finishes work it had started. " + ifUnsettled
 		}
@@ -428,38 +431,44 @@ func (r *switchQoSResource) send(ctx context.Context, backend switchcfg.Backend,
 		return false, switchcfg.Unsettled(err)
 	}
 	if warning != "" {
-		diags.AddWarning("Set Failed but the Switch Applied the Change", warning)
+		diags.AddWarning("Switch Applied the Change with a Warning", warning)
 	}
 	return true, false
 }
 
-// observe returns the backend and one observation of the switch. At plan time (planTime) an
-// unreachable switch is a warning, not an error: the operations are then computed at apply.
-func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (switchcfg.Backend, switchcfg.Observation, bool) {
+// observe returns the switch's driver, its backend and one observation of the switch. At plan
+// time (planTime) an unreachable switch is a warning, not an error: the operations are then
+// computed at apply.
+func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diags *diag.Diagnostics, planTime bool) (switchcfg.Driver, switchcfg.Backend, switchcfg.Observation, bool) {
 	if r.data == nil {
 		diags.AddError("Provider Not Configured", "The roce provider was not configured before this resource was used. This is a bug in the provider; please report it.")
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	if !m.checkConnection(r.data.settings, diags) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	backend, err := r.data.switchBackend(m.Address.ValueString(), m.os(), m.GNMI, m.NVUE, m.SONiCRelease.ValueString())
+	drv, err := switchDriver(m.os())
+	if err != nil {
+		diags.AddAttributeError(path.Root("os"), "Unknown Switch Operating System", err.Error())
+		return nil, nil, nil, false
+	}
+	backend, err := r.data.switchBackend(drv, m.Address.ValueString(), m.GNMI, m.NVUE, m.SONiCRelease.ValueString())
 	if err != nil {
 		diags.AddAttributeError(path.Root("address"), "Invalid Switch Connection Settings",
 			fmt.Sprintf("Connecting to %s: %v", m.Address.ValueString(), err))
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	obs, err := backend.Observe(ctx)
 	if err != nil {
-		summary, detail := "Unable to Read Switch", fmt.Sprintf("%v\n\nCheck the address, the gnmi credentials and CA, and that the switch's gnmi service is running.", err)
+		summary, detail := "Unable to Read Switch", fmt.Sprintf("%v\n\n%s", err, drv.Remedy(switchcfg.StageRead, err))
 		if planTime {
 			diags.AddAttributeWarning(path.Root("address"), summary+" at Plan Time", detail+" The operations will be computed at apply.")
 		} else {
 			diags.AddAttributeError(path.Root("address"), summary, detail)
 		}
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return backend, obs, true
+	return drv, backend, obs, true
 }
 
 // checkSwitch applies the rules that need the switch (switchcfg.Observation.Check) and returns

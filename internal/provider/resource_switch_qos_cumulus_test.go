@@ -165,7 +165,7 @@ func TestSwitchQoSCumulusRefusals(t *testing.T) {
 		{`address = %q
   os = "cumulus"
   sonic_release = "202411"
-  ports = ["swp1"]`, `(?s)sonic_release is set, but os is "cumulus"`},
+  ports = ["swp1"]`, `(?s)sonic_release "202411": os is "cumulus"`},
 		{`address = %q
   os = "junos"
   ports = ["swp1"]`, `(?s)os is "junos"; use "sonic"`},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 )
 
 // switchQoSModel mirrors switchQoSSchema.
@@ -105,12 +106,12 @@ func (m *switchQoSModel) known() bool {
 	return !anyUnknown(vals...)
 }
 
-// os is the switch's operating system, SONiC unless the resource says cumulus.
+// os is the switch's operating system: the default one unless the resource says another.
 func (m *switchQoSModel) os() string {
-	if m.OS.ValueString() == switchcfg.OSCumulus {
-		return switchcfg.OSCumulus
+	if !isSet(m.OS) {
+		return drivers.Default
 	}
-	return switchcfg.OSSONiC
+	return m.OS.ValueString()
 }
 
 // policy converts the model into the domain policy; unset parts take the schema defaults, so
@@ -122,7 +123,6 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		Class:        fabric.DefaultTrafficClass(),
 		RDMA:         switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: 50},
 		CNP:          switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict},
-		OS:           m.os(),
 	}
 	if m.Name.IsNull() || m.Name.IsUnknown() {
 		p.Name = switchcfg.DefaultName // name = "" stays empty, and Validate refuses it
@@ -281,11 +281,14 @@ func switchQoSID(address, name string, ports []string) string {
 }
 
 // parseSwitchQoSID reads an import ID: address/name/ports or address/ports (default name),
-// with "cumulus/" in front for a Cumulus switch.
+// with "<os>/" in front for a switch of another operating system than the default
+// ("cumulus/").
 func parseSwitchQoSID(id string) (os, address, name string, ports []string, err error) {
-	os = switchcfg.OSSONiC
-	if rest, ok := strings.CutPrefix(id, switchcfg.OSCumulus+"/"); ok {
-		os, id = switchcfg.OSCumulus, rest
+	os = drivers.Default
+	if first, rest, ok := strings.Cut(id, "/"); ok {
+		if _, known := drivers.Lookup(first); known {
+			os, id = first, rest
+		}
 	}
 	address, name, ports, err = parseQoSTarget(id)
 	return os, address, name, ports, err

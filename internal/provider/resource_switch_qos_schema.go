@@ -1,6 +1,9 @@
 package provider
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 )
 
 // defaultMarkProbabilityPercent is ecn.mark_probability_percent when unset.
@@ -35,20 +39,18 @@ var (
 
 func switchQoSSchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "Lossless RoCE QoS on one SONiC switch (NVIDIA Spectrum-4), written to CONFIG_DB over gNMI " +
-			"in one SetRequest per apply. The provider owns its own DSCP→TC and priority maps, schedulers and (on " +
-			"SONiC 202511 and later) a WRED profile, all named after `name`, and points the listed ports at them; " +
-			"fields it changes on shared entries are restored when the resource is destroyed. See the attribute " +
-			"descriptions for where each value lands.",
+		MarkdownDescription: "Lossless RoCE QoS on one switch, as its operating system (`os`) holds it. The provider owns the objects " +
+			"it creates, all named after `name`, and points the listed ports at them; fields it changes on shared settings are restored " +
+			"when the resource is destroyed. " + driverSummaries() + " See the attribute descriptions for where each value lands.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{Computed: true,
 				MarkdownDescription: "`<address>/<name>/<port>,<port>...`, the import ID.",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()}},
 			"address": schema.StringAttribute{Required: true,
-				MarkdownDescription: "gNMI address of the switch, `host:port` (or `host` with the provider's `gnmi.port`).",
+				MarkdownDescription: "Address of the switch, `host:port`, or `host` with the port of the provider's settings for the switch's transport (`gnmi.port`, `nvue.port`).",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
-			"os": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(switchcfg.OSSONiC),
-				MarkdownDescription: "Operating system of the switch: `sonic` (CONFIG_DB over gNMI, the provider's `gnmi` block) or `cumulus` (NVIDIA Cumulus Linux 5.9 to 5.14 over the NVUE REST API, the provider's `nvue` block; ports are `swp<N>`). On Cumulus the policy becomes NVUE profiles named `<name>` (mapping, egress-scheduler, PFC, congestion-control) bound to the ports, the `default-lossless` traffic pool gets half the buffer memory for the PFC profile's priority, and every apply is one NVUE revision.",
+			"os": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(drivers.Default),
+				MarkdownDescription: "Operating system of the switch: " + driverList() + ".",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"name": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(switchcfg.DefaultName),
 				MarkdownDescription: "Prefix of the CONFIG_DB objects this resource owns: maps `<name>`, schedulers `<name>_RDMA` and `<name>_CNP`, WRED profile `<name>_LOSSLESS` (202511+). Two resources on one switch need different names.",
@@ -155,4 +157,23 @@ func gnmiOverrideSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{Optional: true,
 		MarkdownDescription: "Credentials for this switch only, overriding the provider's `gnmi` settings attribute by attribute.",
 		Attributes:          resourceLoginAttrs(gnmiLoginAttrs)}
+}
+
+// driverSummaries joins what each switch driver says it does with a policy.
+func driverSummaries() string {
+	var parts []string
+	for _, d := range drivers.All() {
+		parts = append(parts, d.About().Summary)
+	}
+	return strings.Join(parts, " ")
+}
+
+// driverList names each switch operating system, how it is reached and its ports.
+func driverList() string {
+	var parts []string
+	for _, d := range drivers.All() {
+		a := d.About()
+		parts = append(parts, fmt.Sprintf("`%s` (%s, over the provider's `%s` settings; ports such as `%s`)", a.OS, a.Name, a.Transport, a.PortExample))
+	}
+	return strings.Join(parts, ", ")
 }

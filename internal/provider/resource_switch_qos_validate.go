@@ -11,8 +11,8 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 )
 
 // switchQoSRenames maps the fabric package's names of the ratio window onto this resource's
@@ -24,32 +24,32 @@ var switchQoSRenames = map[string]string{
 }
 
 // validate applies every rule that needs neither the switch nor the provider's settings: the
-// policy, the port speed override, the SONiC release and the resource's own gnmi settings.
+// policy (its ports as the switch's OS names them), the port speed override, the OS, a pinned
+// release and the resource's own login settings, which must be those of the OS's transport.
 func (m *switchQoSModel) validate() fabric.Findings {
-	fs := m.policy().Validate(m.ratioWindow())
+	var fs fabric.Findings
+	drv, err := switchDriver(m.os())
+	if err != nil {
+		return fabric.Findings{{Severity: fabric.SeverityError, Path: "os", Summary: "Unknown Switch Operating System",
+			Detail: fmt.Sprintf("os is %q; use one of %s.", m.os(), quoteAll(drivers.OSes()))}}
+	}
+	about := drv.About()
+	fs = append(fs, m.policy().Validate(m.ratioWindow(), drv)...)
 	if v := m.PortSpeedGbps; !v.IsNull() && !v.IsUnknown() {
 		fs = append(fs, fabric.CheckSpeed("port_speed_gbps", v.ValueInt64())...)
 	}
-	if v := m.OS.ValueString(); isSet(m.OS) && v != switchcfg.OSSONiC && v != switchcfg.OSCumulus {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "os", Summary: "Unknown Switch Operating System",
-			Detail: fmt.Sprintf("os is %q; use \"sonic\" (gNMI) or \"cumulus\" (NVUE).", v)})
-	}
-	if m.os() != switchcfg.OSCumulus && m.NVUE != nil {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "nvue", Summary: "Cumulus Setting on a SONiC Switch",
-			Detail: "nvue is set, but os is \"sonic\": it applies to Cumulus switches only. Remove it, or set os = \"cumulus\"."})
-	}
-	if m.os() == switchcfg.OSCumulus {
-		for attr, set := range map[string]bool{"sonic_release": isSet(m.SONiCRelease), "gnmi": m.GNMI != nil} {
-			if set {
-				fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: attr, Summary: "SONiC Setting on a Cumulus Switch",
-					Detail: fmt.Sprintf("%s is set, but os is \"cumulus\": it applies to SONiC switches only. Remove it; Cumulus switches use the provider's nvue block.", attr)})
-			}
+	for attr, t := range map[string]switchcfg.Transport{"gnmi": switchcfg.TransportGNMI, "nvue": switchcfg.TransportNVUE} {
+		set := attr == "gnmi" && m.GNMI != nil || attr == "nvue" && m.NVUE != nil
+		if set && t != about.Transport {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: attr, Summary: "Login Setting for Another Operating System",
+				Detail: fmt.Sprintf("%s is set, but os is %q: %s switches are reached with the %s settings. Remove %s, or set the os it belongs to.",
+					attr, about.OS, about.Name, about.Transport, attr)})
 		}
 	}
 	if v := m.SONiCRelease; !v.IsNull() && !v.IsUnknown() {
-		if _, err := sonic.ParseRelease(v.ValueString()); err != nil {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "sonic_release", Summary: "Invalid SONiC Release",
-				Detail: fmt.Sprintf("sonic_release %q: %v. Use the release branch, such as \"202411\", \"202505\" or \"master\", or leave it unset to read it from the switch.", v.ValueString(), err)})
+		if why := drv.CheckRelease(v.ValueString()); why != "" {
+			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "sonic_release", Summary: fmt.Sprintf("Invalid %s Release", about.Name),
+				Detail: fmt.Sprintf("sonic_release %q: %s", v.ValueString(), why)})
 		}
 	}
 	if m.GNMI != nil {

@@ -92,3 +92,6 @@ func allDigits(s string) bool {
 	}
 	return s != ""
 }
+
+// OS is the name users give SONiC in a switch's `os`.
+const OS = "sonic"

@@ -60,12 +60,6 @@ type Changes interface {
 	Empty() bool
 }
 
-var (
-	_ Backend     = (*SONiC)(nil)
-	_ Observation = sonicObservation{}
-	_ Changes     = (*sonicChanges)(nil)
-)
-
 // ApplyError is a failed Backend.Apply. Unsettled reports that the switch may hold some or
 // all of the change, now or once work it had already started ends (a Set the client stopped
 // waiting for, a lost connection, a revision still applying): the caller must then keep

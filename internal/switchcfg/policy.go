@@ -27,16 +27,7 @@ type Policy struct {
 	CNP          Scheduler
 	// Watchdog is nil when the PFC watchdog is left alone.
 	Watchdog *Watchdog
-	// OS is the switch's operating system, OSSONiC (also when empty) or OSCumulus: it names
-	// the ports.
-	OS string
 }
-
-// Switch operating systems.
-const (
-	OSSONiC   = "sonic"
-	OSCumulus = "cumulus"
-)
 
 // ECN is the marking of the RDMA queue, thresholds in bytes.
 type ECN struct {
@@ -68,20 +59,13 @@ type Watchdog struct {
 const DefaultName = "ROCE"
 
 var (
-	portNamePattern = regexp.MustCompile(`^Ethernet[0-9]{1,4}$`)
-	// cumulusPortPattern is a Cumulus switch port: swp<N>, or swp<N>s<M> on a breakout.
-	cumulusPortPattern = regexp.MustCompile(`^swp[0-9]{1,3}(s[0-9])?$`)
-	// objectNamePattern leaves room for the longest suffix the provider adds: "_LOSSLESS"
-	// (WRED_PROFILE) within the 32 characters sonic-yang-models allow for the map, scheduler
-	// and WRED profile names ([a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31}), sonic-wred-profile.yang and
-	// the map models, 202411 to master).
 	objectNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,22}$`)
 )
 
 // Validate checks the policy without looking at a switch: the traffic class, the ECN/PFC
-// rule, schedulers, the watchdog and the syntax of names. Findings carry the resource's
-// attribute paths.
-func (p Policy) Validate(window fabric.RatioWindow) fabric.Findings {
+// rule, schedulers, the watchdog and the syntax of names, the ports' as ports names them.
+// Findings carry the resource's attribute paths.
+func (p Policy) Validate(window fabric.RatioWindow, ports PortNamer) fabric.Findings {
 	var fs fabric.Findings
 	fs = append(fs, p.Class.Validate()...)
 	fs = append(fs, fabric.CheckThresholds(fabric.Thresholds{
@@ -91,7 +75,7 @@ func (p Policy) Validate(window fabric.RatioWindow) fabric.Findings {
 	}, window)...)
 	// A policy always writes its probability (green_drop_probability), so 0 is a value here.
 	fs = append(fs, fabric.CheckMarkProbability(p.ECN.MarkProbabilityPercent)...)
-	fs = append(fs, p.validateNames()...)
+	fs = append(fs, p.validateNames(ports)...)
 	fs = append(fs, p.RDMA.validate("rdma_scheduler")...)
 	fs = append(fs, p.CNP.validate("cnp_scheduler")...)
 	if p.RDMA.Mode == SchedulerStrict {
@@ -106,33 +90,29 @@ func (p Policy) Validate(window fabric.RatioWindow) fabric.Findings {
 		fs = append(fs, p.Watchdog.validate()...)
 	}
 	if p.CableLengthM < 0 || p.CableLengthM > 10000 {
-		fs = append(fs, errorAt("cable_length_m", "Cable Length Out of Range",
+		fs = append(fs, ErrorAt("cable_length_m", "Cable Length Out of Range",
 			fmt.Sprintf("cable_length_m is %d; use the real cable length in metres, 0 to 10000.", p.CableLengthM)))
 	}
 	return fs
 }
 
-func (p Policy) validateNames() fabric.Findings {
+func (p Policy) validateNames(names PortNamer) fabric.Findings {
 	var fs fabric.Findings
 	if !objectNamePattern.MatchString(p.Name) {
-		fs = append(fs, errorAt("name", "Invalid Object Name",
+		fs = append(fs, ErrorAt("name", "Invalid Object Name",
 			fmt.Sprintf("name is %q; use 1-23 letters, digits, '-' or '_', starting with a letter or digit (SONiC object names are at most 32 characters, and the provider adds \"_LOSSLESS\" to name its WRED profile).", p.Name)))
 	}
 	if len(p.Ports) == 0 {
-		fs = append(fs, errorAt("ports", "No Ports", "ports is empty; list the switch ports (e.g. \"Ethernet0\") that carry RoCE traffic."))
+		fs = append(fs, ErrorAt("ports", "No Ports", "ports is empty; list the switch ports that carry RoCE traffic."))
 	}
 	seen := map[string]bool{}
 	for i, port := range p.Ports {
 		at := fmt.Sprintf("ports[%d]", i)
-		switch {
-		case p.OS == OSCumulus && !cumulusPortPattern.MatchString(port):
-			fs = append(fs, errorAt(at, "Invalid Port Name",
-				fmt.Sprintf("%s is %q; Cumulus names switch ports swp<N>, or swp<N>s<M> on a breakout (e.g. \"swp1\", \"swp1s0\").", at, port)))
-		case p.OS != OSCumulus && !portNamePattern.MatchString(port):
-			fs = append(fs, errorAt(at, "Invalid Port Name",
-				fmt.Sprintf("%s is %q; SONiC names front-panel ports Ethernet<N> (e.g. \"Ethernet0\", \"Ethernet8\").", at, port)))
+		switch why := names.CheckPort(port); {
+		case why != "":
+			fs = append(fs, ErrorAt(at, "Invalid Port Name", fmt.Sprintf("%s is %q; %s", at, port, why)))
 		case seen[port]:
-			fs = append(fs, errorAt(at, "Repeated Port", fmt.Sprintf("%s repeats %q; list each port once.", at, port)))
+			fs = append(fs, ErrorAt(at, "Repeated Port", fmt.Sprintf("%s repeats %q; list each port once.", at, port)))
 		}
 		seen[port] = true
 	}
@@ -145,12 +125,12 @@ func (s Scheduler) validate(at string) fabric.Findings {
 		return nil
 	case SchedulerDWRR:
 		if s.Weight < 1 || s.Weight > 100 {
-			return fabric.Findings{errorAt(at+".weight", "DWRR Weight Out of Range",
+			return fabric.Findings{ErrorAt(at+".weight", "DWRR Weight Out of Range",
 				fmt.Sprintf("%s.weight is %d; a DWRR weight is 1 to 100.", at, s.Weight))}
 		}
 		return nil
 	}
-	return fabric.Findings{errorAt(at+".mode", "Unknown Scheduler Mode",
+	return fabric.Findings{ErrorAt(at+".mode", "Unknown Scheduler Mode",
 		fmt.Sprintf("%s.mode is %q; use \"strict\" or \"dwrr\".", at, s.Mode))}
 }
 
@@ -159,20 +139,26 @@ func (w Watchdog) validate() fabric.Findings {
 	switch w.Action {
 	case "drop", "forward", "alert":
 	default:
-		fs = append(fs, errorAt("pfc_watchdog.action", "Unknown Watchdog Action",
+		fs = append(fs, ErrorAt("pfc_watchdog.action", "Unknown Watchdog Action",
 			fmt.Sprintf("pfc_watchdog.action is %q; use \"drop\", \"forward\" or \"alert\".", w.Action)))
 	}
 	if w.DetectionTimeMs < 100 || w.DetectionTimeMs > 5000 {
-		fs = append(fs, errorAt("pfc_watchdog.detection_time_ms", "Detection Time Out of Range",
+		fs = append(fs, ErrorAt("pfc_watchdog.detection_time_ms", "Detection Time Out of Range",
 			fmt.Sprintf("pfc_watchdog.detection_time_ms is %d; SONiC accepts 100 to 5000 ms.", w.DetectionTimeMs)))
 	}
 	if w.RestoreTimeMs < 100 || w.RestoreTimeMs > 60000 {
-		fs = append(fs, errorAt("pfc_watchdog.restoration_time_ms", "Restoration Time Out of Range",
+		fs = append(fs, ErrorAt("pfc_watchdog.restoration_time_ms", "Restoration Time Out of Range",
 			fmt.Sprintf("pfc_watchdog.restoration_time_ms is %d; SONiC accepts 100 to 60000 ms.", w.RestoreTimeMs)))
 	}
 	return fs
 }
 
-func errorAt(path, summary, detail string) fabric.Finding {
+// PortNamer says why a name cannot be a port of a switch ("" when it can): a Driver.
+type PortNamer interface {
+	CheckPort(name string) string
+}
+
+// ErrorAt is an error finding on the resource attribute path.
+func ErrorAt(path, summary, detail string) fabric.Finding {
 	return fabric.Finding{Severity: fabric.SeverityError, Path: path, Summary: summary, Detail: detail}
 }

@@ -1,6 +1,7 @@
 package switchcfg
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -33,12 +34,31 @@ func TestPolicyValidate(t *testing.T) {
 			p := testPolicy()
 			tt.change(&p)
 			var got []string
-			for _, f := range p.Validate(fabric.DefaultRatioWindow()) {
+			for _, f := range p.Validate(fabric.DefaultRatioWindow(), ethernetPorts{}) {
 				got = append(got, f.Severity.String()+" "+f.Path)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// ethernetPorts names ports Ethernet<N>.
+type ethernetPorts struct{}
+
+func (ethernetPorts) CheckPort(name string) string {
+	if !regexp.MustCompile(`^Ethernet[0-9]+$`).MatchString(name) {
+		return "ports are Ethernet<N>"
+	}
+	return ""
+}
+
+func testPolicy() Policy {
+	return Policy{
+		Name: DefaultName, Ports: []string{"Ethernet0", "Ethernet8"}, CableLengthM: 5, Class: fabric.DefaultTrafficClass(),
+		ECN: ECN{MinBytes: 102400, MaxBytes: 153600, MarkProbabilityPercent: 100}, PFC: PFC{PauseThresholdBytes: 256000},
+		RDMA: Scheduler{Mode: SchedulerDWRR, Weight: 50}, CNP: Scheduler{Mode: SchedulerStrict},
+		Watchdog: &Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200},
 	}
 }

@@ -28,7 +28,11 @@ var allowed = map[string][]string{
 	"internal/gnmi/gnmitest":              {"internal/gnmi", "internal/twin/switchtwin"}, // test support
 	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
 	"internal/nvue":                       {"internal/configcheck", "internal/tlspin"},
-	"internal/switchcfg":                  {"internal/fabric", "internal/nvue", "internal/sonic", "internal/sonicdb"},
+	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/health", "internal/nvue"}, // the driver seam: no OS
+	"internal/switchcfg/sonic":            {"internal/fabric", "internal/gnmi", "internal/health", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/telemetry"},
+	"internal/switchcfg/cumulus":          {"internal/fabric", "internal/health", "internal/nvue", "internal/switchcfg", "internal/telemetry"},
+	"internal/switchcfg/drivers":          {"internal/sonic", "internal/switchcfg", "internal/switchcfg/cumulus", "internal/switchcfg/sonic"}, // the registry
+	"internal/switchcfg/switchcfgtest":    {"internal/fabric", "internal/switchcfg"},                                                          // test support
 	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
@@ -38,7 +42,7 @@ var allowed = map[string][]string{
 	"internal/health":                     {}, // verdicts from counter deltas: no I/O
 	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
 	"internal/telemetry":                  {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/nvue", "internal/sonic", "internal/sonicdb"},
-	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/health", "internal/telemetry", "internal/nccltest"},
+	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
 	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},
@@ -47,7 +51,7 @@ var allowed = map[string][]string{
 	"internal/twin/traffic":               {"internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/switchtwin"},
 	"internal/twin/standin":               {}, // the Go stand-in tools: read the fake sysfs, no product code
 	"tools/twin-standin":                  {"internal/twin/standin"},
-	"internal/twin/twinvars":              {"internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
+	"internal/twin/twinvars":              {"internal/nvue", "internal/sonic", "internal/twin/hostprofile", "internal/twin/hosttwin", "internal/twin/nvuetwin", "internal/twin/switchtwin"},
 	"tools/bench":                         {"internal/host/ssh", "internal/shell", "internal/twin/hosttwin", "internal/twin/switchtwin", "internal/twin/twinvars"},
 	"tools/roce-twin":                     {"internal/twin/hosttwin", "internal/twin/traffic", "internal/twin/twinvars"},
 	"tools/layers":                        {},

@@ -7,14 +7,17 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
-// Switch operating systems a fabric's twins run.
+// Switch operating systems a fabric's twins run, by the names users give them in `os`.
 const (
-	OSSONiC   = "sonic"
-	OSCumulus = "cumulus"
+	OSSONiC   = sonic.OS
+	OSCumulus = nvue.OS
 )
 
 // SwitchSpec is what the switch twins of a fabric run: the options of switchtwin.Options and

@@ -1,16 +1,17 @@
-package switchcfg
+package sonic
 
 import (
 	"fmt"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
 // sonicChanges is one planned Set: the batch to send and the CONFIG_DB it leaves behind.
 type sonicChanges struct {
 	Batch *sonicdb.Batch
-	after sonic.DB
+	after sonicmodel.DB
 	// notes say what the operations touch beyond the resource (a shared profile).
 	notes []string
 }
@@ -25,7 +26,7 @@ func (c *sonicChanges) Lines() []string {
 }
 
 // noteShared adds a note when the Set edits the stock WRED profile that queues outside p use.
-func (c *sonicChanges) noteShared(observed sonic.DB, f Facts, p Policy) {
+func (c *sonicChanges) noteShared(observed sonicmodel.DB, f Facts, p switchcfg.Policy) {
 	if observed[tableWRED][stockWREDProfile].Equal(c.after[tableWRED][stockWREDProfile]) {
 		return
 	}
@@ -46,7 +47,7 @@ func (c *sonicChanges) Len() int {
 // Empty reports whether there is nothing to send.
 func (c *sonicChanges) Empty() bool { return c == nil || c.Batch == nil || c.Batch.Len() == 0 }
 
-func newChanges(observed sonic.DB) *sonicChanges {
+func newChanges(observed sonicmodel.DB) *sonicChanges {
 	return &sonicChanges{Batch: &sonicdb.Batch{}, after: observed.Clone()}
 }
 
@@ -75,11 +76,11 @@ func (c *sonicChanges) converge(d desired) {
 }
 
 // checkRelease refuses, before anything is sent, what the switch's GCU allowlist would reject.
-func (c *sonicChanges) checkRelease(observed sonic.DB, f Facts) error {
+func (c *sonicChanges) checkRelease(observed sonicmodel.DB, f Facts) error {
 	if err := c.Batch.Err(); err != nil {
 		return err
 	}
-	if err := sonic.Check(f.Release, f.HWSKU, observed, c.after); err != nil {
+	if err := sonicmodel.Check(f.Release, f.HWSKU, observed, c.after); err != nil {
 		return fmt.Errorf("SONiC %s on %s would reject this change: %w", f.Release, f.HWSKU, err)
 	}
 	return nil

@@ -1,8 +1,6 @@
-package switchcfg
+package sonic
 
 import (
-	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,34 +43,5 @@ func TestSnapshotAfterAnInterruptedCreate(t *testing.T) {
 		if diff := cmp.Diff(before[table], after[table]); diff != "" {
 			t.Errorf("%s after the removal differs from before the first create (-before +after):\n%s", table, diff)
 		}
-	}
-}
-
-// TestNVUESnapshotAfterAnInterruptedCreate is the same on Cumulus: once the policy's profiles
-// are on the switch, the shared settings may hold the policy's values, so the restore point
-// is Cumulus' defaults, and the removal leaves the switch as it was.
-func TestNVUESnapshotAfterAnInterruptedCreate(t *testing.T) {
-	tw, b := startNVUETwin(t, "5.14")
-	before := tw.Applied()
-	p := cumulusPolicy()
-	o := nvueObserve(t, b)
-	c, err := o.PlanUpdate(nil, p, o.Snapshot(nil, p, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := b.Apply(context.Background(), c); err != nil {
-		t.Fatal(err)
-	}
-
-	o = nvueObserve(t, b)
-	snap := o.Snapshot(nil, p, nil)
-	rm, _ := o.Removal(p, snap)
-	if _, err := b.Apply(context.Background(), rm); err != nil {
-		t.Fatal(err)
-	}
-	wantJSON, _ := json.Marshal(before)
-	gotJSON, _ := json.Marshal(tw.Applied())
-	if string(wantJSON) != string(gotJSON) {
-		t.Errorf("removal with the restore point taken after the interrupted create left the switch different:\n%s", cmp.Diff(before, tw.Applied()))
 	}
 }

@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"fmt"
@@ -6,18 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
-
-// LosslessProblem is a listed port that does not hold the lossless priority group the policy
-// relies on, after an apply.
-type LosslessProblem struct {
-	Port string
-	// Fatal is true when the port has no lossless priority group for the RDMA priority at all,
-	// so RDMA is dropped instead of paused; false when it has one with another profile.
-	Fatal  bool
-	Detail string
-}
 
 // CheckLossless reads whether every port of p has the lossless priority group the buffer
 // manager derives for the RDMA priority: in the traditional model the CONFIG_DB BUFFER_PG with
@@ -25,11 +16,11 @@ type LosslessProblem struct {
 // dynamic model the APPL_DB BUFFER_PG_TABLE group with the profile buffermgrdyn names and
 // sizes for the port (checkDynamicLossless). The cable length is the port's CABLE_LENGTH as
 // the switch holds it (after an apply the policy's, after a destroy the restored one).
-func (o sonicObservation) CheckLossless(p Policy) []LosslessProblem {
+func (o sonicObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessProblem {
 	if o.Facts.BufferModel == BufferModelDynamic {
 		return o.checkDynamicLossless(p)
 	}
-	var out []LosslessProblem
+	var out []switchcfg.LosslessProblem
 	for _, port := range p.Ports {
 		cable := o.cable(port, p)
 		speed := o.db[tablePort][port]["speed"]
@@ -37,7 +28,7 @@ func (o sonicObservation) CheckLossless(p Policy) []LosslessProblem {
 		profile, key := o.losslessPG(port, p.Class.Priority)
 		switch {
 		case key == "":
-			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
 				"%s has no BUFFER_PG for priority %d: SONiC's buffer manager did not make the RDMA priority lossless, so RDMA is dropped instead of paused. "+
 					"The switch's log (buffermgrd) says why: usually a speed and cable length without a row in pg_profile_lookup.ini (%s at %s Mb/s), or the port is administratively down.",
 				port, p.Class.Priority, cable, speed)})
@@ -46,7 +37,7 @@ func (o sonicObservation) CheckLossless(p Policy) []LosslessProblem {
 			if !o.Facts.Release.IsMaster() && !o.Facts.Release.AtLeast(202511) {
 				detail += fmt.Sprintf(": SONiC %s applies a cable length change only at the port's next PORT update (for example config interface shutdown %s; config interface startup %s), until then the old headroom stays", o.Facts.Release, port, port)
 			}
-			out = append(out, LosslessProblem{Port: port, Detail: detail + "."})
+			out = append(out, switchcfg.LosslessProblem{Port: port, Detail: detail + "."})
 		}
 	}
 	return out
@@ -55,11 +46,11 @@ func (o sonicObservation) CheckLossless(p Policy) []LosslessProblem {
 // checkDynamicLossless is CheckLossless in the dynamic model. buffermgrdyn reuses a profile
 // that already exists under the name it computes, so a profile created before a change of
 // LOSSLESS_TRAFFIC_PATTERN keeps its old headroom: that is reported, not fatal.
-func (o sonicObservation) checkDynamicLossless(p Policy) []LosslessProblem {
+func (o sonicObservation) checkDynamicLossless(p switchcfg.Policy) []switchcfg.LosslessProblem {
 	if o.Facts.DynamicErr != nil {
 		return nil // refused or warned at plan (checkDynamicBuffer)
 	}
-	var out []LosslessProblem
+	var out []switchcfg.LosslessProblem
 	for _, port := range p.Ports {
 		pf, ok := o.Facts.Ports[port]
 		if !ok {
@@ -74,16 +65,16 @@ func (o sonicObservation) checkDynamicLossless(p Policy) []LosslessProblem {
 		profile, key := losslessGroup(o.appl[applBufferPG], o.appl[applBufferProfile], port, ":", p.Class.Priority)
 		switch {
 		case key == "":
-			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
 				"%s has no lossless priority group for priority %d in APPL_DB BUFFER_PG_TABLE: SONiC's dynamic buffer manager did not make the RDMA priority lossless, so RDMA is dropped instead of paused. "+
 					"Check that CONFIG_DB BUFFER_PG has a group of the port holding priority %d with profile NULL (config interface buffer priority-group lossless add %s), that the port is administratively up, and the switch's log (buffermgrd).",
 				port, p.Class.Priority, p.Class.Priority, port)})
 		case profile != want:
-			out = append(out, LosslessProblem{Port: port, Detail: fmt.Sprintf("%s's BUFFER_PG_TABLE:%s uses %s, not %s, which the buffer manager computes for it.", port, key, profile, want)})
+			out = append(out, switchcfg.LosslessProblem{Port: port, Detail: fmt.Sprintf("%s's BUFFER_PG_TABLE:%s uses %s, not %s, which the buffer manager computes for it.", port, key, profile, want)})
 		default:
 			got := o.appl[applBufferProfile][profile]
 			if got["xon"] != strconv.FormatInt(h.XonBytes, 10) || got["xoff"] != strconv.FormatInt(h.XoffBytes, 10) || got["size"] != strconv.FormatInt(h.SizeBytes, 10) {
-				out = append(out, LosslessProblem{Port: port, Detail: fmt.Sprintf(
+				out = append(out, switchcfg.LosslessProblem{Port: port, Detail: fmt.Sprintf(
 					"%s's profile %s reserves xon %s, xoff %s, size %s bytes, not the %d, %d, %d the buffer manager computes now: it reuses a profile that exists under the same name, so this one was computed before a change of LOSSLESS_TRAFFIC_PATTERN or the shared headroom pool. It is recomputed once no port uses it (move the ports to another cable length and back).",
 					port, profile, got["xon"], got["xoff"], got["size"], h.XonBytes, h.XoffBytes, h.SizeBytes)})
 			}
@@ -93,7 +84,7 @@ func (o sonicObservation) checkDynamicLossless(p Policy) []LosslessProblem {
 }
 
 // cable is the port's CABLE_LENGTH on the switch, or the policy's when the switch has none.
-func (o sonicObservation) cable(port string, p Policy) string {
+func (o sonicObservation) cable(port string, p switchcfg.Policy) string {
 	if v := o.db[tableCableLength][cableLengthKey][port]; v != "" {
 		return v
 	}
@@ -109,7 +100,7 @@ func (o sonicObservation) losslessPG(port string, prio int) (profile, key string
 
 // losslessGroup finds, in a table of priority groups keyed <port><sep><range>, the group of
 // port whose range holds prio and whose profile exists in profiles.
-func losslessGroup(groups, profiles sonic.Table, port, sep string, prio int) (profile, key string) {
+func losslessGroup(groups, profiles sonicmodel.Table, port, sep string, prio int) (profile, key string) {
 	keys := make([]string, 0, 4)
 	for k := range groups {
 		if strings.HasPrefix(k, port+sep) {

@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 // CONFIG_DB tables the SONiC backend reads or writes (schemas in sonic-buildimage
 // src/sonic-yang-models/yang-models).

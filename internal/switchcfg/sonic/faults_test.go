@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -58,7 +59,7 @@ func TestApplyAcrossConnectionReset(t *testing.T) {
 	})
 }
 
-func wantEmptyPlan(t *testing.T, b *SONiC, p Policy) {
+func wantEmptyPlan(t *testing.T, b *Backend, p switchcfg.Policy) {
 	t.Helper()
 	c, err := observe(t, b).plan(p)
 	if err != nil {

@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"context"
@@ -10,27 +10,17 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/switchcfgtest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
-func testPolicy() Policy {
-	return Policy{
-		Name:         DefaultName,
-		Ports:        []string{"Ethernet0", "Ethernet8"},
-		CableLengthM: 5,
-		Class:        fabric.DefaultTrafficClass(),
-		ECN:          ECN{MinBytes: 102400, MaxBytes: 153600, MarkProbabilityPercent: 100},
-		PFC:          PFC{PauseThresholdBytes: 256000},
-		RDMA:         Scheduler{Mode: SchedulerDWRR, Weight: 50},
-		CNP:          Scheduler{Mode: SchedulerStrict},
-		Watchdog:     &Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200},
-	}
-}
+func testPolicy() switchcfg.Policy { return switchcfgtest.Policy() }
 
 // startTwin runs a plaintext switch twin on loopback and returns it with a backend on it.
-func startTwin(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *SONiC) {
+func startTwin(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *Backend) {
 	t.Helper()
 	opts.RecordRPCs = true
 	tw, err := switchtwin.New(opts)
@@ -47,10 +37,10 @@ func startTwin(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *SONiC)
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	return tw, NewSONiC(sonicdb.New(client), sonic.Release{})
+	return tw, New(sonicdb.New(client), sonicmodel.Release{})
 }
 
-func observe(t *testing.T, b *SONiC) sonicObservation {
+func observe(t *testing.T, b *Backend) sonicObservation {
 	t.Helper()
 	o, err := b.observe(context.Background())
 	if err != nil {
@@ -61,11 +51,11 @@ func observe(t *testing.T, b *SONiC) sonicObservation {
 
 // plan returns the Set that makes the switch hold p with no prior policy, refusing what the
 // switch's SONiC release would reject. An empty Changes means the switch already holds p.
-func (o sonicObservation) plan(p Policy) (*sonicChanges, error) {
+func (o sonicObservation) plan(p switchcfg.Policy) (*sonicChanges, error) {
 	return o.planUpdate(nil, p, nil)
 }
 
-func apply(t *testing.T, b *SONiC, c Changes) {
+func apply(t *testing.T, b *Backend, c switchcfg.Changes) {
 	t.Helper()
 	if warning, err := b.Apply(context.Background(), c); err != nil || warning != "" {
 		t.Fatalf("apply: warning %q, err %v", warning, err)
@@ -96,7 +86,7 @@ func TestApplyConvergesAndDecodes(t *testing.T) {
 				t.Fatalf("re-plan after apply: err %v, lines %v", err, again.Lines())
 			}
 			// ToS ECN bits, trust and the pause threshold live on hosts or nowhere on the switch.
-			prior := Policy{PFC: p.PFC, Class: fabric.TrafficClass{ECNBits: p.Class.ECNBits, Trust: p.Class.Trust}}
+			prior := switchcfg.Policy{PFC: p.PFC, Class: fabric.TrafficClass{ECNBits: p.Class.ECNBits, Trust: p.Class.Trust}}
 			got, err := o.Decode(p.Name, p.Ports, prior)
 			if err != nil {
 				t.Fatal(err)

@@ -1,18 +1,13 @@
-package switchcfg
+package sonic
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
-
-// Snapshot holds, for every shared field a policy sets, the value it had before the provider
-// first wrote it ("TABLE|KEY|field" → value; absent = the field did not exist). Delete puts
-// these values back, so destroying the resource returns the ports to the maps, schedulers
-// and thresholds they had.
-type Snapshot map[string]string
 
 // record stores the current values of d's shared fields. A value that names an object d owns
 // (a port already on the policy's maps) was written by an earlier apply of this policy that
@@ -24,7 +19,7 @@ type Snapshot map[string]string
 // holds d's value and has a stock value (pfc_enable, pfcwd_sw_enable) gets the stock value
 // too; other such fields (cable lengths, watchdog times, the stock WRED profile's thresholds)
 // keep what the switch holds, since nothing better is known.
-func (s Snapshot) record(d desired, observed sonic.DB, first bool) {
+func record(s switchcfg.Snapshot, d desired, observed sonicmodel.DB, first bool) {
 	owned := map[string]bool{}
 	leftover := false
 	for _, e := range d.entries {
@@ -32,7 +27,7 @@ func (s Snapshot) record(d desired, observed sonic.DB, first bool) {
 		_, exists := observed.Entry(e.table, e.key)
 		leftover = leftover || exists && first
 	}
-	var stock Snapshot
+	var stock switchcfg.Snapshot
 	for _, f := range d.fields {
 		e, ok := observed.Entry(f.table, f.key)
 		if !ok {
@@ -84,8 +79,8 @@ func stockQueueField(q, field string) (value, table string, ok bool) {
 
 // stockSnapshot is the restore point of an imported resource: SONiC's stock maps, schedulers
 // and WRED profile where the switch still has them; other fields are removed.
-func stockSnapshot(d desired, observed sonic.DB) Snapshot {
-	s := Snapshot{}
+func stockSnapshot(d desired, observed sonicmodel.DB) switchcfg.Snapshot {
+	s := switchcfg.Snapshot{}
 	for _, f := range d.fields {
 		if f.table == tableQueue {
 			_, q, _ := strings.Cut(f.key, "|")
@@ -119,7 +114,7 @@ func stockSnapshot(d desired, observed sonic.DB) Snapshot {
 
 // restore adds the operations that undo d: owned entries deleted, shared fields restored
 // from the snapshot or removed.
-func (c *sonicChanges) restore(d desired, snap Snapshot) {
+func (c *sonicChanges) restore(d desired, snap switchcfg.Snapshot) {
 	for _, f := range d.fields {
 		p := sonicdb.ConfigDBPath(f.table, f.key, f.field)
 		prior, had := snap[f.key3()]

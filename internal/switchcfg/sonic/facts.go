@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"errors"
@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
 // Facts are what the provider learns about a switch before planning.
 type Facts struct {
-	Release  sonic.Release
+	Release  sonicmodel.Release
 	HWSKU    string
 	Platform string
 	Ports    map[string]PortFacts
@@ -31,7 +32,7 @@ type Facts struct {
 	StockWREDQueues []string
 	// Dynamic is what the dynamic buffer manager sizes lossless groups from, in that model;
 	// DynamicErr says why it cannot (the switch lacks a parameter, or is not Spectrum-4).
-	Dynamic    sonic.DynamicBuffer
+	Dynamic    sonicmodel.DynamicBuffer
 	DynamicErr error
 }
 
@@ -50,7 +51,7 @@ type PortFacts struct {
 
 // factsFrom reads the facts out of a CONFIG_DB image. release, when not zero, overrides
 // what the switch says (for images whose version the provider cannot read).
-func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
+func factsFrom(db sonicmodel.DB, release sonicmodel.Release) (Facts, error) {
 	meta, _ := db.Entry(tableDeviceMetadata, "localhost")
 	f := Facts{Release: release, HWSKU: meta["hwsku"], Platform: meta["platform"], Ports: map[string]PortFacts{},
 		BufferModel: BufferModelTraditional, PFCEnable: map[string]string{}}
@@ -59,7 +60,7 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 			f.StockWREDQueues = append(f.StockWREDQueues, key)
 		}
 	}
-	slices.SortFunc(f.StockWREDQueues, sonic.NaturalCompare)
+	slices.SortFunc(f.StockWREDQueues, sonicmodel.NaturalCompare)
 	for port, e := range db[tablePortQoS] {
 		if v, ok := e["pfc_enable"]; ok {
 			f.PFCEnable[port] = v
@@ -74,7 +75,7 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 	}
 	if f.Release.IsZero() {
 		v, _ := db.Entry(tableVersions, "DATABASE")
-		rel, err := sonic.ParseRelease(v["VERSION"])
+		rel, err := sonicmodel.ParseRelease(v["VERSION"])
 		if err != nil {
 			return f, fmt.Errorf("cannot tell the SONiC release from VERSIONS|DATABASE %q: set sonic_release on the resource: %w", v["VERSION"], err)
 		}
@@ -86,10 +87,10 @@ func factsFrom(db sonic.DB, release sonic.Release) (Facts, error) {
 		if mtu == 0 {
 			mtu = defaultPortMTU
 		}
-		f.Ports[name] = PortFacts{SpeedGbps: speed / 1000, MTU: mtu, Lanes: sonic.PortLanes(e["lanes"])}
+		f.Ports[name] = PortFacts{SpeedGbps: speed / 1000, MTU: mtu, Lanes: sonicmodel.PortLanes(e["lanes"])}
 	}
 	if f.BufferModel == BufferModelDynamic {
-		f.Dynamic, f.DynamicErr = sonic.ReadDynamicBuffer(db, f.Release)
+		f.Dynamic, f.DynamicErr = sonicmodel.ReadDynamicBuffer(db, f.Release)
 	}
 	return f, nil
 }
@@ -116,7 +117,7 @@ func (f Facts) CheckPorts(ports []string) fabric.Findings {
 	var fs fabric.Findings
 	for i, port := range ports {
 		if _, ok := f.Ports[port]; !ok {
-			fs = append(fs, errorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
+			fs = append(fs, switchcfg.ErrorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
 				fmt.Sprintf("ports[%d] is %q, which the switch (%s) does not have in its PORT table; check the name (front-panel ports are Ethernet<lane>, e.g. Ethernet0, Ethernet8 on 8-lane ports).", i, port, f.HWSKU)))
 		}
 	}
@@ -129,7 +130,7 @@ func (f Facts) CheckPorts(ports []string) fabric.Findings {
 // switch's LOSSLESS_TRAFFIC_PATTERN at this release, otherwise (an unknown SKU) the formula
 // with the worst-case pattern. It checks that every port's reservation fits the platform's
 // ingress lossless pool. speedOverride, when positive, replaces the speeds the switch reports.
-func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	var worst fabric.Headroom
 	for _, port := range p.Ports {
 		pf, ok := f.Ports[port]
@@ -158,7 +159,7 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 			if speedOverride > 0 {
 				at = "port_speed_gbps"
 			}
-			return worst, fabric.Findings{errorAt(at, "Cannot Compute Headroom", fmt.Sprintf("port %s: %v", port, err))}
+			return worst, fabric.Findings{switchcfg.ErrorAt(at, "Cannot Compute Headroom", fmt.Sprintf("port %s: %v", port, err))}
 		}
 		if h.SizeBytes > worst.SizeBytes {
 			worst = h
@@ -174,8 +175,8 @@ func (f Facts) Headroom(p Policy, speedOverride int) (fabric.Headroom, fabric.Fi
 }
 
 // dynamicPort is a port as buffermgrdyn sizes it once the policy's cable length is written.
-func (f Facts) dynamicPort(pf PortFacts, p Policy) sonic.DynamicPort {
-	return sonic.DynamicPort{SpeedMbps: pf.SpeedGbps * 1000, MTU: pf.MTU, Lanes: pf.Lanes, Cable: strconv.Itoa(p.CableLengthM) + "m"}
+func (f Facts) dynamicPort(pf PortFacts, p switchcfg.Policy) sonicmodel.DynamicPort {
+	return sonicmodel.DynamicPort{SpeedMbps: pf.SpeedGbps * 1000, MTU: pf.MTU, Lanes: pf.Lanes, Cable: strconv.Itoa(p.CableLengthM) + "m"}
 }
 
 // FastestPort returns the highest speed in Gb/s among the policy's ports (speedOverride
@@ -194,13 +195,13 @@ func (f Facts) FastestPort(ports []string, speedOverride int) int {
 // CheckWatchdog refuses watchdog times that sonic-pfcwd.yang rejects on this switch: below
 // the PFC_WD|GLOBAL POLL_INTERVAL, or any time at all when the GLOBAL row has no
 // POLL_INTERVAL (the must compares with nothing and fails).
-func (f Facts) CheckWatchdog(p Policy) fabric.Findings {
+func (f Facts) CheckWatchdog(p switchcfg.Policy) fabric.Findings {
 	w := p.Watchdog
 	if w == nil || !f.WatchdogGlobal {
 		return nil
 	}
 	if f.PollIntervalMs == 0 {
-		return fabric.Findings{errorAt("pfc_watchdog", "Switch Has No Watchdog Poll Interval",
+		return fabric.Findings{switchcfg.ErrorAt("pfc_watchdog", "Switch Has No Watchdog Poll Interval",
 			fmt.Sprintf("The switch (%s) has a PFC_WD|GLOBAL entry without POLL_INTERVAL, so SONiC's YANG model refuses every port's detection and restoration time. Set the poll interval on the switch (config pfcwd interval 200), or remove pfc_watchdog.", f.HWSKU))}
 	}
 	var fs fabric.Findings
@@ -209,7 +210,7 @@ func (f Facts) CheckWatchdog(p Policy) fabric.Findings {
 		ms   int
 	}{{"detection_time_ms", w.DetectionTimeMs}, {"restoration_time_ms", w.RestoreTimeMs}} {
 		if t.ms < f.PollIntervalMs {
-			fs = append(fs, errorAt("pfc_watchdog."+t.attr, "Watchdog Time Below Poll Interval",
+			fs = append(fs, switchcfg.ErrorAt("pfc_watchdog."+t.attr, "Watchdog Time Below Poll Interval",
 				fmt.Sprintf("pfc_watchdog.%s is %d ms, below the switch's PFC watchdog poll interval (PFC_WD|GLOBAL POLL_INTERVAL %d ms), which SONiC requires as the minimum (sonic-pfcwd.yang): use %d or more, or lower the poll interval on the switch.",
 					t.attr, t.ms, f.PollIntervalMs, f.PollIntervalMs)))
 		}
@@ -223,21 +224,21 @@ func (f Facts) CheckWatchdog(p Policy) fabric.Findings {
 // swss cfgmgr/buffermgr.cpp: "No PG profile configured for speed ... and cable length ...",
 // and nothing for 0m); the dynamic one computes headroom for any length but removes the PG
 // at 0m (202505 and later). speedOverride, when positive, replaces the ports' speeds.
-func (f Facts) CheckCableLength(p Policy, speedOverride int) fabric.Findings {
+func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) fabric.Findings {
 	if p.CableLengthM == 0 {
-		return fabric.Findings{errorAt("cable_length_m", "No Lossless Buffer at 0 m",
+		return fabric.Findings{switchcfg.ErrorAt("cable_length_m", "No Lossless Buffer at 0 m",
 			"cable_length_m is 0; SONiC's buffer manager builds no lossless priority group for a 0m cable, so RDMA would be dropped instead of paused: give the real cable length.")}
 	}
 	if f.BufferModel == BufferModelDynamic {
 		return f.checkDynamicBuffer()
 	}
-	lookup, ok := sonic.LookupLossless(f.HWSKU)
+	lookup, ok := sonicmodel.LookupLossless(f.HWSKU)
 	switch {
 	case !ok:
 		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "cable_length_m", Summary: "Cable Length Not Checked",
 			Detail: fmt.Sprintf("The switch's HWSKU %q has no pg_profile_lookup.ini table in the provider, so cable_length_m = %d was not checked against the rows the buffer manager can build; a length without a row leaves the ports without a lossless priority group.", f.HWSKU, p.CableLengthM)}}
 	case lookup.Lossy:
-		return fabric.Findings{errorAt("ports", "Lossy SKU",
+		return fabric.Findings{switchcfg.ErrorAt("ports", "Lossy SKU",
 			fmt.Sprintf("The switch runs %s, a lossy-RoCE SKU whose buffer templates build no lossless priority group on any port, so PFC cannot protect the RDMA priority. Use a lossless SKU (ACS-SN5600, Mellanox-SN5600-O128, -V256).", f.HWSKU))}
 	}
 	cable := strconv.Itoa(p.CableLengthM) + "m"
@@ -262,7 +263,7 @@ func (f Facts) CheckCableLength(p Policy, speedOverride int) fabric.Findings {
 			if len(cables) > 0 {
 				fix = "use " + joinOr(cables) + " (the rows at this speed)"
 			}
-			fs = append(fs, errorAt("cable_length_m", "No Lossless Profile for Cable Length",
+			fs = append(fs, switchcfg.ErrorAt("cable_length_m", "No Lossless Profile for Cable Length",
 				fmt.Sprintf("cable_length_m is %d; the switch (%s, traditional buffer model) builds lossless buffers only for the speed and cable rows of its pg_profile_lookup.ini, and has none for %s at %dG (port %s): buffermgrd would leave the port without a lossless priority group, dropping RDMA instead of pausing it. %s, or switch the buffer model to dynamic.",
 					p.CableLengthM, f.HWSKU, cable, speed/1000, port, capitalize(fix))))
 		}
@@ -277,24 +278,24 @@ func (f Facts) checkDynamicBuffer() fabric.Findings {
 	switch {
 	case f.DynamicErr == nil:
 		return nil
-	case errors.Is(f.DynamicErr, sonic.ErrNotSpectrum4):
+	case errors.Is(f.DynamicErr, sonicmodel.ErrNotSpectrum4):
 		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ports", Summary: "Headroom Not Computed as the Switch Does",
 			Detail: fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, whose headroom the provider computes for Spectrum-4 only: %v. headroom shows the worst-case formula instead.", f.HWSKU, f.DynamicErr)}}
 	}
-	return fabric.Findings{errorAt("ports", "No Lossless Buffer on the Switch",
+	return fabric.Findings{switchcfg.ErrorAt("ports", "No Lossless Buffer on the Switch",
 		fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, but %v: its buffer manager would build no lossless priority group, so RDMA would be dropped instead of paused. Restore the parameter on the switch (it comes with the SKU's buffers_dynamic.json.j2), then plan again.", f.HWSKU, f.DynamicErr))}
 }
 
 // LosslessRow returns the lookup row the traditional buffer manager uses for a port, when
 // the switch runs that model and has one.
-func (f Facts) LosslessRow(port string, p Policy, speedOverride int) (sonic.LosslessRow, bool) {
+func (f Facts) LosslessRow(port string, p switchcfg.Policy, speedOverride int) (sonicmodel.LosslessRow, bool) {
 	if f.BufferModel == BufferModelDynamic {
-		return sonic.LosslessRow{}, false
+		return sonicmodel.LosslessRow{}, false
 	}
-	lookup, ok := sonic.LookupLossless(f.HWSKU)
+	lookup, ok := sonicmodel.LookupLossless(f.HWSKU)
 	pf, known := f.Ports[port]
 	if !ok || !known {
-		return sonic.LosslessRow{}, false
+		return sonicmodel.LosslessRow{}, false
 	}
 	speed := pf.SpeedGbps
 	if speedOverride > 0 {
@@ -345,7 +346,7 @@ func priorityListHas(list string, prio int) bool {
 // port already has. buffermgrd turns pfc_enable into BUFFER_PG keys ("3,4" -> |3-4) and never
 // deletes the old one when pfc_enable changes (sonic-swss cfgmgr/buffermgr.cpp, 202411 to
 // master), so any change would leave an overlapping or orphaned priority group behind.
-func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
+func (f Facts) CheckPFCEnable(p switchcfg.Policy) fabric.Findings {
 	var bad []string
 	lists := map[string]bool{}
 	for _, port := range p.Ports {
@@ -364,7 +365,7 @@ func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
 		choices = append(choices, l)
 	}
 	slices.Sort(choices)
-	return fabric.Findings{errorAt("rdma.priority", "RDMA Priority Not Lossless on the Ports",
+	return fabric.Findings{switchcfg.ErrorAt("rdma.priority", "RDMA Priority Not Lossless on the Ports",
 		fmt.Sprintf("rdma.priority is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
 			"Use a priority the ports already make lossless (%s), or change pfc_enable on the switch and remove the stale BUFFER_PG entries by hand first.",
 			p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; ")))}
@@ -373,7 +374,7 @@ func (f Facts) CheckPFCEnable(p Policy) fabric.Findings {
 // CheckSharedWRED warns when the policy tunes the stock WRED profile in place (releases before
 // 202511, whose GCU allows only replacing its green thresholds) and other queues use it: the
 // new ECN thresholds apply to them too, ports the resource does not list included.
-func (f Facts) CheckSharedWRED(p Policy) fabric.Findings {
+func (f Facts) CheckSharedWRED(p switchcfg.Policy) fabric.Findings {
 	others := f.sharedWREDQueues(p)
 	if len(others) == 0 {
 		return nil
@@ -385,7 +386,7 @@ func (f Facts) CheckSharedWRED(p Policy) fabric.Findings {
 
 // sharedWREDQueues are the queues other than p's RDMA queues bound to the stock WRED profile
 // that p tunes in place (releases before 202511); none when p owns its profile.
-func (f Facts) sharedWREDQueues(p Policy) []string {
+func (f Facts) sharedWREDQueues(p switchcfg.Policy) []string {
 	if ownsWREDProfile(f) {
 		return nil
 	}

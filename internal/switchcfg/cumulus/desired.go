@@ -1,4 +1,4 @@
-package switchcfg
+package cumulus
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
 // nvueLeaf is one setting of NVUE's tree: a value (a string, a number, or member{} for a
@@ -51,7 +52,7 @@ const (
 
 func num(v int) float64 { return float64(v) }
 
-func nvueDesiredFor(p Policy) nvueDesired {
+func nvueDesiredFor(p switchcfg.Policy) nvueDesired {
 	var d nvueDesired
 	own := func(v any, path ...string) { d.owned = append(d.owned, nvueLeaf{path: path, value: v}) }
 	root := func(path ...string) { d.roots = append(d.roots, path) }
@@ -85,9 +86,9 @@ func nvueDesiredFor(p Policy) nvueDesired {
 	left := 100
 	for _, s := range []struct {
 		tc  string
-		sch Scheduler
+		sch switchcfg.Scheduler
 	}{{prio, p.RDMA}, {cnp, p.CNP}} {
-		if s.sch.Mode == SchedulerStrict {
+		if s.sch.Mode == switchcfg.SchedulerStrict {
 			own("strict", "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "mode")
 			continue
 		}

@@ -1,9 +1,10 @@
-package switchcfg
+package sonic
 
 import (
 	"strconv"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
 // desired is what a policy asks of CONFIG_DB: entries the provider owns whole, and single
@@ -17,7 +18,7 @@ type desired struct {
 
 type ownedEntry struct {
 	table, key string
-	value      sonic.Entry
+	value      sonicmodel.Entry
 }
 
 type ownedField struct {
@@ -32,7 +33,7 @@ type objectNames struct {
 	maps, rdmaScheduler, cnpScheduler, wred string
 }
 
-func namesFor(p Policy, f Facts) objectNames {
+func namesFor(p switchcfg.Policy, f Facts) objectNames {
 	n := objectNames{maps: p.Name, rdmaScheduler: p.Name + "_RDMA", cnpScheduler: p.Name + "_CNP", wred: stockWREDProfile}
 	if ownsWREDProfile(f) {
 		n.wred = p.Name + "_LOSSLESS"
@@ -45,7 +46,7 @@ func ownsWREDProfile(f Facts) bool {
 }
 
 // desiredFor renders the policy for a switch with facts f.
-func desiredFor(p Policy, f Facts) desired {
+func desiredFor(p switchcfg.Policy, f Facts) desired {
 	names := namesFor(p, f)
 	prio := strconv.Itoa(p.Class.Priority)
 	cnpPrio := strconv.Itoa(p.Class.CNPPriority)
@@ -56,7 +57,7 @@ func desiredFor(p Policy, f Facts) desired {
 		ownedEntry{tableTCToPG, names.maps, tcToPG(p.Class.Priority)},
 		ownedEntry{tableTCToQueue, names.maps, identityMap()},
 		ownedEntry{tablePFCToQueue, names.maps, identityMap()},
-		ownedEntry{tablePFCToPG, names.maps, sonic.Entry{prio: prio}},
+		ownedEntry{tablePFCToPG, names.maps, sonicmodel.Entry{prio: prio}},
 		ownedEntry{tableScheduler, names.rdmaScheduler, schedulerEntry(p.RDMA)},
 		ownedEntry{tableScheduler, names.cnpScheduler, schedulerEntry(p.CNP)},
 	)
@@ -87,14 +88,14 @@ func desiredFor(p Policy, f Facts) desired {
 	return d
 }
 
-func (d *desired) addWRED(p Policy, f Facts, profile string) {
+func (d *desired) addWRED(p switchcfg.Policy, f Facts, profile string) {
 	thresholds := [][2]string{
 		{"green_min_threshold", strconv.FormatInt(p.ECN.MinBytes, 10)},
 		{"green_max_threshold", strconv.FormatInt(p.ECN.MaxBytes, 10)},
 		{"green_drop_probability", strconv.Itoa(p.ECN.MarkProbabilityPercent)},
 	}
 	if ownsWREDProfile(f) {
-		e := sonic.Entry{"ecn": "ecn_all", "wred_green_enable": "false"}
+		e := sonicmodel.Entry{"ecn": "ecn_all", "wred_green_enable": "false"}
 		for _, t := range thresholds {
 			e[t[0]] = t[1]
 		}
@@ -109,8 +110,8 @@ func (d *desired) addWRED(p Policy, f Facts, profile string) {
 // dscpToTC maps the RDMA DSCPs to the RDMA priority, the CNP DSCP to the CNP priority and
 // everything else to TC 0. SONiC's stock AZURE map sends DSCP 26 to TC 1 (lossy), which is why
 // the provider owns its own map.
-func dscpToTC(p Policy) sonic.Entry {
-	e := sonic.Entry{}
+func dscpToTC(p switchcfg.Policy) sonicmodel.Entry {
+	e := sonicmodel.Entry{}
 	for d := range 64 {
 		e[strconv.Itoa(d)] = "0"
 	}
@@ -121,8 +122,8 @@ func dscpToTC(p Policy) sonic.Entry {
 	return e
 }
 
-func tcToPG(priority int) sonic.Entry {
-	e := sonic.Entry{}
+func tcToPG(priority int) sonicmodel.Entry {
+	e := sonicmodel.Entry{}
 	for tc := range 8 {
 		e[strconv.Itoa(tc)] = "0"
 	}
@@ -130,17 +131,17 @@ func tcToPG(priority int) sonic.Entry {
 	return e
 }
 
-func identityMap() sonic.Entry {
-	e := sonic.Entry{}
+func identityMap() sonicmodel.Entry {
+	e := sonicmodel.Entry{}
 	for i := range 8 {
 		e[strconv.Itoa(i)] = strconv.Itoa(i)
 	}
 	return e
 }
 
-func schedulerEntry(s Scheduler) sonic.Entry {
-	if s.Mode == SchedulerStrict {
-		return sonic.Entry{"type": "STRICT"}
+func schedulerEntry(s switchcfg.Scheduler) sonicmodel.Entry {
+	if s.Mode == switchcfg.SchedulerStrict {
+		return sonicmodel.Entry{"type": "STRICT"}
 	}
-	return sonic.Entry{"type": "DWRR", "weight": strconv.Itoa(s.Weight)}
+	return sonicmodel.Entry{"type": "DWRR", "weight": strconv.Itoa(s.Weight)}
 }

@@ -1,4 +1,4 @@
-package switchcfg
+package cumulus
 
 import (
 	"context"
@@ -13,10 +13,12 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/switchcfgtest"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
 )
 
-func startNVUETwin(t *testing.T, release string) (*nvuetwin.Twin, *NVUE) {
+func startNVUETwin(t *testing.T, release string) (*nvuetwin.Twin, *Backend) {
 	t.Helper()
 	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Release: release, Ports: 8, Username: "cumulus", Password: "Passw0rd!"})
 	if err != nil {
@@ -27,16 +29,16 @@ func startNVUETwin(t *testing.T, release string) (*nvuetwin.Twin, *NVUE) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tw, NewNVUE(c)
+	return tw, New(c)
 }
 
-func cumulusPolicy() Policy {
-	p := testPolicy()
-	p.OS, p.Ports = OSCumulus, []string{"swp1", "swp2"}
+func cumulusPolicy() switchcfg.Policy {
+	p := switchcfgtest.Policy()
+	p.Ports = []string{"swp1", "swp2"}
 	return p
 }
 
-func nvueObserve(t *testing.T, b *NVUE) Observation {
+func nvueObserve(t *testing.T, b *Backend) switchcfg.Observation {
 	t.Helper()
 	o, err := b.Observe(context.Background())
 	if err != nil {
@@ -51,7 +53,7 @@ func TestNVUEApplyConvergesDecodesAndRestores(t *testing.T) {
 			tw, b := startNVUETwin(t, rel)
 			before := tw.Applied()
 			p := cumulusPolicy()
-			if fs := p.Validate(fabric.DefaultRatioWindow()); fs.HasErrors() {
+			if fs := p.Validate(fabric.DefaultRatioWindow(), Driver{}); fs.HasErrors() {
 				t.Fatal(fs)
 			}
 			o := nvueObserve(t, b)
@@ -135,7 +137,7 @@ func TestNVUECheckRefuses(t *testing.T) {
 	p := cumulusPolicy()
 	p.Ports = []string{"swp1", "swp99"}
 	_, fs := nvueObserve(t, b).Check(p, 0)
-	text := findingText(fs)
+	text := switchcfgtest.FindingText(fs)
 	for _, want := range []string{`ports[1] is "swp99"`, "qos roce enabled"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("findings lack %q:\n%s", want, text)
@@ -196,5 +198,34 @@ func TestNVUEProfileKeepsTrafficClassZeroECN(t *testing.T) {
 		if !strings.Contains(lines, want) {
 			t.Errorf("plan lacks %q:\n%s", want, lines)
 		}
+	}
+}
+
+// TestNVUESnapshotAfterAnInterruptedCreate is the same on Cumulus: once the policy's profiles
+// are on the switch, the shared settings may hold the policy's values, so the restore point
+// is Cumulus' defaults, and the removal leaves the switch as it was.
+func TestNVUESnapshotAfterAnInterruptedCreate(t *testing.T) {
+	tw, b := startNVUETwin(t, "5.14")
+	before := tw.Applied()
+	p := cumulusPolicy()
+	o := nvueObserve(t, b)
+	c, err := o.PlanUpdate(nil, p, o.Snapshot(nil, p, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Apply(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+
+	o = nvueObserve(t, b)
+	snap := o.Snapshot(nil, p, nil)
+	rm, _ := o.Removal(p, snap)
+	if _, err := b.Apply(context.Background(), rm); err != nil {
+		t.Fatal(err)
+	}
+	wantJSON, _ := json.Marshal(before)
+	gotJSON, _ := json.Marshal(tw.Applied())
+	if string(wantJSON) != string(gotJSON) {
+		t.Errorf("removal with the restore point taken after the interrupted create left the switch different:\n%s", cmp.Diff(before, tw.Applied()))
 	}
 }

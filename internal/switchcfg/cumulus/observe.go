@@ -1,4 +1,4 @@
-package switchcfg
+package cumulus
 
 import (
 	"context"
@@ -12,19 +12,20 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
-// NVUE is the backend for switches running NVIDIA Cumulus Linux: it reads the applied
+// Backend is the backend for switches running NVIDIA Cumulus Linux: it reads the applied
 // configuration and applies each change as one NVUE revision. Cumulus 5.9 to 5.14 (5.15 renamed
 // the enable/disable values the backend writes).
-type NVUE struct {
+type Backend struct {
 	client *nvue.Client
 }
 
-// NewNVUE returns a backend on client.
-func NewNVUE(client *nvue.Client) *NVUE { return &NVUE{client: client} }
+// New returns a backend on client.
+func New(client *nvue.Client) *Backend { return &Backend{client: client} }
 
-var _ Backend = (*NVUE)(nil)
+var _ switchcfg.Backend = (*Backend)(nil)
 
 // nvueObservation is one refresh: the applied qos and interface trees and the release.
 type nvueObservation struct {
@@ -45,7 +46,7 @@ var cumulusRelease = regexp.MustCompile(`\b5\.(\d+)`)
 // Observe reads the applied configuration in one GET of the root, whose header carries the
 // release on every 5.x ("header": {"version": "Cumulus Linux 5.12.0"}, NVUE API guide and
 // the 5.5.1 workshop output); nv show system version exists only from 5.10.
-func (b *NVUE) Observe(ctx context.Context) (Observation, error) {
+func (b *Backend) Observe(ctx context.Context) (switchcfg.Observation, error) {
 	raw, err := b.client.Get(ctx, "", nvue.RevApplied)
 	if err != nil {
 		return nil, fmt.Errorf("read the applied configuration of %s: %w", b.client.Address(), err)
@@ -71,7 +72,7 @@ func (b *NVUE) Observe(ctx context.Context) (Observation, error) {
 }
 
 // Apply stages c in one revision and applies it.
-func (b *NVUE) Apply(ctx context.Context, changes Changes) (string, error) {
+func (b *Backend) Apply(ctx context.Context, changes switchcfg.Changes) (string, error) {
 	c, ok := changes.(*nvueChanges)
 	if !ok {
 		return "", fmt.Errorf("switch %s: changes of type %T were not planned by the NVUE backend", b.client.Address(), changes)
@@ -84,7 +85,7 @@ func (b *NVUE) Apply(ctx context.Context, changes Changes) (string, error) {
 		if errors.As(err, &se) { // applied: the switch holds all of it
 			return se.Error(), nil
 		}
-		return "", &ApplyError{Err: err, Unsettled: !nvue.Settled(err)}
+		return "", &switchcfg.ApplyError{Err: err, Unsettled: !nvue.Settled(err)}
 	}
 	return "", nil
 }
@@ -99,24 +100,24 @@ func (o nvueObservation) minor() int {
 // Check applies the rules that need the switch: a release whose NVUE the backend speaks, the
 // ports exist, Cumulus' own RoCE mode is off (it derives settings that would fight the
 // profiles), the cable length is one NVUE takes, and the ECN band for the fastest port.
-func (o nvueObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	var fs fabric.Findings
 	if n := o.minor(); n < 9 || n > 14 {
-		return fabric.Headroom{}, fabric.Findings{errorAt("os", "Unsupported Cumulus Release",
+		return fabric.Headroom{}, fabric.Findings{switchcfg.ErrorAt("os", "Unsupported Cumulus Release",
 			fmt.Sprintf("The switch runs Cumulus Linux %s; the provider configures 5.9 to 5.14 (5.15 renamed the enable/disable values of NVUE's QoS settings). Use os = \"cumulus\" on 5.9 to 5.14.", o.release))}
 	}
 	for i, port := range p.Ports {
 		if nvue.Object(o.links, port)["type"] != "swp" {
-			fs = append(fs, errorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
+			fs = append(fs, switchcfg.ErrorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
 				fmt.Sprintf("ports[%d] is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", i, port, o.release)))
 		}
 	}
 	if v, _ := nvue.Lookup(o.qos, "roce", "enable"); v == "on" {
-		fs = append(fs, errorAt("os", "Cumulus RoCE Mode Is On",
+		fs = append(fs, switchcfg.ErrorAt("os", "Cumulus RoCE Mode Is On",
 			"The switch has qos roce enabled (nv set qos roce), whose derived settings would fight the profiles this resource writes. Turn it off on the switch (nv unset qos roce; nv config apply), then plan again."))
 	}
 	if p.CableLengthM < 1 {
-		fs = append(fs, errorAt("cable_length_m", "Cable Length Out of Range",
+		fs = append(fs, switchcfg.ErrorAt("cable_length_m", "Cable Length Out of Range",
 			fmt.Sprintf("cable_length_m is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", p.CableLengthM)))
 	}
 	if p.Watchdog != nil {
@@ -130,7 +131,7 @@ func (o nvueObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fa
 	speed := o.fastest(p.Ports, speedOverride)
 	h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: speed, CableLengthM: float64(p.CableLengthM), MTU: 9216}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
 	if err != nil {
-		fs = append(fs, errorAt("ports", "Cannot Compute Headroom", err.Error()))
+		fs = append(fs, switchcfg.ErrorAt("ports", "Cannot Compute Headroom", err.Error()))
 	}
 	fs = append(fs, fabric.CheckECNForSpeed(p.ECN.MinBytes, speed)...)
 	return h, fs
@@ -157,12 +158,12 @@ func (o nvueObservation) fastest(ports []string, speedOverride int) int {
 
 // Headroom is the Spectrum-4 worst-case estimate for the fastest port: Cumulus sizes the
 // headroom itself from the PFC cable-length.
-func (o nvueObservation) Headroom(p Policy, speedOverride int) fabric.Headroom {
+func (o nvueObservation) Headroom(p switchcfg.Policy, speedOverride int) fabric.Headroom {
 	h, _ := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: o.fastest(p.Ports, speedOverride), CableLengthM: float64(p.CableLengthM), MTU: 9216}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
 	return h
 }
 
-func (o nvueObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Changes, error) {
+func (o nvueObservation) PlanUpdate(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	cur := o.tree()
 	c := newNVUEChanges()
 	next := nvueDesiredFor(p)
@@ -175,7 +176,7 @@ func (o nvueObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Cha
 
 // restoreDropped puts back what prior owned or shared and p does not: owned subtrees are
 // removed, shared settings restored from snap.
-func (c *nvueChanges) restoreDropped(cur nvue.Tree, prior, next nvueDesired, snap Snapshot) {
+func (c *nvueChanges) restoreDropped(cur nvue.Tree, prior, next nvueDesired, snap switchcfg.Snapshot) {
 	keep := map[string]bool{}
 	for _, r := range next.roots {
 		keep[strings.Join(r, "/")] = true
@@ -204,7 +205,7 @@ func isPortType(l nvueLeaf) bool {
 
 // restored is the value of a shared leaf before the policy changed it: from snap, or Cumulus'
 // default when snap is nil (an import).
-func restored(l nvueLeaf, snap Snapshot) nvueLeaf {
+func restored(l nvueLeaf, snap switchcfg.Snapshot) nvueLeaf {
 	if snap == nil {
 		v, ok := nvueDefault(l)
 		return nvueLeaf{path: l.path, value: v, absent: !ok}
@@ -218,8 +219,8 @@ func restored(l nvueLeaf, snap Snapshot) nvueLeaf {
 	return nvueLeaf{path: l.path, value: v}
 }
 
-func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
-	out := Snapshot{}
+func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) switchcfg.Snapshot {
+	out := switchcfg.Snapshot{}
 	for k, v := range snap {
 		out[k] = v
 	}
@@ -242,7 +243,7 @@ func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapsh
 	leftover := false
 	if prior == nil {
 		_, err := o.Decode(p.Name, p.Ports, p)
-		leftover = !errors.Is(err, ErrNotFound)
+		leftover = !errors.Is(err, switchcfg.ErrNotFound)
 	}
 	for _, l := range nvueDesiredFor(p).shared {
 		if _, recorded := snap[l.key()]; seen[l.key()] || recorded {
@@ -260,7 +261,7 @@ func (o nvueObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapsh
 	return out
 }
 
-func (o nvueObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
+func (o nvueObservation) Removal(p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	cur := o.tree()
 	c := newNVUEChanges()
 	d := nvueDesiredFor(p)
@@ -310,13 +311,13 @@ func (o nvueObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
 
 // Decode reads the policy back from the profiles called name. What NVUE does not hold (the
 // pause threshold, the watchdog's times, the ECN bits) comes from prior.
-func (o nvueObservation) Decode(name string, ports []string, prior Policy) (Policy, error) {
+func (o nvueObservation) Decode(name string, ports []string, prior switchcfg.Policy) (switchcfg.Policy, error) {
 	p := prior
 	p.Name, p.Ports = name, ports
 	mapping := nvue.Object(o.qos, "mapping", name)
 	pfc := nvue.Object(o.qos, "pfc", name)
 	if mapping == nil || pfc == nil || len(ports) == 0 {
-		return p, ErrNotFound
+		return p, switchcfg.ErrNotFound
 	}
 	prios := sortedNumericKeys(nvue.Object(pfc, "switch-priority"))
 	if len(prios) != 1 {
@@ -342,24 +343,24 @@ func (o nvueObservation) Decode(name string, ports []string, prior Policy) (Poli
 		p.CableLengthM = int(f)
 	}
 	cc := nvue.Object(o.qos, "congestion-control", name, "traffic-class", strconv.Itoa(p.Class.Priority))
-	p.ECN = ECN{MinBytes: int64(asFloat(cc["min-threshold"])), MaxBytes: int64(asFloat(cc["max-threshold"])), MarkProbabilityPercent: int(asFloat(cc["probability"]))}
+	p.ECN = switchcfg.ECN{MinBytes: int64(asFloat(cc["min-threshold"])), MaxBytes: int64(asFloat(cc["max-threshold"])), MarkProbabilityPercent: int(asFloat(cc["probability"]))}
 	sched := nvue.Object(o.qos, "egress-scheduler", name, "traffic-class")
 	p.RDMA = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.Priority)), prior.RDMA)
 	p.CNP = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.CNPPriority)), prior.CNP)
 	if state, _ := nvue.Lookup(o.ifaces, ports[0], "qos", "pfc-watchdog", "state"); state != "enable" {
 		p.Watchdog = nil
 	} else if p.Watchdog == nil {
-		p.Watchdog = &Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200}
+		p.Watchdog = &switchcfg.Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200}
 	}
 	return p, nil
 }
 
-func decodeNVUEScheduler(t nvue.Tree, prior Scheduler) Scheduler {
+func decodeNVUEScheduler(t nvue.Tree, prior switchcfg.Scheduler) switchcfg.Scheduler {
 	switch t["mode"] {
 	case "strict":
-		return Scheduler{Mode: SchedulerStrict, Weight: prior.Weight}
+		return switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict, Weight: prior.Weight}
 	case "dwrr":
-		return Scheduler{Mode: SchedulerDWRR, Weight: int(asFloat(t["bw-percent"]))}
+		return switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: int(asFloat(t["bw-percent"]))}
 	}
 	return prior
 }
@@ -385,7 +386,7 @@ func sortedNumericKeys(t nvue.Tree) []int {
 // Cumulus drops RDMA instead of pausing it. A PFC profile's priorities are the lossless ones;
 // a lossless pool lists none of its own (5.14 QoS guide, Priority Flow Control and Flow
 // Control Buffers).
-func (o nvueObservation) CheckLossless(p Policy) []LosslessProblem {
+func (o nvueObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessProblem {
 	prio := strconv.Itoa(p.Class.Priority)
 	var pool string
 	for _, name := range []string{nvueLosslessPool, "roce-lossless"} {
@@ -393,17 +394,17 @@ func (o nvueObservation) CheckLossless(p Policy) []LosslessProblem {
 			pool = name
 		}
 	}
-	var out []LosslessProblem
+	var out []switchcfg.LosslessProblem
 	for _, port := range p.Ports {
 		profile, _ := nvue.Lookup(o.ifaces, port, "qos", "pfc", "profile")
 		name, _ := profile.(string)
 		_, has := nvue.Lookup(o.qos, "pfc", name, "switch-priority", prio)
 		switch {
 		case !has:
-			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
 				"%s has no PFC profile with switch priority %s (bound: %q), so RDMA is dropped instead of paused.", port, prio, name)})
 		case pool == "":
-			out = append(out, LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
+			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
 				"no lossless traffic pool (%s) has memory, so %s has no buffer to pause switch priority %s into and drops RDMA instead.", nvueLosslessPool, port, prio)})
 		}
 	}

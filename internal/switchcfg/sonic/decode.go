@@ -1,29 +1,26 @@
-package switchcfg
+package sonic
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
-
-// ErrNotFound means the switch holds none of the objects a policy owns: the resource is gone.
-var ErrNotFound = errors.New("the switch has no QoS objects of this policy")
 
 // decode reads back, from CONFIG_DB, the policy that name and ports describe on the switch.
 // What CONFIG_DB does not hold (the PFC pause threshold, which SONiC derives itself) is taken
 // from prior. Ports are read through the first one; differences on the others show up as
 // drift when the decoded policy is rendered again and compared.
-func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Policy, error) {
+func decode(db sonicmodel.DB, f Facts, name string, ports []string, prior switchcfg.Policy) (switchcfg.Policy, error) {
 	p := prior
 	p.Name, p.Ports = name, ports
 	names := namesFor(p, f)
 	dscpMap, ok := db.Entry(tableDSCPToTC, names.maps)
 	if !ok || len(ports) == 0 {
-		return p, ErrNotFound
+		return p, switchcfg.ErrNotFound
 	}
 	port := ports[0]
 	qos, _ := db.Entry(tablePortQoS, port)
@@ -45,7 +42,7 @@ func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Po
 
 	queue, _ := db.Entry(tableQueue, port+"|"+strconv.Itoa(prio))
 	if wred, ok := db.Entry(tableWRED, queue["wred_profile"]); ok {
-		p.ECN = ECN{
+		p.ECN = switchcfg.ECN{
 			MinBytes:               atoi64(wred["green_min_threshold"]),
 			MaxBytes:               atoi64(wred["green_max_threshold"]),
 			MarkProbabilityPercent: int(atoi64(wred["green_drop_probability"])),
@@ -63,7 +60,7 @@ func decode(db sonic.DB, f Facts, name string, ports []string, prior Policy) (Po
 // rdmaPriority is the policy's lossless priority: the one key of its own
 // PFC_PRIORITY_TO_PRIORITY_GROUP_MAP, which pfc_enable (possibly the port's longer stock
 // list, "3,4") must include; a priority pfc_enable lacks reads as -1, drift.
-func rdmaPriority(db sonic.DB, mapName, pfcEnable string) (int, error) {
+func rdmaPriority(db sonicmodel.DB, mapName, pfcEnable string) (int, error) {
 	m, _ := db.Entry(tablePFCToPG, mapName)
 	if len(m) != 1 {
 		prio, err := strconv.Atoi(pfcEnable)
@@ -86,7 +83,7 @@ func rdmaPriority(db sonic.DB, mapName, pfcEnable string) (int, error) {
 	return prio, nil
 }
 
-func dscpsWithTC(m sonic.Entry, tc int) []int {
+func dscpsWithTC(m sonicmodel.Entry, tc int) []int {
 	var out []int
 	for k, v := range m {
 		d, err := strconv.Atoi(k)
@@ -98,7 +95,7 @@ func dscpsWithTC(m sonic.Entry, tc int) []int {
 	return out
 }
 
-func queueWithScheduler(db sonic.DB, port, scheduler string) (int, bool) {
+func queueWithScheduler(db sonicmodel.DB, port, scheduler string) (int, bool) {
 	for q := range 8 {
 		if e, ok := db.Entry(tableQueue, port+"|"+strconv.Itoa(q)); ok && e["scheduler"] == scheduler {
 			return q, true
@@ -107,23 +104,23 @@ func queueWithScheduler(db sonic.DB, port, scheduler string) (int, bool) {
 	return 0, false
 }
 
-func decodeScheduler(db sonic.DB, key string, prior Scheduler) Scheduler {
+func decodeScheduler(db sonicmodel.DB, key string, prior switchcfg.Scheduler) switchcfg.Scheduler {
 	e, ok := db.Entry(tableScheduler, key)
 	if !ok {
 		return prior
 	}
 	if e["type"] == "STRICT" {
-		return Scheduler{Mode: SchedulerStrict}
+		return switchcfg.Scheduler{Mode: switchcfg.SchedulerStrict}
 	}
-	return Scheduler{Mode: SchedulerDWRR, Weight: int(atoi64(e["weight"]))}
+	return switchcfg.Scheduler{Mode: switchcfg.SchedulerDWRR, Weight: int(atoi64(e["weight"]))}
 }
 
-func decodeWatchdog(db sonic.DB, port string, qos sonic.Entry) *Watchdog {
+func decodeWatchdog(db sonicmodel.DB, port string, qos sonicmodel.Entry) *switchcfg.Watchdog {
 	wd, ok := db.Entry(tablePFCWatchdog, port)
 	if !ok || qos["pfcwd_sw_enable"] == "" {
 		return nil
 	}
-	return &Watchdog{
+	return &switchcfg.Watchdog{
 		Action:          wd["action"],
 		DetectionTimeMs: int(atoi64(wd["detection_time"])),
 		RestoreTimeMs:   int(atoi64(wd["restoration_time"])),

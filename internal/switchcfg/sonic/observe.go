@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"context"
@@ -6,20 +6,21 @@ import (
 	"fmt"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
-// SONiC is the backend for switches running SONiC: it reads and writes CONFIG_DB over gNMI.
-type SONiC struct {
+// Backend is the backend for switches running SONiC: it reads and writes CONFIG_DB over gNMI.
+type Backend struct {
 	client  *sonicdb.Client
-	release sonic.Release
+	release sonicmodel.Release
 }
 
-// NewSONiC returns a backend on client. release, when not zero, is used instead of the
+// New returns a backend on client. release, when not zero, is used instead of the
 // release the switch reports.
-func NewSONiC(client *sonicdb.Client, release sonic.Release) *SONiC {
-	return &SONiC{client: client, release: release}
+func New(client *sonicdb.Client, release sonicmodel.Release) *Backend {
+	return &Backend{client: client, release: release}
 }
 
 // sonicObservation is one refresh of a SONiC switch: the CONFIG_DB tables a policy touches and
@@ -28,12 +29,12 @@ func NewSONiC(client *sonicdb.Client, release sonic.Release) *SONiC {
 // whatever the number of ports (two in the dynamic model: one Get reads one database).
 type sonicObservation struct {
 	Facts Facts
-	db    sonic.DB
-	appl  sonic.DB
+	db    sonicmodel.DB
+	appl  sonicmodel.DB
 }
 
 // Observe reads the switch.
-func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
+func (s *Backend) Observe(ctx context.Context) (switchcfg.Observation, error) {
 	o, err := s.observe(ctx)
 	if err != nil {
 		return nil, err
@@ -41,7 +42,7 @@ func (s *SONiC) Observe(ctx context.Context) (Observation, error) {
 	return o, nil
 }
 
-func (s *SONiC) observe(ctx context.Context) (sonicObservation, error) {
+func (s *Backend) observe(ctx context.Context) (sonicObservation, error) {
 	db, err := s.client.GetTables(ctx, observedTables...)
 	if err != nil {
 		return sonicObservation{}, fmt.Errorf("read CONFIG_DB of %s: %w", s.client.Address(), err)
@@ -70,7 +71,7 @@ func (o sonicObservation) Describe() string {
 // none), the buffer manager can build a lossless group for the cable length, the shared WRED
 // profile, the ECN band for the fastest port, and headroom plus the pause threshold fit the
 // platform's lossless pool. Unknown ports stop the rest.
-func (o sonicObservation) Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+func (o sonicObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	f := o.Facts
 	fs := f.CheckPorts(p.Ports)
 	if fs.HasErrors() {
@@ -87,7 +88,7 @@ func (o sonicObservation) Check(p Policy, speedOverride int) (fabric.Headroom, f
 }
 
 // Headroom is Check's headroom alone.
-func (o sonicObservation) Headroom(p Policy, speedOverride int) fabric.Headroom {
+func (o sonicObservation) Headroom(p switchcfg.Policy, speedOverride int) fabric.Headroom {
 	h, _ := o.Facts.Headroom(p, speedOverride)
 	return h
 }
@@ -95,7 +96,7 @@ func (o sonicObservation) Headroom(p Policy, speedOverride int) fabric.Headroom 
 // PlanUpdate returns the Set that moves the switch from policy prior (nil when there is none)
 // to p: what p asks, plus the restore, from snap, of shared fields prior set and p no longer
 // does (a moved CNP queue, a dropped watchdog).
-func (o sonicObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Changes, error) {
+func (o sonicObservation) PlanUpdate(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	c, err := o.planUpdate(prior, p, snap)
 	if err != nil {
 		return nil, err
@@ -103,7 +104,7 @@ func (o sonicObservation) PlanUpdate(prior *Policy, p Policy, snap Snapshot) (Ch
 	return c, nil
 }
 
-func (o sonicObservation) planUpdate(prior *Policy, p Policy, snap Snapshot) (*sonicChanges, error) {
+func (o sonicObservation) planUpdate(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) (*sonicChanges, error) {
 	next := desiredFor(p, o.Facts)
 	c := newChanges(o.db)
 	if prior != nil {
@@ -118,7 +119,7 @@ func (o sonicObservation) planUpdate(prior *Policy, p Policy, snap Snapshot) (*s
 }
 
 // Decode reads back the policy called name on ports; see decode.
-func (o sonicObservation) Decode(name string, ports []string, prior Policy) (Policy, error) {
+func (o sonicObservation) Decode(name string, ports []string, prior switchcfg.Policy) (switchcfg.Policy, error) {
 	return decode(o.db, o.Facts, name, ports, prior)
 }
 
@@ -127,8 +128,8 @@ func (o sonicObservation) Decode(name string, ports []string, prior Policy) (Pol
 // prior did not set for an update. A field absent from the snapshot did not exist. An update
 // of an imported resource (prior set, snap nil) starts from the stock values of what prior
 // set, which its removal would otherwise restore.
-func (o sonicObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snapshot {
-	out := Snapshot{}
+func (o sonicObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) switchcfg.Snapshot {
+	out := switchcfg.Snapshot{}
 	if snap == nil && prior != nil {
 		out = stockSnapshot(desiredFor(*prior, o.Facts), o.db)
 	}
@@ -139,13 +140,13 @@ func (o sonicObservation) Snapshot(prior *Policy, p Policy, snap Snapshot) Snaps
 	if prior != nil {
 		fresh = fresh.without(desiredFor(*prior, o.Facts))
 	}
-	out.record(fresh, o.db, prior == nil)
+	record(out, fresh, o.db, prior == nil)
 	return out
 }
 
 // Removal returns the Set that removes p's objects and restores the shared fields from snap;
 // a nil snap (an imported resource) restores SONiC's stock maps.
-func (o sonicObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
+func (o sonicObservation) Removal(p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	c, err := o.removal(p, snap)
 	if err != nil {
 		return nil, err
@@ -153,7 +154,7 @@ func (o sonicObservation) Removal(p Policy, snap Snapshot) (Changes, error) {
 	return c, nil
 }
 
-func (o sonicObservation) removal(p Policy, snap Snapshot) (*sonicChanges, error) {
+func (o sonicObservation) removal(p switchcfg.Policy, snap switchcfg.Snapshot) (*sonicChanges, error) {
 	d := desiredFor(p, o.Facts)
 	if snap == nil {
 		snap = stockSnapshot(d, o.db)
@@ -170,7 +171,7 @@ func (o sonicObservation) removal(p Policy, snap Snapshot) (*sonicChanges, error
 // Apply sends c as one SetRequest: SONiC applies it as one transaction, so the switch holds
 // either all of it or none. When the switch reports a failure although it holds everything c
 // sent (sonic-gnmi#238), Apply succeeds and returns a warning saying so.
-func (s *SONiC) Apply(ctx context.Context, changes Changes) (warning string, err error) {
+func (s *Backend) Apply(ctx context.Context, changes switchcfg.Changes) (warning string, err error) {
 	c, ok := changes.(*sonicChanges)
 	if !ok {
 		return "", fmt.Errorf("switch %s: changes of type %T were not planned by the SONiC backend", s.client.Address(), changes)
@@ -184,7 +185,7 @@ func (s *SONiC) Apply(ctx context.Context, changes Changes) (warning string, err
 		return fmt.Sprintf("the Set to switch %s ended with %v, but a read-back shows every change in place (SONiC can report a failure after applying, and a lost connection hides the reply); nothing else to do", s.client.Address(), setErr.Err), nil
 	}
 	if err != nil {
-		return "", &ApplyError{Err: err, Unsettled: setErr != nil && setErr.Unsettled()}
+		return "", &switchcfg.ApplyError{Err: err, Unsettled: setErr != nil && setErr.Unsettled()}
 	}
 	return "", nil
 }

@@ -1,4 +1,4 @@
-package switchcfg
+package sonic
 
 import (
 	"strconv"
@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -70,21 +71,21 @@ func TestDynamicModelReadBack(t *testing.T) {
 		}
 	})
 	t.Run("a profile reused from before a pattern change is reported", func(t *testing.T) {
-		db := sonic.DB{}
-		db.SetEntry(tableDeviceMetadata, "localhost", sonic.Entry{"platform": "x86_64-nvidia_sn5600-r0", "buffer_model": "dynamic"})
-		db.SetEntry(tableVersions, "DATABASE", sonic.Entry{"VERSION": "version_202505_01"})
-		db.SetEntry(tablePort, "Ethernet0", sonic.Entry{"speed": "400000", "mtu": "9100", "lanes": "0,1,2,3"})
-		db.SetEntry(tableTrafficPattern, "AZURE", sonic.Entry{"mtu": "1024", "small_packet_percentage": "100"})
-		db.SetEntry(tableLosslessParams, "AZURE", sonic.Entry{"default_dynamic_th": "0"})
-		f, err := factsFrom(db, sonic.Release{})
+		db := sonicmodel.DB{}
+		db.SetEntry(tableDeviceMetadata, "localhost", sonicmodel.Entry{"platform": "x86_64-nvidia_sn5600-r0", "buffer_model": "dynamic"})
+		db.SetEntry(tableVersions, "DATABASE", sonicmodel.Entry{"VERSION": "version_202505_01"})
+		db.SetEntry(tablePort, "Ethernet0", sonicmodel.Entry{"speed": "400000", "mtu": "9100", "lanes": "0,1,2,3"})
+		db.SetEntry(tableTrafficPattern, "AZURE", sonicmodel.Entry{"mtu": "1024", "small_packet_percentage": "100"})
+		db.SetEntry(tableLosslessParams, "AZURE", sonicmodel.Entry{"default_dynamic_th": "0"})
+		f, err := factsFrom(db, sonicmodel.Release{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		appl := sonic.DB{}
-		appl.SetEntry(applBufferPG, "Ethernet0:3-4", sonic.Entry{"profile": "pg_lossless_400000_5m_profile"})
-		appl.SetEntry(applBufferProfile, "pg_lossless_400000_5m_profile", sonic.Entry{"xon": "19456", "xoff": "96256", "size": "115712"})
+		appl := sonicmodel.DB{}
+		appl.SetEntry(applBufferPG, "Ethernet0:3-4", sonicmodel.Entry{"profile": "pg_lossless_400000_5m_profile"})
+		appl.SetEntry(applBufferProfile, "pg_lossless_400000_5m_profile", sonicmodel.Entry{"xon": "19456", "xoff": "96256", "size": "115712"})
 		o := sonicObservation{Facts: f, db: db, appl: appl}
-		p := Policy{Ports: []string{"Ethernet0"}, CableLengthM: 5, Class: fabric.TrafficClass{Priority: 3}}
+		p := switchcfg.Policy{Ports: []string{"Ethernet0"}, CableLengthM: 5, Class: fabric.TrafficClass{Priority: 3}}
 		got := o.CheckLossless(p)
 		if len(got) != 1 || got[0].Fatal || !strings.Contains(got[0].Detail, "not the 19456, 230400, 249856 the buffer manager computes now") {
 			t.Fatalf("problems %+v", got)

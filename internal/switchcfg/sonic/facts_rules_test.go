@@ -1,25 +1,19 @@
-package switchcfg
+package sonic
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/switchcfgtest"
 )
-
-func findingText(fs fabric.Findings) string {
-	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString(f.Severity.String() + " " + f.Path + ": " + f.Summary + ": " + f.Detail + "\n")
-	}
-	return b.String()
-}
 
 // TestCheckWatchdog: sonic-pfcwd.yang's must (detection and restoration time >= GLOBAL
 // POLL_INTERVAL, and nothing passes when GLOBAL lacks POLL_INTERVAL).
 func TestCheckWatchdog(t *testing.T) {
-	p := Policy{Watchdog: &Watchdog{Action: "drop", DetectionTimeMs: 100, RestoreTimeMs: 400}}
+	p := switchcfg.Policy{Watchdog: &switchcfg.Watchdog{Action: "drop", DetectionTimeMs: 100, RestoreTimeMs: 400}}
 	for _, tc := range []struct {
 		name  string
 		facts Facts
@@ -33,7 +27,7 @@ func TestCheckWatchdog(t *testing.T) {
 			[]string{"error pfc_watchdog: Switch Has No Watchdog Poll Interval", "config pfcwd interval"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := findingText(tc.facts.CheckWatchdog(p))
+			got := switchcfgtest.FindingText(tc.facts.CheckWatchdog(p))
 			if len(tc.want) == 0 && got != "" {
 				t.Fatalf("findings:\n%s", got)
 			}
@@ -44,7 +38,7 @@ func TestCheckWatchdog(t *testing.T) {
 			}
 		})
 	}
-	if fs := (Facts{WatchdogGlobal: true, PollIntervalMs: 500}).CheckWatchdog(Policy{}); fs != nil {
+	if fs := (Facts{WatchdogGlobal: true, PollIntervalMs: 500}).CheckWatchdog(switchcfg.Policy{}); fs != nil {
 		t.Errorf("no watchdog, findings %v", fs)
 	}
 }
@@ -80,7 +74,7 @@ func TestCheckCableLength(t *testing.T) {
 		{"unknown SKU", unknown, 10, 0, []string{"warning cable_length_m: Cable Length Not Checked"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := findingText(tc.facts.CheckCableLength(Policy{Ports: ports, CableLengthM: tc.cable}, tc.speed))
+			got := switchcfgtest.FindingText(tc.facts.CheckCableLength(switchcfg.Policy{Ports: ports, CableLengthM: tc.cable}, tc.speed))
 			if len(tc.want) == 0 && got != "" {
 				t.Fatalf("findings:\n%s", got)
 			}
@@ -101,12 +95,12 @@ func TestCheckCableLength(t *testing.T) {
 func TestHeadroomIsTheLookupRow(t *testing.T) {
 	f := Facts{HWSKU: "Mellanox-SN5600-O128", Platform: "x86_64-nvidia_sn5600-r0", BufferModel: BufferModelTraditional,
 		Ports: map[string]PortFacts{"Ethernet0": {SpeedGbps: 400, MTU: 9100}}}
-	h, _ := f.Headroom(Policy{Ports: []string{"Ethernet0"}, CableLengthM: 40}, 0)
+	h, _ := f.Headroom(switchcfg.Policy{Ports: []string{"Ethernet0"}, CableLengthM: 40}, 0)
 	if want := (fabric.Headroom{XonBytes: 19456, XoffBytes: 283648, SizeBytes: 303104}); h != want {
 		t.Errorf("headroom %+v, want %+v", h, want)
 	}
 	f.HWSKU = "Mellanox-SN5600-V256" // shared headroom pool: size = xon
-	h, _ = f.Headroom(Policy{Ports: []string{"Ethernet0"}, CableLengthM: 300}, 0)
+	h, _ = f.Headroom(switchcfg.Policy{Ports: []string{"Ethernet0"}, CableLengthM: 300}, 0)
 	if want := (fabric.Headroom{XonBytes: 19456, XoffBytes: 455680, SizeBytes: 19456}); h != want {
 		t.Errorf("V256 headroom %+v, want %+v", h, want)
 	}
@@ -125,10 +119,10 @@ func TestPFCEnableNeverNarrowed(t *testing.T) {
 			t.Errorf("losslessValue(%s, 3) = %q, want %q", tc.port, got, tc.want)
 		}
 	}
-	if fs := f.CheckPFCEnable(Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet12"}, Class: fabric.TrafficClass{Priority: 3}}); fs != nil {
-		t.Errorf("priority 3: %s", findingText(fs))
+	if fs := f.CheckPFCEnable(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet12"}, Class: fabric.TrafficClass{Priority: 3}}); fs != nil {
+		t.Errorf("priority 3: %s", switchcfgtest.FindingText(fs))
 	}
-	got := findingText(f.CheckPFCEnable(Policy{Ports: []string{"Ethernet0", "Ethernet8"}, Class: fabric.TrafficClass{Priority: 3}}))
+	got := switchcfgtest.FindingText(f.CheckPFCEnable(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet8"}, Class: fabric.TrafficClass{Priority: 3}}))
 	for _, w := range []string{"error rdma.priority: RDMA Priority Not Lossless on the Ports", `Ethernet8 (pfc_enable "4")`, "never removes the old ones"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("findings lack %q:\n%s", w, got)
@@ -140,41 +134,41 @@ func TestPFCEnableNeverNarrowed(t *testing.T) {
 }
 
 func TestCheckSharedWRED(t *testing.T) {
-	rel := func(s string) sonic.Release {
-		r, err := sonic.ParseRelease(s)
+	rel := func(s string) sonicmodel.Release {
+		r, err := sonicmodel.ParseRelease(s)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return r
 	}
 	queues := []string{"Ethernet0|3", "Ethernet0|4", "Ethernet4|3", "Ethernet4|4", "Ethernet8|3"}
-	p := Policy{Ports: []string{"Ethernet0", "Ethernet4"}, Class: fabric.TrafficClass{Priority: 3}}
-	got := findingText(Facts{Release: rel("202411"), StockWREDQueues: queues}.CheckSharedWRED(p))
+	p := switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet4"}, Class: fabric.TrafficClass{Priority: 3}}
+	got := switchcfgtest.FindingText(Facts{Release: rel("202411"), StockWREDQueues: queues}.CheckSharedWRED(p))
 	for _, w := range []string{"warning ecn: Shared WRED Profile", "AZURE_LOSSLESS", "3 other queues use it: QUEUE Ethernet0|4, Ethernet4|4, Ethernet8|3."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("findings lack %q:\n%s", w, got)
 		}
 	}
 	if fs := (Facts{Release: rel("202511"), StockWREDQueues: queues}).CheckSharedWRED(p); fs != nil {
-		t.Errorf("202511 owns its profile: %s", findingText(fs))
+		t.Errorf("202511 owns its profile: %s", switchcfgtest.FindingText(fs))
 	}
 }
 
 // TestCheckLossless reads BUFFER_PG as buffermgrd leaves it: a missing group is fatal, one
 // with the profile of another cable length (a change cached before 202511) is a warning.
 func TestCheckLossless(t *testing.T) {
-	rel, _ := sonic.ParseRelease("202411")
-	db := sonic.DB{}
-	db.SetEntry(tablePort, "Ethernet0", sonic.Entry{"speed": "400000"})
-	db.SetEntry(tablePort, "Ethernet4", sonic.Entry{"speed": "400000"})
-	db.SetEntry(tablePort, "Ethernet8", sonic.Entry{"speed": "400000"})
-	db.SetEntry(tableBufferProfile, "pg_lossless_400000_5m_profile", sonic.Entry{"size": "250880"})
-	db.SetEntry(tableBufferProfile, "pg_lossless_400000_40m_profile", sonic.Entry{"size": "303104"})
-	db.SetEntry(tableBufferPG, "Ethernet0|3-4", sonic.Entry{"profile": "pg_lossless_400000_40m_profile"})
-	db.SetEntry(tableBufferPG, "Ethernet4|3-4", sonic.Entry{"profile": "pg_lossless_400000_5m_profile"})
-	db.SetEntry(tableBufferPG, "Ethernet8|0", sonic.Entry{"profile": "ingress_lossy_profile"})
+	rel, _ := sonicmodel.ParseRelease("202411")
+	db := sonicmodel.DB{}
+	db.SetEntry(tablePort, "Ethernet0", sonicmodel.Entry{"speed": "400000"})
+	db.SetEntry(tablePort, "Ethernet4", sonicmodel.Entry{"speed": "400000"})
+	db.SetEntry(tablePort, "Ethernet8", sonicmodel.Entry{"speed": "400000"})
+	db.SetEntry(tableBufferProfile, "pg_lossless_400000_5m_profile", sonicmodel.Entry{"size": "250880"})
+	db.SetEntry(tableBufferProfile, "pg_lossless_400000_40m_profile", sonicmodel.Entry{"size": "303104"})
+	db.SetEntry(tableBufferPG, "Ethernet0|3-4", sonicmodel.Entry{"profile": "pg_lossless_400000_40m_profile"})
+	db.SetEntry(tableBufferPG, "Ethernet4|3-4", sonicmodel.Entry{"profile": "pg_lossless_400000_5m_profile"})
+	db.SetEntry(tableBufferPG, "Ethernet8|0", sonicmodel.Entry{"profile": "ingress_lossy_profile"})
 	o := sonicObservation{Facts: Facts{Release: rel, BufferModel: BufferModelTraditional}, db: db}
-	got := o.CheckLossless(Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet8"}, CableLengthM: 40, Class: fabric.TrafficClass{Priority: 3}})
+	got := o.CheckLossless(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet8"}, CableLengthM: 40, Class: fabric.TrafficClass{Priority: 3}})
 	if len(got) != 2 {
 		t.Fatalf("problems %+v", got)
 	}
