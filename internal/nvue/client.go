@@ -60,6 +60,13 @@ type Config struct {
 	ApplyTimeout time.Duration
 	// PollInterval is how often an apply's state is read. Default 500 ms.
 	PollInterval time.Duration
+	// AssumeYes answers yes to the "are you sure" prompts NVUE raises on apply (auto-prompt
+	// ays_yes, as nv config apply --assume-yes): it overwrites files someone edited by hand
+	// outside NVUE. Off, the client answers no (ays_no, as --assume-no) and an apply that
+	// prompts fails with a [PromptError], its revision detached and nothing applied. NVIDIA's
+	// own Ansible collection answers only when asked (stackhpc/ansible-nvidia-nvue
+	// plugins/httpapi/httpapi.py, apply_config: auto-prompt only with force).
+	AssumeYes bool
 }
 
 func (c Config) withDefaults() Config {

@@ -34,12 +34,21 @@ func startTwinWith(t *testing.T, opts nvuetwin.Options) (*nvuetwin.Twin, *nvue.C
 	return tw, c
 }
 
+// pfcChange is a PFC profile as NVUE takes it: with its priority, beside a lossless pool
+// (the 5.3 spec's schema-qos-pfc-qos-pfc-constraints and schema-qos-pfc-pfc-constraints).
+func pfcChange(name string, cable float64) nvue.Tree {
+	return nvue.Tree{"qos": nvue.Tree{
+		"pfc":          nvue.Tree{name: nvue.Tree{"cable-length": cable, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}},
+		"traffic-pool": nvue.Tree{"default-lossless": nvue.Tree{"memory-percent": 50.0}, "default-lossy": nvue.Tree{"memory-percent": 50.0}},
+	}}
+}
+
 func TestTransactionAppliesOneRevision(t *testing.T) {
 	for _, rel := range []string{"5.9", "5.14"} {
 		t.Run(rel, func(t *testing.T) {
 			tw, c := startTwin(t, rel)
 			ctx := context.Background()
-			patch := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}
+			patch := pfcChange("ROCE", 5)
 			if _, err := c.Transaction(ctx, patch); err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +120,7 @@ func TestConcurrentTransactionsAreSerialized(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			name := []string{"A", "B", "C", "D"}[i]
-			_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{name: nvue.Tree{"cable-length": 10}}}})
+			_, err := c.Transaction(context.Background(), pfcChange(name, 10))
 			errs <- err
 		}()
 	}
@@ -129,7 +138,7 @@ func TestConcurrentTransactionsAreSerialized(t *testing.T) {
 
 func TestTransactionFaults(t *testing.T) {
 	ctx := context.Background()
-	patch := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5}}}}
+	patch := pfcChange("ROCE", 5)
 	t.Run("apply fails", func(t *testing.T) {
 		tw, c := startTwin(t, "5.12")
 		tw.FailNextApply()
@@ -207,7 +216,7 @@ func TestTransactionFaults(t *testing.T) {
 func TestTransactionSplitsSetsFromUnsets(t *testing.T) {
 	tw, c := startTwin(t, "5.14")
 	ctx := context.Background()
-	first := nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}
+	first := pfcChange("ROCE", 5)
 	if _, err := c.Transaction(ctx, first); err != nil {
 		t.Fatal(err)
 	}
@@ -245,7 +254,7 @@ func TestGetReadsWhatWasConfigured(t *testing.T) {
 // client saves the applied revision.
 func TestTransactionSavesWhenAutoSaveIsOff(t *testing.T) {
 	tw, c := startTwinWith(t, nvuetwin.Options{Release: "5.14", AutoSaveOff: true})
-	if _, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}}); err != nil {
+	if _, err := c.Transaction(context.Background(), pfcChange("ROCE", 5)); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := nvue.Lookup(tw.Startup(), "qos", "pfc", "ROCE", "cable-length"); v != 5.0 {
@@ -258,7 +267,7 @@ func TestTransactionSavesWhenAutoSaveIsOff(t *testing.T) {
 func TestTransactionFailsOnAnErrorIssue(t *testing.T) {
 	tw, c := startTwin(t, "5.14")
 	tw.ErrorIssueOnNextApply()
-	_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}})
+	_, err := c.Transaction(context.Background(), pfcChange("ROCE", 5))
 	var ae *nvue.ApplyError
 	if !errors.As(err, &ae) || !strings.Contains(err.Error(), "could not program") || nvue.Settled(err) {
 		t.Fatalf("apply with an error issue: %v, want an unsettled ApplyError naming the issue", err)
@@ -273,7 +282,7 @@ func TestTransactionRefusesBesideAnotherRevision(t *testing.T) {
 			tw, c := startTwin(t, "5.14")
 			other := tw.OperatorRevision(state)
 			revs, _ := tw.Requests()
-			_, err := c.Transaction(context.Background(), nvue.Tree{"qos": nvue.Tree{"pfc": nvue.Tree{"ROCE": nvue.Tree{"cable-length": 5.0}}}})
+			_, err := c.Transaction(context.Background(), pfcChange("ROCE", 5))
 			var be *nvue.BusyError
 			if !errors.As(err, &be) || !strings.Contains(err.Error(), other+" ("+state+")") || !nvue.Settled(err) {
 				t.Fatalf("transaction beside revision %s (%s): %v, want a settled BusyError naming it", other, state, err)
@@ -304,5 +313,40 @@ func TestSchemaViolationsRefusedAtPatch(t *testing.T) {
 	var ae *nvue.ApplyError
 	if !errors.As(err, &ae) || ae.State != "invalid" {
 		t.Fatalf("a binding to a missing profile: %v, want the apply to end invalid", err)
+	}
+}
+
+// A file NVUE manages that was edited by hand makes NVUE ask before it overwrites it. The
+// client answers no unless AssumeYes: the apply fails with a PromptError that names the fix,
+// the revision is detached and nothing is applied. With AssumeYes it answers yes and applies.
+func TestTransactionAnswersPromptsOnlyWhenAsked(t *testing.T) {
+	tw, c := startTwin(t, "5.14")
+	if err := tw.EditByHand("/etc/cumulus/datapath/qos/qos_features.conf"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rev, err := c.Transaction(ctx, pfcChange("ROCE", 5))
+	var pe *nvue.PromptError
+	if !errors.As(err, &pe) || pe.State != "ays_fail" || !nvue.Settled(err) {
+		t.Fatalf("apply over a hand-edited file: %v, want a settled PromptError", err)
+	}
+	for _, want := range []string{"Declined apply after warnings", "qos_features.conf", "assume_yes = true", "Nothing was applied"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if _, staged := tw.Revisions()[rev]; staged || tw.Applies() != 0 {
+		t.Errorf("after the refused prompt: revision %s staged %v, %d applies", rev, staged, tw.Applies())
+	}
+	yes, err := nvue.Dial(nvue.Config{Address: c.Address(), Username: "cumulus", Password: "Passw0rd!", Insecure: true, AssumeYes: true, PollInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer yes.Close()
+	if _, err := yes.Transaction(ctx, pfcChange("ROCE", 5)); err != nil {
+		t.Fatalf("apply answering yes: %v", err)
+	}
+	if tw.Applies() != 1 {
+		t.Errorf("%d applies after answering yes", tw.Applies())
 	}
 }

@@ -118,13 +118,38 @@ func (e *ApplyError) Error() string {
 		fmt.Fprintf(&b, " (%s)", e.Progress)
 	}
 	for _, i := range e.Issues {
-		fmt.Fprintf(&b, "; %s", i.Message)
+		fmt.Fprintf(&b, "; %s", strings.TrimSpace(i.Message)) // NVUE ends an x-cue-error reason with a newline
 	}
 	return b.String()
 }
 
+// promptStates are the states of a revision NVUE stopped at its "are you sure" prompt:
+// ays_fail, when the prompt was not answered yes ("Configuration Apply Fails with Warnings",
+// progress "Aborted apply after warnings": CumulusNetworks/docs
+// content/cumulus-linux-514/System-Configuration/NVIDIA-User-Experience-NVUE/NVUE-API.md,
+// Troubleshoot Configuration Changes), and ays_no, the answer no as a state (real clients
+// list it: entropia/gpn-noc-gpncfg's deploy driver). Both leave the applied configuration as it
+// was (refusedStates).
+var promptStates = []string{"ays_fail", "ays_no"}
+
+// PromptError is an apply NVUE stopped at an "are you sure" prompt that the client did not
+// answer yes ([Config.AssumeYes] off). The revision was detached: nothing was applied.
+type PromptError struct{ *ApplyError }
+
+func (e *PromptError) Error() string {
+	return e.ApplyError.Error() + "; NVUE asks before it applies this change, as it does when a file it manages was edited by hand " +
+		"outside NVUE (for QoS /etc/cumulus/datapath/qos/qos_features.conf, /etc/mlx/datapath/qos/qos_infra.conf, " +
+		"/etc/cumulus/switchd.d/qos.conf), and the provider answers no unless told otherwise. Nothing was applied. " +
+		"Check what changed there (nv config apply on the switch prints the prompt): move a change you want to keep into NVUE, " +
+		"or exclude its file (nv set system config apply ignore <file>); or set assume_yes = true in the nvue block to answer yes " +
+		"and let NVUE overwrite it"
+}
+
+func (e *PromptError) Unwrap() error { return e.ApplyError }
+
 // Transaction applies one change as one revision: create it, stage every change in one PATCH of
-// the root, apply it answering NVUE's "are you sure" prompt, and wait until it is applied. A
+// the root, apply it answering NVUE's "are you sure" prompt as [Config.AssumeYes] says (no
+// by default), and wait until it is applied. A
 // revision that fails is detached, so nothing of it stays staged on the switch; NVUE applies a
 // revision as a whole, so the switch holds all of the change or none. Only one runs per client.
 func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revision string, err error) {
@@ -211,7 +236,15 @@ func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
 // apply asks for the revision to be applied and polls it until it is applied, fails or the
 // apply timeout runs out.
 func (c *Client) apply(ctx context.Context, rev string) error {
-	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": "ays_yes"}}
+	// The answer is given ahead: the API has no one to ask, and an apply left without one
+	// waits and ends ays_fail ("Timeout while waiting for client response", NVUE API guide).
+	// ays_yes and ays_no are the CLI's --assume-yes and --assume-no (NVUE-CLI.md 5.14,
+	// Configuration Management Commands).
+	ays := "ays_no"
+	if c.cfg.AssumeYes {
+		ays = "ays_yes"
+	}
+	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": ays}}
 	var he *HTTPError
 	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) && he.Status < 500 {
 		return &stagedError{fmt.Errorf("apply revision %s: %w", rev, err)} // refused: nothing applied
@@ -246,6 +279,8 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 			return c.save(ctx)
 		case slices.Contains(successStates, st.State):
 			return nil
+		case slices.Contains(promptStates, st.State):
+			return &PromptError{&ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: issues}}
 		case slices.Contains(failureStates, st.State):
 			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: issues}
 		case time.Now().After(deadline):
@@ -266,6 +301,8 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 // auto-save enable off), and the switch would boot without the change (NVUE API guide, Save
 // a Configuration: PATCH the applied revision with state save).
 func (c *Client) save(ctx context.Context) error {
+	// The guide's save sends ays_yes; it saves what the apply just ran, which an answered or
+	// absent prompt already allowed.
 	body := map[string]any{"state": "save", "auto-prompt": map[string]string{"ays": "ays_yes"}}
 	if err := c.do(ctx, http.MethodPatch, revPath(RevApplied), nil, body, nil); err != nil {
 		return &SaveError{Address: c.cfg.Address, Err: err}

@@ -150,6 +150,8 @@ var badInputs = []badInput{
 		summary: "Invalid Certificate Pin", detail: `nvue.certificate_pin: certificate pin "sha256//abc": want the base64 of a 32-byte SHA-256`},
 	{where: "provider", attr: "gnmi.certificate_pin", hcl: `gnmi = { certificate_pin = "AAAA" }`, stage: atPlan,
 		summary: "Invalid Certificate Pin", detail: `gnmi.certificate_pin: certificate pin "AAAA": want sha256//<base64 SHA-256 of the public key>`},
+	{where: "provider", attr: "nvue.assume_yes", env: map[string]string{envNVUEAssumeYes: "always"}, stage: atPlan,
+		summary: "Invalid Environment Variable", detail: `ROCE_NVUE_ASSUME_YES is "always", which is not a boolean`},
 	{where: "provider", attr: "nvue.insecure", hcl: `nvue = { insecure = true, ca_file = "/pki/cumulus-ca.pem" }`, stage: atPlan,
 		summary: "Conflicting NVUE TLS Settings", detail: "nvue.insecure = true skips certificate verification, yet nvue.ca_file is set"},
 

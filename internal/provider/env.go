@@ -48,6 +48,7 @@ const (
 	envNVUECertPin      = "ROCE_NVUE_CERTIFICATE_PIN"
 	envNVUEPort         = "ROCE_NVUE_PORT"
 	envNVUEApplyTimeout = "ROCE_NVUE_APPLY_TIMEOUT"
+	envNVUEAssumeYes    = "ROCE_NVUE_ASSUME_YES"
 
 	// envAgentSocket is OpenSSH's own variable, read to decide whether an agent is there.
 	envAgentSocket = "SSH_AUTH_SOCK"

@@ -146,6 +146,9 @@ func (o *nvueLoginModel) over(cfg nvue.Config) nvue.Config {
 	if isSet(o.Insecure) {
 		cfg.Insecure = o.Insecure.ValueBool()
 	}
+	if isSet(o.AssumeYes) {
+		cfg.AssumeYes = o.AssumeYes.ValueBool()
+	}
 	return cfg
 }
 

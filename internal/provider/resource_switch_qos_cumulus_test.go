@@ -333,3 +333,35 @@ func TestSwitchQoSCumulusOperatorRevision(t *testing.T) {
 		},
 	})
 }
+
+// TestSwitchQoSCumulusPrompt: a QoS file NVUE manages was edited by hand, so NVUE asks before
+// it overwrites it. Without assume_yes the apply fails with the prompt and the fix, nothing
+// applied; with assume_yes = true in the resource's nvue block it answers yes and applies.
+func TestSwitchQoSCumulusPrompt(t *testing.T) {
+	f := newCumulusFixture(t, "5.14")
+	if err := f.twin.EditByHand("/etc/cumulus/datapath/qos/qos_features.conf"); err != nil {
+		t.Fatal(err)
+	}
+	before := treeJSON(f.twin.Applied())
+	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: config, ExpectError: regexp.MustCompile(`(?s)ays_fail.*qos_features\.conf.*assume_yes\s+=\s+true`)},
+			{
+				PreConfig: func() {
+					if got := treeJSON(f.twin.Applied()); got != before || f.twin.Applies() != 0 {
+						t.Errorf("the refused prompt changed the switch (%d applies)", f.twin.Applies())
+					}
+				},
+				Config: strings.Replace(config, "pfc = {", "nvue = { assume_yes = true }\n  pfc = {", 1),
+				Check: func(*terraform.State) error {
+					if f.twin.Applies() != 1 {
+						return fmt.Errorf("%d revisions applied, want 1", f.twin.Applies())
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

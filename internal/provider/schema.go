@@ -26,6 +26,8 @@ type nvueLoginModel struct {
 	Insecure   types.Bool   `tfsdk:"insecure"`
 	// CertificatePin is the switch's key pin (tlspin): "sha256//<base64>".
 	CertificatePin types.String `tfsdk:"certificate_pin"`
+	// AssumeYes answers NVUE's apply prompts yes (nvue.Config.AssumeYes).
+	AssumeYes types.Bool `tfsdk:"assume_yes"`
 }
 
 // nvueModel is the provider's nvue block: every switch's login, and what only the provider

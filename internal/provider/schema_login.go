@@ -81,6 +81,16 @@ var nvueLoginAttrs = []loginAttr{
 		return "Skip certificate verification" + either(p, ". Every plan warns while it is set.", " for this switch.")
 	}, env: envNVUEInsecure, def: "`false`"},
 	{name: "certificate_pin", text: pinText, env: envNVUECertPin},
+	{name: "assume_yes", boolean: true, text: assumeYesText, env: envNVUEAssumeYes, def: "`false`"},
+}
+
+// assumeYesText is assume_yes's text: what answering NVUE's apply prompt overrides.
+func assumeYesText(p bool) string {
+	return "Answer yes to the \"are you sure\" prompts NVUE raises when it applies a change" + either(p, "", " to this switch") +
+		" (`auto-prompt` `ays_yes`, as `nv config apply --assume-yes`). NVUE prompts when a file it manages was edited by hand " +
+		"outside NVUE (for QoS `/etc/cumulus/datapath/qos/qos_features.conf`, `/etc/mlx/datapath/qos/qos_infra.conf`, " +
+		"`/etc/cumulus/switchd.d/qos.conf`); answering yes overwrites that edit. Left `false`, the provider answers no: " +
+		"such an apply fails with NVUE's prompt, nothing is applied, and its revision is dropped."
 }
 
 // providerLoginAttrs is the provider block's schema of attrs, with their fallbacks and defaults.

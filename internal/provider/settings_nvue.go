@@ -26,6 +26,7 @@ func resolveNVUE(r *resolver, m *nvueModel) nvueSettings {
 			CertificatePin: r.str(m.CertificatePin, envNVUECertPin, ""),
 			Insecure:       r.boolean(m.Insecure, root.AtName("insecure"), envNVUEInsecure, false),
 			ApplyTimeout:   r.duration(m.ApplyTimeout, root.AtName("apply_timeout"), envNVUEApplyTimeout, nvue.DefaultApplyTimeout),
+			AssumeYes:      r.boolean(m.AssumeYes, root.AtName("assume_yes"), envNVUEAssumeYes, false),
 		},
 		Port: r.port(m.Port, root.AtName("port"), envNVUEPort, nvue.DefaultPort),
 	}

@@ -59,6 +59,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 		envNVUECAFile:           "/pki/cumulus-ca.pem",
 		envNVUEPort:             "8443",
 		envNVUEApplyTimeout:     "90s",
+		envNVUEAssumeYes:        "true",
 	})
 	got, diags := resolveSettings(providerModel{}, env)
 	if diags.HasError() {
@@ -76,7 +77,7 @@ func TestResolveSettingsEnvironment(t *testing.T) {
 			Port:   50051,
 		},
 		NVUE: nvueSettings{
-			Config: nvue.Config{Username: "nvapi", Password: "nvpw", CAFile: "/pki/cumulus-ca.pem", ApplyTimeout: 90 * time.Second},
+			Config: nvue.Config{Username: "nvapi", Password: "nvpw", CAFile: "/pki/cumulus-ca.pem", ApplyTimeout: 90 * time.Second, AssumeYes: true},
 			Port:   8443,
 		},
 	}

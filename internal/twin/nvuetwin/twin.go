@@ -72,6 +72,9 @@ type Twin struct {
 
 	// counters are the ports' operational QoS counters (counters.go), made on first use.
 	counters map[string]*portCounters
+	// handEdited are files NVUE manages that someone edited outside NVUE (EditByHand),
+	// which the next apply prompts about (prompt.go).
+	handEdited []string
 
 	srv  *http.Server
 	addr string
@@ -353,7 +356,7 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 		case faultHang:
 			rev.state = "apply"
 		default:
-			t.apply(rev, body.AutoPrompt["ays"] == "ays_yes")
+			t.apply(rev, body.AutoPrompt["ays"])
 			if fault == faultIssue && strings.HasPrefix(rev.state, "applied") {
 				rev.issues = append(rev.issues, issue{Code: "apply_error", Message: "switchd could not program one of the ports", Severity: "error", Data: map[string]any{}})
 			}
@@ -385,8 +388,9 @@ func (t *Twin) deleted(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, map[string]any{})
 }
 
-// apply validates the revision and applies it whole, or not at all.
-func (t *Twin) apply(rev *revision, ays bool) {
+// apply validates the revision and applies it whole, or not at all; ays is the answer given
+// ahead to a prompt ("ays_yes", "ays_no", or "" for none).
+func (t *Twin) apply(rev *revision, ays string) {
 	if equalTrees(rev.config, t.applied) {
 		rev.state, rev.progress = "applied", ""
 		rev.issues = []issue{{Code: "no_config_diff", Message: "config apply executed with no config diff", Severity: "info", Data: map[string]any{}}}
@@ -396,10 +400,7 @@ func (t *Twin) apply(rev *revision, ays bool) {
 		rev.state, rev.progress, rev.issues = "invalid", "Invalid config", problems
 		return
 	}
-	// QoS changes restart switchd, which NVUE asks about; without the answer the apply aborts.
-	if !equalTrees(nvue.Object(rev.config, "qos"), nvue.Object(t.applied, "qos")) && !ays {
-		rev.state, rev.progress = "ays_fail", "Aborted apply after warnings"
-		rev.issues = []issue{{Code: "client_timeout", Message: "Timeout while waiting for client response", Severity: "error", Data: map[string]any{}}}
+	if !t.prompt(rev, ays) {
 		return
 	}
 	t.applied = nvue.Clone(rev.config)

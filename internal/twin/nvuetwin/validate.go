@@ -12,14 +12,15 @@ import (
 )
 
 // validate checks a revision's QoS and interface configuration as an apply does, with the keys,
-// values and ranges of the NVUE command reference (nvue-reference Set-and-Unset-Commands/QoS)
-// and the 5.14 QoS guide's rules (DWRR shares at most 100 %, one lossless traffic pool, a
-// switch priority in one pool, traffic pools at most 100 % together, egress-queue-mapping only
-// in default-global, profiles bound to interfaces must exist). A problem becomes an issue
-// "config_invalid" at its location, as NVUE reports them.
+// values and ranges of the NVUE command reference (nvue-reference Set-and-Unset-Commands/QoS),
+// the 5.14 QoS guide's rules (DWRR shares at most 100 %, a switch priority in one pool,
+// traffic pools at most 100 % together, egress-queue-mapping only in default-global, profiles
+// bound to interfaces must exist) and the rules between objects of the 5.3 OpenAPI spec
+// (rules.go). A problem becomes an issue "config_invalid" at its location, as NVUE reports them.
 func validate(cfg nvue.Tree, minor int, hw nvue.Tree) []issue {
 	v := &validator{minor: minor}
 	v.qos(nvue.Object(cfg, "qos"))
+	v.crossRules(nvue.Object(cfg, "qos"))
 	v.interfaces(nvue.Object(cfg, "interface"), nvue.Object(cfg, "qos"), hw)
 	return v.issues
 }
@@ -169,10 +170,14 @@ func (v *validator) qos(q nvue.Tree) {
 			}
 			em := v.object(l, e)
 			v.keys(l, em, "mode", "bw-percent")
-			v.enum(l+".mode", em["mode"], "dwrr", "strict")
+			if _, ok := em["mode"]; !ok {
+				v.fail(l, "%s", errETSMode)
+			} else {
+				v.enum(l+".mode", em["mode"], "dwrr", "strict")
+			}
 			if x, ok := em["bw-percent"]; ok {
-				if em["mode"] == "strict" {
-					v.fail(l+".bw-percent", "a strict traffic class has no bandwidth share")
+				if em["mode"] != "dwrr" {
+					v.fail(l, "%s", errETSBandwidth)
 				} else if f, ok := v.integer(l+".bw-percent", x, 1, 100); ok {
 					total += f
 				}
@@ -244,7 +249,7 @@ func (v *validator) qos(q nvue.Tree) {
 var trafficPools = []string{"default-lossy", "default-lossless", "mc-lossy", "roce-lossy", "roce-lossless"}
 
 func (v *validator) trafficPools(pools nvue.Tree) {
-	total, lossless := 0.0, 0
+	total := 0.0
 	owner := map[string]string{}
 	for _, name := range sortedKeys(pools) {
 		loc := "qos.traffic-pool." + name
@@ -254,17 +259,13 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 		}
 		m := v.object(loc, pools[name])
 		v.keys(loc, m, "memory-percent", "switch-priority")
-		if strings.HasSuffix(name, "-lossless") {
-			lossless++
-			// Which priorities are lossless comes from the PFC profiles: NVIDIA's examples give
-			// a lossless pool memory only (5.14 QoS guide, Flow Control Buffers; RoCE guide,
-			// Change RoCE Configuration), and a switch refuses its priorities with this text.
-			if len(nvue.Object(m, "switch-priority")) > 0 {
-				v.fail(loc+".switch-priority", "%s pool does not require switch-priority to be configured", name)
+		// Which priorities are lossless comes from the PFC profiles: a lossless pool gets
+		// memory only (rules.go; 5.14 QoS guide, Flow Control Buffers).
+		v.poolRules(loc, name, m)
+		if x, ok := m["memory-percent"]; ok {
+			if f, ok := v.integer(loc+".memory-percent", x, 0, 100); ok {
+				total += f
 			}
-		}
-		if f, ok := v.integer(loc+".memory-percent", m["memory-percent"], 0, 100); ok {
-			total += f
 		}
 		for _, k := range sortedKeys(nvue.Object(m, "switch-priority")) {
 			if !v.member(loc+".switch-priority."+k, k, 7) {
@@ -278,9 +279,6 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 	}
 	if total > 100 {
 		v.fail("qos.traffic-pool", "the traffic pools take %v %% of the memory together, more than 100 %%", total)
-	}
-	if lossless > 1 {
-		v.fail("qos.traffic-pool", "only one lossless traffic pool can exist")
 	}
 }
 
@@ -310,6 +308,7 @@ func (v *validator) interfaces(ifaces, q, hw nvue.Tree) {
 			v.fail(loc+".qos", "QoS profiles apply to switch ports (swp) only")
 		}
 		v.keys(loc+".qos", qos, append(slices.Clone(boundFeatures), "pfc-watchdog")...)
+		v.portFlowControl(loc, qos)
 		for _, f := range boundFeatures {
 			b := nvue.Object(qos, f)
 			if b == nil {
