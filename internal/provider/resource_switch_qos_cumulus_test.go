@@ -168,7 +168,7 @@ func TestSwitchQoSCumulusRefusals(t *testing.T) {
   ports = ["swp1"]`, `(?s)sonic_release "202411": os is "cumulus"`},
 		{`address = %q
   os = "junos"
-  ports = ["swp1"]`, `(?s)os is "junos"; use "sonic"`},
+  ports = ["swp1"]`, `(?s)os is "junos"; use one of "cumulus" or "sonic"`},
 	} {
 		resource.UnitTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,

@@ -53,20 +53,19 @@ func switchQoSSchema() schema.Schema {
 				MarkdownDescription: "Operating system of the switch: " + driverList() + ".",
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"name": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(switchcfg.DefaultName),
-				MarkdownDescription: "Prefix of the CONFIG_DB objects this resource owns: maps `<name>`, schedulers `<name>_RDMA` and `<name>_CNP`, WRED profile `<name>_LOSSLESS` (202511+). Two resources on one switch need different names.",
+				MarkdownDescription: landing("name", "Name of the objects this resource owns on the switch. Two resources on one switch need different names."),
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()}},
 			"ports": schema.ListAttribute{Required: true, ElementType: types.StringType,
-				MarkdownDescription: "Ports that carry RoCE traffic (`Ethernet0`, `Ethernet8`, ...). Each gets `PORT_QOS_MAP|<port>` maps and `pfc_enable`, `QUEUE|<port>|<priority>` scheduler and WRED profile, and its `CABLE_LENGTH` entry."},
+				MarkdownDescription: landing("ports", "Ports that carry RoCE traffic, named as the switch's operating system names them.")},
 			"cable_length_m": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(5),
-				MarkdownDescription: "Cable length of the ports in metres, written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed. " +
-					"In the traditional buffer model the length must have a row in the SKU's `pg_profile_lookup.ini` (SN5600: 5, 40 or 300): other lengths are refused at plan, because the switch would build no lossless priority group. 0 is always refused."},
+				MarkdownDescription: landing("cable_length_m", "Cable length of the ports in metres, from which the switch sizes the lossless headroom.")},
 			"port_speed_gbps": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "Port speed in Gb/s used for the headroom and capacity checks: " + speedList() + ". By default each port's speed is read from `PORT|<port>`."},
+				MarkdownDescription: "Port speed in Gb/s used for the headroom and capacity checks: " + speedList() + ". By default each port's speed is read from the switch."},
 			"sonic_release": schema.StringAttribute{Optional: true,
 				MarkdownDescription: "SONiC release branch (`202411`, `202505`, `202511`, ... or `master`) whose GCU allowlist applies. By default it is read from `VERSIONS|DATABASE`."},
 			"rdma": schema.SingleNestedAttribute{Optional: true, Computed: true,
 				Default:             objectdefault.StaticValue(types.ObjectValueMust(rdmaAttrTypes, map[string]attr.Value{"dscp": int64List([]int{fabric.DefaultRDMADSCP}), "priority": types.Int64Value(fabric.DefaultRDMAPriority)})),
-				MarkdownDescription: "The lossless RDMA class: its DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`, and `priority` is the PFC-enabled, ECN-marked traffic class.",
+				MarkdownDescription: landing("rdma", "The lossless RDMA class: its DSCP values map to `priority`, the PFC-enabled, ECN-marked traffic class."),
 				Attributes: map[string]schema.Attribute{
 					"dscp": schema.ListAttribute{Optional: true, Computed: true, ElementType: types.Int64Type,
 						Default:             listdefault.StaticValue(int64List([]int{fabric.DefaultRDMADSCP})),
@@ -84,17 +83,17 @@ func switchQoSSchema() schema.Schema {
 						MarkdownDescription: "Traffic class of CNPs (the NIC's `cnp_802p_prio`). Default `6`."},
 				}},
 			"ecn": schema.SingleNestedAttribute{Required: true,
-				MarkdownDescription: "ECN marking of the RDMA queue, in bytes of queue depth. On SONiC before 202511 GCU lets gNMI change only the green thresholds of the stock `AZURE_LOSSLESS` WRED profile, so the provider tunes that profile in place; from 202511 it owns `WRED_PROFILE|<name>_LOSSLESS` (`ecn = ecn_all`, WRED drop off).",
+				MarkdownDescription: landing("ecn", "ECN marking of the RDMA queue, in bytes of queue depth."),
 				Attributes: map[string]schema.Attribute{
 					"min_threshold_bytes": schema.Int64Attribute{Required: true,
-						MarkdownDescription: "`green_min_threshold`: marking starts here (80-120 KB is the usual range at 400G)."},
+						MarkdownDescription: "Marking starts here (80-120 KB is the usual range at 400G)."},
 					"max_threshold_bytes": schema.Int64Attribute{Required: true,
-						MarkdownDescription: "`green_max_threshold`: marking probability reaches `mark_probability_percent` here. Must be above the minimum and at most the PFC pause threshold."},
+						MarkdownDescription: "Marking probability reaches `mark_probability_percent` here. Must be above the minimum and at most the PFC pause threshold."},
 					"mark_probability_percent": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultMarkProbabilityPercent),
-						MarkdownDescription: "`green_drop_probability`, 1-100. Default `100`."},
+						MarkdownDescription: "Marking probability at the maximum, 1-100. Default `100`."},
 				}},
 			"pfc": schema.SingleNestedAttribute{Required: true,
-				MarkdownDescription: "The PFC side of the thresholds rule. SONiC on Spectrum has no byte knob for the pause point: buffermgrd derives the lossless profile (xon, xoff, size, `dynamic_th`) from speed and `CABLE_LENGTH`, and the provider leaves `BUFFER_PG`/`BUFFER_PROFILE` to it. `pause_threshold_bytes` is the pause point you design for: it is checked against the ECN thresholds (ratio window) and, with the computed headroom, against the platform's ingress lossless pool.",
+				MarkdownDescription: landing("pfc", "The PFC side of the thresholds rule. `pause_threshold_bytes` is the pause point you design for: it is checked against the ECN thresholds (ratio window) and, with the computed headroom, against the platform's ingress lossless pool; no switch stores it."),
 				Attributes: map[string]schema.Attribute{
 					"pause_threshold_bytes": schema.Int64Attribute{Required: true,
 						MarkdownDescription: "Designed PFC pause threshold in bytes: at least `ecn.max_threshold_bytes`, and between `ratio_min` and `ratio_max` times `ecn.min_threshold_bytes`."},
@@ -105,15 +104,15 @@ func switchQoSSchema() schema.Schema {
 					"ratio_target": schema.Float64Attribute{Optional: true, Computed: true, Default: float64default.StaticFloat64(2.5),
 						MarkdownDescription: "Recommended ratio; a plan warns when the ratio is more than 0.25 away. Default `2.5`."},
 				}},
-			"rdma_scheduler": schedulerSchema("RDMA queue (`SCHEDULER|<name>_RDMA`). NVIDIA's RoCE default is DWRR with weight 50; strict priority can starve other classes and draws a warning.", switchcfg.SchedulerDWRR, defaultRDMAWeight),
-			"cnp_scheduler":  schedulerSchema("CNP queue (`SCHEDULER|<name>_CNP`). Strict by default, so congestion notifications are never queued behind data.", switchcfg.SchedulerStrict, 0),
+			"rdma_scheduler": schedulerSchema(landing("rdma_scheduler", "RDMA queue. NVIDIA's RoCE default is DWRR with weight 50; strict priority can starve other classes and draws a warning."), switchcfg.SchedulerDWRR, defaultRDMAWeight),
+			"cnp_scheduler":  schedulerSchema(landing("cnp_scheduler", "CNP queue. Strict by default, so congestion notifications are never queued behind data."), switchcfg.SchedulerStrict, 0),
 			"pfc_watchdog": schema.SingleNestedAttribute{Optional: true,
-				MarkdownDescription: "SONiC's PFC watchdog on the RDMA priority (`PFC_WD|<port>`, `pfcwd_sw_enable`). Left as it is when unset.",
+				MarkdownDescription: landing("pfc_watchdog", "The PFC watchdog on the RDMA priority. Left as it is when unset."),
 				Attributes: map[string]schema.Attribute{
 					"action": schema.StringAttribute{Optional: true, Computed: true, Default: stringdefault.StaticString(defaultWatchdogAction),
 						MarkdownDescription: "`drop`, `forward` or `alert` when a queue is stuck in PFC storm. Default `drop`."},
 					"detection_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultWatchdogTimeMs),
-						MarkdownDescription: "Storm detection time, 100-5000 ms and at least the switch's watchdog poll interval (`PFC_WD|GLOBAL POLL_INTERVAL`, checked at plan). Default `200`."},
+						MarkdownDescription: "Storm detection time, 100-5000 ms and at least the switch's watchdog poll interval. Default `200`."},
 					"restoration_time_ms": schema.Int64Attribute{Optional: true, Computed: true, Default: int64default.StaticInt64(defaultWatchdogTimeMs),
 						MarkdownDescription: "Time before the queue is restored, 100-60000 ms and at least the switch's watchdog poll interval. Default `200`."},
 				}},
@@ -122,18 +121,18 @@ func switchQoSSchema() schema.Schema {
 				MarkdownDescription: "Credentials for this Cumulus switch only (`os = \"cumulus\"`), overriding the provider's `nvue` settings attribute by attribute.",
 				Attributes:          resourceLoginAttrs(nvueLoginAttrs)},
 			"headroom": schema.SingleNestedAttribute{Computed: true,
-				MarkdownDescription: "Lossless headroom SONiC reserves per port for the RDMA priority (the fastest listed port): in the traditional buffer model the SKU's `pg_profile_lookup.ini` row for the speed and `cable_length_m`, which buffermgrd copies into the profile; in the dynamic model (`DEVICE_METADATA|localhost` `buffer_model = dynamic`) what buffermgrdyn's Mellanox script computes from the port's speed, MTU and lanes, `cable_length_m`, the switch's `LOSSLESS_TRAFFIC_PATTERN` and shared headroom pool, by release (the 2 KiB reduced-pattern compensation only after 202511), and writes to APPL_DB. For an SKU the provider has no table for, the Spectrum-4 formula with the worst-case pattern, what `provider::roce::pfc_headroom` returns. After an apply the provider reads the switch's lossless groups back and fails, naming the port, when one is missing.",
+				MarkdownDescription: landing("headroom", "Lossless headroom the switch reserves per port for the RDMA priority (the fastest listed port)."),
 				Attributes: map[string]schema.Attribute{
 					"xon_bytes":  schema.Int64Attribute{Computed: true, MarkdownDescription: "Resume hysteresis."},
 					"xoff_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Bytes still arriving after PAUSE is sent."},
 					"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Reservation per port."},
 				}},
 			"planned_operations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "CONFIG_DB operations of the change being planned, one readable line each (`update CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`); once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back. A last line starting `shared:` names what an operation changes beyond this resource: before 202511 the ECN thresholds go into the stock `AZURE_LOSSLESS` WRED profile, and the line counts and names the other queues bound to it."},
+				MarkdownDescription: landing("planned_operations", "Operations of the change being planned, one readable line each; once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back.")},
 			"in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the switch held exactly this configuration at the last refresh. An out-of-band change makes it `false`, and the next plan updates the resource."},
 			"restore_point": schema.MapAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: "What destroy puts back: the value each shared setting had before this resource first changed it (`TABLE|KEY|field` on SONiC, the NVUE path on Cumulus, the value as the switch held it; a setting that did not exist is absent). It is recorded before the transaction is sent, and kept in state even when an apply fails after the switch may have received it, so a tainted resource's replacement and destroy still restore the switch. Empty after an import: destroy then restores the switch's stock settings."},
+				MarkdownDescription: landing("restore_point", "What destroy puts back: the value each shared setting had before this resource first changed it, as the switch held it (a setting that did not exist is absent). It is recorded before the transaction is sent, and kept in state even when an apply fails after the switch may have received it, so a tainted resource's replacement and destroy still restore the switch. Empty after an import: destroy then restores the switch's stock settings.")},
 		},
 	}
 }
@@ -174,6 +173,28 @@ func driverList() string {
 	for _, d := range drivers.All() {
 		a := d.About()
 		parts = append(parts, fmt.Sprintf("`%s` (%s, over the provider's `%s` settings; ports such as `%s`)", a.OS, a.Name, a.Transport, a.PortExample))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// landing is an attribute's description: what it is, then where each switch driver puts it.
+func landing(attr, what string) string {
+	parts := []string{what}
+	for _, d := range drivers.All() {
+		a := d.About()
+		if text := a.Lands[attr]; text != "" {
+			parts = append(parts, fmt.Sprintf("On %s: %s", a.Name, text))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// driverNames lists each switch operating system and its transport: "SONiC over gnmi, ...".
+func driverNames() string {
+	var parts []string
+	for _, d := range drivers.All() {
+		a := d.About()
+		parts = append(parts, fmt.Sprintf("%s over %s", a.Name, a.Transport))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -110,7 +110,7 @@ func describe(text, env, def string) string {
 
 func providerSchema() schema.Schema {
 	return schema.Schema{
-		MarkdownDescription: "The `roce` provider programs NVIDIA Spectrum-4 switches over gNMI (SONiC CONFIG_DB) " +
+		MarkdownDescription: "The `roce` provider programs NVIDIA Spectrum-4 switches (" + driverNames() + ") " +
 			"and bootstraps ConnectX-7/8 GPU hosts over SSH so that GPUDirect RDMA over RoCEv2 is lossless and " +
 			"consistent end to end. One provider configuration carries the credentials for a whole cluster; each " +
 			"resource names its own target (switch or host address), and connections are pooled per target.",

@@ -48,6 +48,9 @@ type About struct {
 	CounterReads string
 	// PortExample is a port name of the OS: "Ethernet0".
 	PortExample string
+	// Lands says, by the switch resource's attribute path ("ecn", "pfc_watchdog"), where the
+	// value lands on this OS and what the OS derives from it, for the attribute's docs.
+	Lands map[string]string
 }
 
 // Transport is the protocol a driver speaks to a switch.

@@ -29,8 +29,27 @@ func (Driver) About() switchcfg.About {
 			"congestion-control) bound to the ports, the `default-lossless` traffic pool gets half the buffer memory for the PFC " +
 			"profile's priority, and every apply is one NVUE revision, saved where auto-save is off.",
 		Reads: "nvue read of the applied configuration", Writes: "nvue revision applied", ReadCall: "GET", WriteCall: "revision",
-		CounterReads: "the QoS counters over NVUE", PortExample: "swp1",
+		CounterReads: "the QoS counters over NVUE", PortExample: "swp1", Lands: lands,
 	}
+}
+
+// lands are the NVUE objects each attribute of roce_switch_qos becomes (desired.go).
+var lands = map[string]string{
+	"name":           "Name of the NVUE profiles: `qos mapping`, `egress-scheduler`, `pfc` and `congestion-control` `<name>`.",
+	"ports":          "Each port is bound to the four profiles (`interface <port> qos <object> profile <name>`); its speed is read from the operational state.",
+	"cable_length_m": "The PFC profile's `cable-length` (1 to 100000 m), from which Cumulus sizes the headroom itself.",
+	"rdma": "The mapping profile trusts `l3` and maps every DSCP: these to `priority`, the CNP's to its priority, the rest to 0; " +
+		"switch priority n goes to traffic class n in the shared `egress-queue-mapping default-global`.",
+	"ecn": "The congestion-control profile's traffic class `priority`: `min-threshold`, `max-threshold`, `probability`, ECN on, RED off; traffic class 0 keeps " +
+		"Cumulus' default band (150000 to 1500000 bytes), which the profile would otherwise drop.",
+	"pfc":            "The PFC profile enables `tx` and `rx` on `priority`, and the `default-lossless` traffic pool gets half the buffer memory.",
+	"rdma_scheduler": "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
+	"cnp_scheduler":  "The egress-scheduler profile's CNP traffic class.",
+	"pfc_watchdog": "Switched on per port (`interface <port> qos pfc-watchdog state enable`); Cumulus detects a storm after its own robustness x polling-interval and restores by itself, " +
+		"so `action` and the times are not written (a plan warns).",
+	"headroom":           "The Spectrum-4 formula with the worst-case pattern for the fastest port: Cumulus sizes the headroom itself from the PFC cable-length.",
+	"planned_operations": "NVUE settings of one revision, one line each (`set qos/pfc/ROCE/cable-length = 5`, `unset ...`); the removals and the sets are two PATCHes of that revision.",
+	"restore_point":      "Keys are NVUE paths (`qos/traffic-pool/default-lossy/memory-percent`).",
 }
 
 // CheckPort refuses what is not a switch port name.

@@ -63,10 +63,20 @@ func OSes() []string {
 	return out
 }
 
-// All are the registered drivers, by OS.
+// All are the registered drivers: the default one first, then by OS.
 func All() []switchcfg.Driver {
 	var out []switchcfg.Driver
-	for _, os := range OSes() {
+	oses := OSes()
+	slices.SortStableFunc(oses, func(a, b string) int {
+		switch {
+		case a == Default:
+			return -1
+		case b == Default:
+			return 1
+		}
+		return 0
+	})
+	for _, os := range oses {
 		d, _ := Lookup(os)
 		out = append(out, d)
 	}

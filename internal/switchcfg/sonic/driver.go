@@ -31,8 +31,32 @@ func (Driver) About() switchcfg.About {
 			"profile, all named after `name`, the listed ports pointed at them, `pfc_enable`, `CABLE_LENGTH` and the PFC " +
 			"watchdog; the buffer manager derives the lossless priority groups, which the provider reads back.",
 		Reads: "gnmi read of CONFIG_DB", Writes: "gnmi write of CONFIG_DB", ReadCall: "Get", WriteCall: "Set",
-		CounterReads: "COUNTERS_DB over gNMI", PortExample: "Ethernet0",
+		CounterReads: "COUNTERS_DB over gNMI", PortExample: "Ethernet0", Lands: lands,
 	}
+}
+
+// lands are the CONFIG_DB entries each attribute of roce_switch_qos becomes.
+var lands = map[string]string{
+	"name": "Prefix of the CONFIG_DB objects: maps `<name>`, schedulers `<name>_RDMA` and `<name>_CNP`, WRED profile `<name>_LOSSLESS` (202511+).",
+	"ports": "Each port gets `PORT_QOS_MAP|<port>` maps and `pfc_enable`, `QUEUE|<port>|<priority>` scheduler and WRED profile, and its `CABLE_LENGTH` entry; " +
+		"its speed is read from `PORT|<port>`.",
+	"cable_length_m": "Written to `CABLE_LENGTH|AZURE`; SONiC's buffer manager sizes the lossless headroom from it and the port speed. " +
+		"In the traditional buffer model the length must have a row in the SKU's `pg_profile_lookup.ini` (SN5600: 5, 40 or 300): other lengths are refused at plan, because the switch would build no lossless priority group. 0 is always refused.",
+	"rdma": "The DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`.",
+	"ecn": "Before 202511 GCU lets gNMI change only the green thresholds of the stock `AZURE_LOSSLESS` WRED profile, so the provider tunes that profile in place; " +
+		"from 202511 it owns `WRED_PROFILE|<name>_LOSSLESS` (`ecn = ecn_all`, WRED drop off): `green_min_threshold`, `green_max_threshold`, `green_drop_probability`.",
+	"pfc":            "SONiC on Spectrum has no byte knob for the pause point: buffermgrd derives the lossless profile (xon, xoff, size, `dynamic_th`) from speed and `CABLE_LENGTH`, and the provider leaves `BUFFER_PG`/`BUFFER_PROFILE` to it.",
+	"rdma_scheduler": "`SCHEDULER|<name>_RDMA`.",
+	"cnp_scheduler":  "`SCHEDULER|<name>_CNP`.",
+	"pfc_watchdog":   "SONiC's PFC watchdog on the RDMA priority (`PFC_WD|<port>`, `pfcwd_sw_enable`); its times must be at least the switch's poll interval (`PFC_WD|GLOBAL POLL_INTERVAL`, checked at plan).",
+	"headroom": "In the traditional buffer model the SKU's `pg_profile_lookup.ini` row for the speed and `cable_length_m`, which buffermgrd copies into the profile; " +
+		"in the dynamic model (`DEVICE_METADATA|localhost` `buffer_model = dynamic`) what buffermgrdyn's Mellanox script computes from the port's speed, MTU and lanes, `cable_length_m`, " +
+		"the switch's `LOSSLESS_TRAFFIC_PATTERN` and shared headroom pool, by release (the 2 KiB reduced-pattern compensation only after 202511), and writes to APPL_DB. " +
+		"For an SKU the provider has no table for, the Spectrum-4 formula with the worst-case pattern, what `provider::roce::pfc_headroom` returns. " +
+		"After an apply the provider reads the switch's lossless priority groups back and fails, naming the port, when one is missing.",
+	"planned_operations": "CONFIG_DB operations, one SetRequest (`update CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`). A last line starting `shared:` names what an operation " +
+		"changes beyond this resource: before 202511 the ECN thresholds go into the stock `AZURE_LOSSLESS` WRED profile, and the line counts and names the other queues bound to it.",
+	"restore_point": "Keys are `TABLE|KEY|field`.",
 }
 
 // CheckPort refuses what is not a front-panel port name.
