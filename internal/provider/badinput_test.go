@@ -416,6 +416,12 @@ ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
 		summary: "Value Out of Range", detail: "interval_seconds is 0; the samples are 1-600 seconds apart"},
 	{where: "roce_fabric_health", attr: "hosts[1]", hcl: `hosts = ["192.0.2.20", "192.0.2.20"]`,
 		summary: "Duplicate Address", detail: `hosts[0] and hosts[1] are both "192.0.2.20"`},
+	{where: "roce_fabric_health", attr: "switches[1]", hcl: `switches = ["192.0.2.1", { address = "192.0.2.1", os = "sonic" }]`,
+		summary: "Duplicate Address", detail: `switches[0] and switches[1] are both "192.0.2.1"`},
+	{where: "roce_fabric_health", attr: "switches[0].os", hcl: `switches = [{ address = "192.0.2.1", os = "junos" }]`,
+		summary: "Unknown Switch Operating System", detail: `switches[0]: no driver for the switch operating system "junos": use one of "cumulus" or "sonic"`},
+	{where: "roce_fabric_health", attr: "switches[0]", hcl: `switches = [{ os = "sonic" }]`,
+		summary: "Switch Without Address", detail: "switches[0] has no address"},
 	{where: "roce_fabric_health", attr: "switches", hcl: `switches = []
 hosts    = []`,
 		summary: "Nothing to Sample", detail: "switches, cumulus_switches and hosts are all empty or unset"},
@@ -973,7 +979,23 @@ func tfValue(v any, typ tftypes.Type) (tftypes.Value, error) {
 	if v == nil {
 		return tftypes.NewValue(typ, nil), nil
 	}
+	if typ.Is(tftypes.DynamicPseudoType) {
+		// A dynamic attribute takes the value with the type HCL gives it: a tuple for [...],
+		// an object for {...}.
+		typ = hclType(v)
+	}
 	switch tt := typ.(type) {
+	case tftypes.Tuple:
+		items := v.([]any)
+		elems := make([]tftypes.Value, len(items))
+		for i, item := range items {
+			e, err := tfValue(item, tt.ElementTypes[i])
+			if err != nil {
+				return tftypes.Value{}, fmt.Errorf("[%d]: %w", i, err)
+			}
+			elems[i] = e
+		}
+		return tftypes.NewValue(typ, elems), nil
 	case tftypes.List:
 		items, ok := v.([]any)
 		if !ok {
@@ -1041,6 +1063,29 @@ func tfValue(v any, typ tftypes.Type) (tftypes.Value, error) {
 		}
 	}
 	return tftypes.Value{}, fmt.Errorf("%v does not fit %s", v, typ)
+}
+
+// hclType is the type HCL gives a literal value.
+func hclType(v any) tftypes.Type {
+	switch v := v.(type) {
+	case []any:
+		elems := make([]tftypes.Type, len(v))
+		for i, item := range v {
+			elems[i] = hclType(item)
+		}
+		return tftypes.Tuple{ElementTypes: elems}
+	case map[string]any:
+		attrs := map[string]tftypes.Type{}
+		for k, item := range v {
+			attrs[k] = hclType(item)
+		}
+		return tftypes.Object{AttributeTypes: attrs}
+	case bool:
+		return tftypes.Bool
+	case hclNumber:
+		return tftypes.Number
+	}
+	return tftypes.String
 }
 
 // hclReader reads the HCL the table is written in: attribute assignments whose values are

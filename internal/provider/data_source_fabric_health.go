@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +19,10 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 	"github.com/clusterbid/terraform-provider-roce/internal/telemetry"
 )
 
@@ -36,7 +38,7 @@ type fabricHealthDataSource struct {
 }
 
 type fabricHealthModel struct {
-	Switches        types.List         `tfsdk:"switches"`
+	Switches        types.Dynamic      `tfsdk:"switches"`
 	CumulusSwitches types.List         `tfsdk:"cumulus_switches"`
 	Hosts           types.List         `tfsdk:"hosts"`
 	Priority        types.Int64        `tfsdk:"priority"`
@@ -106,12 +108,12 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off) and RDMA retransmissions. " +
 			"Sample while traffic runs; use `ok` or `failures` in a `check` block or a postcondition.",
 		Attributes: map[string]schema.Attribute{
-			"switches": schema.ListAttribute{Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "gNMI addresses of the SONiC switches, reached with the provider's `gnmi` settings."},
+			"switches": schema.DynamicAttribute{Optional: true,
+				MarkdownDescription: "The switches to sample, a list of `{ address, os }`: `os` as in `roce_switch_qos` (" + driverList() + "; default `" + drivers.Default + "`), " +
+					"each switch reached with the provider's settings for its transport. A list of plain addresses is read as switches of the default `os` (the form before `os` existed)."},
 			"cumulus_switches": schema.ListAttribute{Optional: true, ElementType: types.StringType,
-				MarkdownDescription: "NVUE addresses of the Cumulus Linux switches, reached with the provider's `nvue` settings: per port, " +
-					"`counters/qos` (PFC frames per switch priority, egress queue and ingress buffer counters) and `qos/pfc-watchdog` " +
-					"at the operational revision."},
+				DeprecationMessage:  "Use switches = [{ address = \"...\", os = \"cumulus\" }] instead.",
+				MarkdownDescription: "NVUE addresses of Cumulus Linux switches: the same as `switches` entries with `os = \"cumulus\"`."},
 			"hosts": schema.ListAttribute{Optional: true, ElementType: types.StringType,
 				MarkdownDescription: "SSH addresses of the hosts, reached with the provider's `ssh` settings."},
 			"priority": schema.Int64Attribute{Optional: true,
@@ -162,11 +164,13 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	switches, cumulus, hosts := knownStrings(m.Switches), knownStrings(m.CumulusSwitches), knownStrings(m.Hosts)
+	switches, diags := m.switchEntries()
+	resp.Diagnostics.Append(diags...)
+	hosts := knownStrings(m.Hosts)
 	// Known to be empty: every list unset or empty, and one of them set (when all are unset,
 	// Read says so).
 	lists := []attr.Value{m.Switches, m.CumulusSwitches, m.Hosts}
-	if len(switches)+len(cumulus)+len(hosts) == 0 && !slices.ContainsFunc(lists, attr.Value.IsUnknown) && slices.ContainsFunc(lists, isSet) {
+	if len(switches)+len(hosts) == 0 && !slices.ContainsFunc(lists, attr.Value.IsUnknown) && !m.Switches.IsUnderlyingValueUnknown() && slices.ContainsFunc(lists, isSet) {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
 			nothingToSample+" are all empty or unset: "+listTargets)
 	}
@@ -178,19 +182,117 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 		resp.Diagnostics.AddAttributeError(path.Root("interval_seconds"), "Value Out of Range",
 			fmt.Sprintf("interval_seconds is %d; the samples are 1-%d seconds apart: set a few seconds while traffic runs (10 is the default).", v.ValueInt64(), maxHealthInterval))
 	}
-	for attr, list := range map[string][]types.String{"switches": switches, "cumulus_switches": cumulus, "hosts": hosts} {
-		seen := map[string]int{}
-		for i, v := range list {
+	seen := map[string]string{}
+	for _, e := range switches {
+		if j, dup := seen[e.address]; dup {
+			resp.Diagnostics.AddAttributeError(e.at, "Duplicate Address",
+				fmt.Sprintf("%s and %s are both %q: list each target once, or its counters count twice.", j, e.name, e.address))
+		}
+		seen[e.address] = e.name
+	}
+	seen = map[string]string{}
+	for i, v := range hosts {
+		name := fmt.Sprintf("hosts[%d]", i)
+		if !isSet(v) {
+			continue
+		}
+		if j, dup := seen[v.ValueString()]; dup {
+			resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(i), "Duplicate Address",
+				fmt.Sprintf("%s and %s are both %q: list each target once, or its counters count twice.", j, name, v.ValueString()))
+		}
+		seen[v.ValueString()] = name
+	}
+}
+
+// switchEntry is one switch to sample: where the configuration lists it, its address and OS.
+type switchEntry struct {
+	at          path.Path
+	name        string // switches[1], for text
+	address, os string
+}
+
+// switchEntries are the known entries of switches and cumulus_switches. switches holds
+// objects { address, os } or, in the form before os, plain addresses of the default OS; an
+// entry that is neither, or names an OS without a driver, is refused. Unknown entries (a
+// module's input at validate time) are left out.
+func (m fabricHealthModel) switchEntries() ([]switchEntry, diag.Diagnostics) {
+	var out []switchEntry
+	var diags diag.Diagnostics
+	elems, ok := dynamicElements(m.Switches)
+	if !ok {
+		diags.AddAttributeError(path.Root("switches"), "Invalid Switch List",
+			fmt.Sprintf("switches is %s; give a list: [{ address = \"leaf1:8080\", os = \"%s\" }, ...].", m.Switches.UnderlyingValue().Type(context.Background()), drivers.Default))
+	}
+	for i, v := range elems {
+		e := switchEntry{at: path.Root("switches").AtListIndex(i), name: fmt.Sprintf("switches[%d]", i), os: drivers.Default}
+		switch v := v.(type) {
+		case types.String:
 			if !isSet(v) {
 				continue
 			}
-			if j, dup := seen[v.ValueString()]; dup {
-				resp.Diagnostics.AddAttributeError(path.Root(attr).AtListIndex(i), "Duplicate Address",
-					fmt.Sprintf("%s[%d] and %s[%d] are both %q: list each target once, or its counters count twice.", attr, j, attr, i, v.ValueString()))
+			e.address = v.ValueString()
+		case types.Object:
+			if v.IsUnknown() {
+				continue
 			}
-			seen[v.ValueString()] = i
+			attrs := v.Attributes()
+			address, ok := attrs["address"].(types.String)
+			if !ok || address.IsNull() {
+				diags.AddAttributeError(e.at, "Switch Without Address",
+					fmt.Sprintf("%s has no address: write it as { address = \"leaf1:8080\", os = \"%s\" }.", e.name, drivers.Default))
+				continue
+			}
+			if address.IsUnknown() {
+				continue
+			}
+			e.address = address.ValueString()
+			for k := range attrs {
+				if k != "address" && k != "os" {
+					diags.AddAttributeError(e.at.AtName(k), "Unknown Switch Attribute",
+						fmt.Sprintf("%s has %s; a switch entry takes address and os only.", e.name, k))
+				}
+			}
+			if os, ok := attrs["os"].(types.String); ok && !os.IsNull() {
+				if os.IsUnknown() {
+					continue
+				}
+				e.os = os.ValueString()
+			}
+		default:
+			diags.AddAttributeError(e.at, "Invalid Switch Entry",
+				fmt.Sprintf("%s is %s; give { address = \"...\", os = \"...\" } (or a plain address of a %s switch).", e.name, v.Type(context.Background()), drivers.Default))
+			continue
+		}
+		if _, err := switchDriver(e.os); err != nil {
+			diags.AddAttributeError(e.at.AtName("os"), "Unknown Switch Operating System", fmt.Sprintf("%s: %v.", e.name, err))
+			continue
+		}
+		out = append(out, e)
+	}
+	for i, v := range knownStrings(m.CumulusSwitches) {
+		if isSet(v) {
+			out = append(out, switchEntry{at: path.Root("cumulus_switches").AtListIndex(i), name: fmt.Sprintf("cumulus_switches[%d]", i),
+				address: v.ValueString(), os: nvue.OS})
 		}
 	}
+	return out, diags
+}
+
+// dynamicElements are the elements of a dynamic list or tuple, none while it is null or
+// unknown; ok is false when it holds something else.
+func dynamicElements(d types.Dynamic) (elems []attr.Value, ok bool) {
+	if d.IsNull() || d.IsUnknown() || d.IsUnderlyingValueNull() || d.IsUnderlyingValueUnknown() {
+		return nil, true
+	}
+	switch v := d.UnderlyingValue().(type) {
+	case types.Tuple:
+		return v.Elements(), true
+	case types.List:
+		return v.Elements(), true
+	case types.Set:
+		return v.Elements(), true
+	}
+	return nil, false
 }
 
 func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
@@ -199,7 +301,11 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(knownStrings(m.Switches))+len(knownStrings(m.CumulusSwitches))+len(knownStrings(m.Hosts)) == 0 {
+	switches, diags := m.switchEntries()
+	if resp.Diagnostics.Append(diags...); diags.HasError() {
+		return
+	}
+	if len(switches)+len(knownStrings(m.Hosts)) == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
 			nothingToSample+" are all empty or unset: "+listTargets)
 		return
@@ -215,7 +321,7 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if isSet(m.IntervalSeconds) {
 		interval = time.Duration(m.IntervalSeconds.ValueInt64()) * time.Second
 	}
-	s, diags := d.sampler(m, opts.Priority)
+	s, diags := d.sampler(switches, knownStrings(m.Hosts), opts.Priority)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
@@ -223,7 +329,7 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 		if isSet(m.IntervalSeconds) {
 			resp.Diagnostics.AddAttributeWarning(path.Root("interval_seconds"), "Sample Window Lengthened",
 				fmt.Sprintf("interval_seconds is %d, shorter than %s: the samples are taken %s apart, as a shorter window sees no poll or two and misjudges drops, marks and rates. "+
-					"Set interval_seconds to %d or more, or poll faster on the switch (counterpoll queue interval <ms>).", m.IntervalSeconds.ValueInt64(), why, window, int(window.Seconds())))
+					"Set interval_seconds to %d or more, or poll faster on the switch.", m.IntervalSeconds.ValueInt64(), why, window, int(window.Seconds())))
 		}
 		tflog.Debug(ctx, "fabric health window lengthened", map[string]any{"seconds": window.Seconds(), "why": why})
 		interval = window
@@ -248,7 +354,7 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 		resp.Diagnostics.AddWarning("Counters Went Backwards",
 			fmt.Sprintf("%d counters fell between the samples (cleared, or the device or driver restarted); their increase is taken as their later value: %s.", len(delta.Reset), firstOf(delta.Reset, 10)))
 	}
-	fillHealth(&m, delta, verdicts)
+	fillHealth(&m, switches, delta, verdicts)
 	tflog.Debug(ctx, "fabric health judged", map[string]any{"switch_ports": len(delta.Switches), "host_ports": len(delta.Hosts),
 		"seconds": delta.Seconds, "failed": m.Failed.ValueInt64()})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
@@ -261,39 +367,26 @@ type sampler struct {
 	hosts    []hostTarget
 }
 
+// switchTarget is one switch, its driver and the reader of its counters.
 type switchTarget struct {
-	attr    string // switches or cumulus_switches
-	index   int
-	address string
-	read    func(context.Context) ([]health.SwitchPort, error)
-	// what the read is, for errors; advice is what to check when it fails; logged is the
-	// read's log message in the log subsystem (gnmi or nvue), and logFields its fields
-	// beyond the switch, ports and duration.
-	what, advice string
-	subsystem    string
-	logged       string
-	logFields    map[string]any
-	// slowestPoll is how often the switch's slowest flex counter group the verdicts read
-	// polls, and the group; nil where the counters are read live.
-	slowestPoll func(context.Context) (time.Duration, string, error)
+	switchEntry
+	driver switchcfg.Driver
+	reader switchcfg.CounterReader
 }
 
-// window is how far apart the samples must be: interval, or two polls of the slowest
-// counter group of a switch (said in why) when that is longer. A switch whose poll intervals
-// cannot be read keeps interval; its read errors come with the samples.
+// window is how far apart the samples must be: interval, or what a switch's counters need
+// (said in why) when that is longer. A switch whose need cannot be read keeps interval; its
+// read errors come with the samples.
 func (s *sampler) window(ctx context.Context, interval time.Duration) (time.Duration, string) {
 	window, why := interval, ""
 	for _, sw := range s.switches {
-		if sw.slowestPoll == nil {
-			continue
-		}
-		every, group, err := sw.slowestPoll(ctx)
+		need, reason, err := sw.reader.Window(ctx)
 		if err != nil {
-			tflog.Debug(ctx, "flex counter poll intervals unread", map[string]any{"address": sw.address, "error": err.Error()})
+			tflog.Debug(ctx, "switch counter poll intervals unread", map[string]any{"address": sw.address, "error": err.Error()})
 			continue
 		}
-		if 2*every > window {
-			window, why = 2*every, fmt.Sprintf("two polls of the %s counters of %s (every %s, FLEX_COUNTER_TABLE)", group, sw.address, every)
+		if need > window {
+			window, why = need, reason
 		}
 	}
 	return window, why
@@ -302,7 +395,7 @@ func (s *sampler) window(ctx context.Context, interval time.Duration) (time.Dura
 // The Nothing to Sample diagnostic.
 const (
 	nothingToSample = "switches, cumulus_switches and hosts"
-	listTargets     = "list the SONiC switches (gNMI addresses), the Cumulus switches (NVUE addresses) or the hosts (SSH addresses) whose counters should be judged."
+	listTargets     = "list the switches ({ address, os }) or the hosts (SSH addresses) whose counters should be judged."
 )
 
 type hostTarget struct {
@@ -310,45 +403,25 @@ type hostTarget struct {
 	runner host.Runner
 }
 
-func (d *fabricHealthDataSource) sampler(m fabricHealthModel, priority int) (*sampler, diag.Diagnostics) {
+func (d *fabricHealthDataSource) sampler(switches []switchEntry, hosts []types.String, priority int) (*sampler, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	s := &sampler{priority: priority}
-	for i, v := range knownStrings(m.Switches) {
-		cfg, err := d.data.gnmiConfig(v.ValueString(), nil)
+	for _, e := range switches {
+		drv, err := switchDriver(e.os)
 		if err != nil {
-			diags.AddAttributeError(path.Root("switches").AtListIndex(i), "Invalid gNMI Settings",
-				fmt.Sprintf("Switch %q: %v. Fix the address or the provider's gnmi block.", v.ValueString(), err))
+			diags.AddAttributeError(e.at, "Unknown Switch Operating System", err.Error())
 			continue
 		}
-		client, err := d.data.switches.Client(cfg)
+		reader, err := drv.Counters(switchLinks{d: d.data, address: e.address})
 		if err != nil {
-			diags.AddAttributeError(path.Root("switches").AtListIndex(i), "Invalid gNMI Settings",
-				fmt.Sprintf("Switch %s: %v. Fix the provider's gnmi block.", cfg.Address, err))
+			diags.AddAttributeError(e.at, "Invalid Switch Connection Settings",
+				fmt.Sprintf("%s, switch %q: %v. Fix the address or the provider's %s block.", e.name, e.address, err, drv.About().Transport))
 			continue
 		}
-		s.switches = append(s.switches, switchTarget{attr: "switches", index: i, address: cfg.Address, read: func(ctx context.Context) ([]health.SwitchPort, error) {
-			return telemetry.SONiC(ctx, client, cfg.Address, priority, nil)
-		}, what: "COUNTERS_DB over gNMI",
-			advice:    "Check that the switch runs SONiC's gNMI server with COUNTERS_DB reads allowed and that its counters are enabled (counterpoll queue, pg-drop and pfcwd enable).",
-			subsystem: logGNMI, logged: "gnmi read of COUNTERS_DB", logFields: map[string]any{"rpc": "Get", "target": "COUNTERS_DB"},
-			slowestPoll: func(ctx context.Context) (time.Duration, string, error) {
-				return telemetry.SONiCSlowestPoll(ctx, client)
-			}})
+		e.address = d.data.switchAddress(drv, e.address)
+		s.switches = append(s.switches, switchTarget{switchEntry: e, driver: drv, reader: reader})
 	}
-	for i, v := range knownStrings(m.CumulusSwitches) {
-		client, err := d.data.nvueClient(v.ValueString(), nil)
-		if err != nil {
-			diags.AddAttributeError(path.Root("cumulus_switches").AtListIndex(i), "Invalid NVUE Settings",
-				fmt.Sprintf("Switch %q: %v. Fix the address or the provider's nvue block.", v.ValueString(), err))
-			continue
-		}
-		s.switches = append(s.switches, switchTarget{attr: "cumulus_switches", index: i, address: client.Address(), read: func(ctx context.Context) ([]health.SwitchPort, error) {
-			return telemetry.Cumulus(ctx, client, client.Address(), nil)
-		}, what: "the QoS counters over NVUE",
-			advice:    "Check that the switch answers the NVUE REST API (nv set system api state enabled) with the provider's nvue credentials.",
-			subsystem: logNVUE, logged: "nvue read of the QoS counters", logFields: map[string]any{"rpc": "GET", "target": "counters/qos, qos/pfc-watchdog"}})
-	}
-	for i, v := range knownStrings(m.Hosts) {
+	for i, v := range hosts {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
 		client, err := d.data.hostClient(address)
 		if err != nil {
@@ -370,18 +443,19 @@ func (s *sampler) sample(ctx context.Context) (health.Sample, diag.Diagnostics) 
 	for _, t := range s.switches {
 		wg.Go(func() {
 			began := time.Now()
-			ports, err := t.read(ctx)
-			fields := map[string]any{"switch": t.address, "ports": len(ports), "duration_ms": time.Since(began).Milliseconds()}
-			maps.Copy(fields, t.logFields)
+			ports, err := t.reader.Sample(ctx, s.priority)
+			about := t.driver.About()
+			fields := map[string]any{"switch": t.address, "os": about.OS, "ports": len(ports), "duration_ms": time.Since(began).Milliseconds(), "rpc": about.ReadCall}
 			if err != nil {
 				fields["error"] = redact(err.Error())
 			}
-			tflog.SubsystemDebug(subsystem(ctx, t.subsystem), t.subsystem, t.logged, fields)
+			sub := string(about.Transport)
+			tflog.SubsystemDebug(subsystem(ctx, sub), sub, about.CounterReads, fields)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
-				diags.AddAttributeError(path.Root(t.attr).AtListIndex(t.index), "Unable to Read Switch Counters",
-					fmt.Sprintf("Reading %s of %s: %v. %s", t.what, t.address, err, t.advice))
+				diags.AddAttributeError(t.at, "Unable to Read Switch Counters",
+					fmt.Sprintf("Reading the counters of %s (%s): %v. %s", t.address, about.Name, err, t.driver.Remedy(switchcfg.StageCounters, err)))
 				return
 			}
 			out.Switches = append(out.Switches, ports...)
@@ -416,9 +490,12 @@ func sortSample(s *health.Sample) {
 	})
 }
 
-func fillHealth(m *fabricHealthModel, d health.Delta, verdicts []health.Verdict) {
+func fillHealth(m *fabricHealthModel, switches []switchEntry, d health.Delta, verdicts []health.Verdict) {
 	var ids []string
-	for _, v := range slices.Concat(knownStrings(m.Switches), knownStrings(m.CumulusSwitches), knownStrings(m.Hosts)) {
+	for _, e := range switches {
+		ids = append(ids, e.address)
+	}
+	for _, v := range knownStrings(m.Hosts) {
 		ids = append(ids, v.ValueString())
 	}
 	m.ID = types.StringValue(strings.Join(ids, ","))

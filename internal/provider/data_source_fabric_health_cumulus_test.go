@@ -17,7 +17,7 @@ import (
 
 const cumulusHealthConfig = `
 data "roce_fabric_health" "fabric" {
-  cumulus_switches = [%q]
+  switches         = [{ address = %q, os = "cumulus" }]
   interval_seconds = 1
   require_traffic  = false
 }
@@ -93,6 +93,14 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 					resource.TestCheckTypeSetElemNestedAttrs(ds, "checks.*", map[string]string{"check": "pfc_watchdog", "subject": "swp3 queue 3", "pass": "false"}),
 					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{
 						"check": regexp.MustCompile(`^pfc_watchdog$`), "remedy": regexp.MustCompile(`nv show interface swp3 qos pfc-watchdog`)}),
+				),
+			},
+			{
+				// The deprecated list of addresses reads the same switch.
+				Config: strings.Replace(cfg, fmt.Sprintf(`switches         = [{ address = %q, os = "cumulus" }]`, f.addr), fmt.Sprintf(`cumulus_switches = [%q]`, f.addr), 1),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(ds, "switch_ports.#", "8"),
+					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3`)),
 				),
 			},
 		},

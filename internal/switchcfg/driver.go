@@ -44,7 +44,7 @@ type About struct {
 	Reads, Writes string
 	// ReadCall and WriteCall are the protocol calls behind them: "Get", "Set".
 	ReadCall, WriteCall string
-	// CounterReads names one read of the counters in logs and errors.
+	// CounterReads names one read of the counters in logs: "gnmi read of COUNTERS_DB".
 	CounterReads string
 	// PortExample is a port name of the OS: "Ethernet0".
 	PortExample string

@@ -1,7 +1,10 @@
 # Is the fabric lossless? Two samples of every switch port's and NIC's counters, ten seconds
 # apart, taken while a training job or an NCCL test runs, judged into verdicts with remedies.
 data "roce_fabric_health" "pod" {
-  switches         = ["10.0.0.1:8080", "10.0.0.2:8080"]
+  switches = [
+    { address = "10.0.0.1:8080", os = "sonic" },
+    { address = "leaf2.example.net", os = "cumulus" },
+  ]
   hosts            = ["10.0.1.11", "10.0.1.12"]
   priority         = 3
   interval_seconds = 10

@@ -164,13 +164,12 @@ data "roce_gdr_preflight" "node" {
   depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node]
 }
 
-# Proof that the pod is lossless and fast, once everything above is applied (var.checks).
-# Cumulus leaves are not sampled: the provider reads switch counters from SONiC's COUNTERS_DB.
+# Proof that the pod is lossless and fast, once everything above is applied (var.checks):
+# every leaf, whatever its operating system, and every host.
 data "roce_fabric_health" "pod" {
   count = var.checks.fabric_health ? 1 : 0
 
-  switches         = [for s in var.switches : s.address if s.os != "cumulus"]
-  cumulus_switches = [for s in var.switches : s.address if s.os == "cumulus"]
+  switches         = [for s in var.switches : { address = s.address, os = s.os }]
   hosts            = [for h in var.hosts : h.address]
   priority         = local.rdma.priority
   interval_seconds = var.checks.interval_seconds

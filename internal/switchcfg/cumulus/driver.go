@@ -29,7 +29,7 @@ func (Driver) About() switchcfg.About {
 			"congestion-control) bound to the ports, the `default-lossless` traffic pool gets half the buffer memory for the PFC " +
 			"profile's priority, and every apply is one NVUE revision, saved where auto-save is off.",
 		Reads: "nvue read of the applied configuration", Writes: "nvue revision applied", ReadCall: "GET", WriteCall: "revision",
-		CounterReads: "the QoS counters over NVUE", PortExample: "swp1", Lands: lands,
+		CounterReads: "nvue read of the QoS counters", PortExample: "swp1", Lands: lands,
 	}
 }
 

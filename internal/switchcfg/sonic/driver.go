@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
@@ -31,7 +32,7 @@ func (Driver) About() switchcfg.About {
 			"profile, all named after `name`, the listed ports pointed at them, `pfc_enable`, `CABLE_LENGTH` and the PFC " +
 			"watchdog; the buffer manager derives the lossless priority groups, which the provider reads back.",
 		Reads: "gnmi read of CONFIG_DB", Writes: "gnmi write of CONFIG_DB", ReadCall: "Get", WriteCall: "Set",
-		CounterReads: "COUNTERS_DB over gNMI", PortExample: "Ethernet0", Lands: lands,
+		CounterReads: "gnmi read of COUNTERS_DB", PortExample: "Ethernet0", Lands: lands,
 	}
 }
 
@@ -126,5 +127,17 @@ func (c counters) Window(ctx context.Context) (time.Duration, string, error) {
 	if err != nil {
 		return 0, "", err
 	}
-	return 2 * every, fmt.Sprintf("two polls of the %s counters of %s (every %s, FLEX_COUNTER_TABLE)", group, c.client.Address(), every), nil
+	return 2 * every, fmt.Sprintf("two polls of the %s counters of %s (every %s, FLEX_COUNTER_TABLE; counterpoll %s interval <ms> polls faster)", group, c.client.Address(), every, counterpollGroup(group)), nil
+}
+
+// counterpollGroup is the counterpoll command's word for a FLEX_COUNTER_TABLE group
+// (sonic-utilities counterpoll/main.py: port, queue, wredqueue, pg-drop).
+func counterpollGroup(group string) string {
+	switch group {
+	case "WRED_ECN_QUEUE":
+		return "wredqueue"
+	case "PG_DROP":
+		return "pg-drop"
+	}
+	return strings.ToLower(group)
 }
