@@ -986,7 +986,10 @@ func tfValue(v any, typ tftypes.Type) (tftypes.Value, error) {
 	}
 	switch tt := typ.(type) {
 	case tftypes.Tuple:
-		items := v.([]any)
+		items, ok := v.([]any)
+		if !ok {
+			return tftypes.Value{}, fmt.Errorf("%v is not a tuple", v)
+		}
 		elems := make([]tftypes.Value, len(items))
 		for i, item := range items {
 			e, err := tfValue(item, tt.ElementTypes[i])

@@ -126,7 +126,10 @@ func (s *fakeSwitch) Observe(context.Context) (switchcfg.Observation, error) {
 func (s *fakeSwitch) Apply(_ context.Context, c switchcfg.Changes) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	fc := c.(fakeChanges)
+	fc, ok := c.(fakeChanges)
+	if !ok {
+		return "", fmt.Errorf("changes of type %T were not planned by the fake driver", c)
+	}
 	if fc.remove {
 		delete(s.policies, fc.name)
 	} else {
