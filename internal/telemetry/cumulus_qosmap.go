@@ -25,9 +25,10 @@ import (
 //     is service2 (the "Advanced Buffer Tuning" table; qos_infra.conf's example gives service2
 //     id 2); advance-buffer-config default-global ingress-lossy-buffer priority-group
 //     <bulk|service1-7> switch-priority assigns priorities to lossy groups, taken here as ids 0
-//     and 1-7. A priority in a lossless pool (default-lossless, roce-lossless, RoCE lossless
-//     mode's roce-reserved pools) or another lossy pool has a priority group whose index the
-//     guide does not give: pgOf leaves it out, and the judge does not read its ingress drops.
+//     and 1-7. A priority in a PFC profile or a lossless pool (default-lossless, roce-lossless,
+//     RoCE lossless mode's roce-reserved pools), or in another lossy pool, has a priority group
+//     whose index the guide does not give: pgOf leaves it out, and the judge does not read its
+//     ingress drops.
 func CumulusQoSMaps(qos nvue.Tree) (queueOf, pgOf map[int]int, err error) {
 	queueOf, pgOf = map[int]int{}, map[int]int{}
 	for p := range 8 {
@@ -74,6 +75,18 @@ func CumulusQoSMaps(qos nvue.Tree) (queueOf, pgOf map[int]int, err error) {
 			} else {
 				delete(pgOf, p)
 			}
+		}
+	}
+	// A PFC priority is buffered in the lossless pool ("Flow Control Buffers": configure the
+	// lossless pool before PFC; qos_infra.conf's flow_control service pool "for lossless
+	// PGs"), whose priority group index the guide does not give.
+	for name, prof := range nvue.Object(qos, "pfc") {
+		for k := range nvue.Object(asObject(prof), "switch-priority") {
+			p, err := priorityKey(k)
+			if err != nil {
+				return nil, nil, fmt.Errorf("qos pfc %s switch-priority: %w", name, err)
+			}
+			delete(pgOf, p)
 		}
 	}
 	for name, g := range nvue.Object(qos, "advance-buffer-config", "default-global", "ingress-lossy-buffer", "priority-group") {
