@@ -88,7 +88,7 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 				Config: cfg,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(ds, "ok", "false"),
-					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3: the lossless queue dropped packets: tx-uc-buffer-discards \+\d+`)),
+					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3: the lossless queue dropped bytes: dropped_bytes \+\d+`)),
 					resource.TestMatchResourceAttr(ds, "failures.1", regexp.MustCompile(`^pfc_watchdog \S+ swp3 queue 3: the queue is in storm state \(pfc-watchdog status DEADLOCK\)`)),
 					resource.TestCheckTypeSetElemNestedAttrs(ds, "checks.*", map[string]string{"check": "pfc_watchdog", "subject": "swp3 queue 3", "pass": "false"}),
 					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{
