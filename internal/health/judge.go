@@ -6,23 +6,10 @@ import (
 	"strings"
 )
 
-// Counter names. Switch names are SONiC's COUNTERS_DB fields (SAI stat ids as
-// sonic-swss orchagent flex counters write them, PFC watchdog fields as
-// pfcwdorch writes them); host names are the mlx5 driver's (kernel
+// Host counter names are the mlx5 driver's (kernel
 // Documentation/networking/device_drivers/ethernet/mellanox/mlx5/counters.rst,
-// drivers/infiniband/hw/mlx5/counters.c).
+// drivers/infiniband/hw/mlx5/counters.c); switch counter names are switch.go's.
 const (
-	QueuePackets     = "SAI_QUEUE_STAT_PACKETS"
-	QueueDropped     = "SAI_QUEUE_STAT_DROPPED_PACKETS"
-	QueueECNMarked   = "SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"
-	QueueWREDDropped = "SAI_QUEUE_STAT_WRED_DROPPED_PACKETS"
-	PGDropped        = "SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"
-	WatchdogDetected = "PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"
-	WatchdogRestored = "PFC_WD_QUEUE_STATS_DEADLOCK_RESTORED"
-	// WatchdogTxDropped and WatchdogRxDropped are what a stormed queue's drop action threw
-	// away (sonic-swss orchagent/pfcwdorch.h; sonic-utilities pfcwd/main.py "TX OK/DROP").
-	WatchdogTxDropped   = "PFC_WD_QUEUE_STATS_TX_DROPPED_PACKETS"
-	WatchdogRxDropped   = "PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"
 	PauseStormWarnings  = "tx_pause_storm_warning_events"
 	PauseStormErrors    = "tx_pause_storm_error_events"
 	CNPSent             = "np_cnp_sent"
@@ -49,12 +36,6 @@ const (
 	checkCNPHandled     = "cnp_handled"
 	checkRetransmission = "retransmissions"
 )
-
-// SwitchPFCRx and the functions below name per-priority counters.
-func SwitchPFCRx(prio int) string { return fmt.Sprintf("SAI_PORT_STAT_PFC_%d_RX_PKTS", prio) }
-
-// SwitchPFCTx is the PFC frames a switch port sent for prio.
-func SwitchPFCTx(prio int) string { return fmt.Sprintf("SAI_PORT_STAT_PFC_%d_TX_PKTS", prio) }
 
 // HostPauseRx is the pause frames a NIC received for prio.
 func HostPauseRx(prio int) string { return fmt.Sprintf("rx_prio%d_pause", prio) }
@@ -245,10 +226,10 @@ func (j *judge) traffic() {
 	p := j.o.Priority
 	var sw uint64
 	for _, sp := range j.d.Switches {
-		sw += sp.Queues[p][sp.names().queuePackets]
+		sw += sp.Queues[sp.queueOf(p)][TxPackets]
 	}
 	nic := Sum(HostPackets(p), j.linkCounters()...)
-	detail := fmt.Sprintf("priority %d: switch queue %d packets %s, NIC packets %s", p, p, j.rate(sw), j.rate(nic))
+	detail := fmt.Sprintf("priority %d: switch queue packets %s, NIC packets %s", p, j.rate(sw), j.rate(nic))
 	if sw+nic > 0 || !j.o.RequireTraffic {
 		j.report(checkTraffic, nil, detail)
 		return
@@ -260,26 +241,10 @@ func (j *judge) traffic() {
 func (j *judge) losslessDrops() {
 	p := j.o.Priority
 	var fails []Verdict
+	var unjudged []string
 	for _, sp := range j.d.Switches {
-		n := sp.names()
-		for _, lp := range sp.losslessPriorities(p) {
-			q, pg := sp.Queues[lp], sp.PriorityGroups[lp]
-			if pg[n.pgDropped] > 0 {
-				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, lp),
-					Detail: fmt.Sprintf("the lossless priority group dropped packets on ingress: %s", describe(pg, n.pgDropped)),
-					Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, lp, n.pausesOn(sp.Port, lp), lp)})
-			}
-			if q[n.queueDropped]+q[n.queueWREDDropped] > 0 {
-				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, lp),
-					Detail: fmt.Sprintf("the lossless queue dropped packets: %s", describe(q, n.queueDropped, n.queueWREDDropped)),
-					Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), and check that the NIC behind %s has PFC on %d", lp, sp.Port, sp.Port, lp)})
-			}
-			if n.watchdogTxDropped != "" && q[n.watchdogTxDropped]+q[n.watchdogRxDropped] > 0 {
-				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, lp),
-					Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets while it was stormed: %s", describe(q, n.watchdogTxDropped, n.watchdogRxDropped)),
-					Remedy: fmt.Sprintf("a device behind %s paused queue %d without draining it and the watchdog's drop action threw its traffic away: find the stuck NIC or host on this port (%s)", sp.Port, lp, n.showWatchdog(sp.Port))})
-			}
-		}
+		v, un := j.switchDrops(sp)
+		fails, unjudged = append(fails, v...), append(unjudged, un...)
 	}
 	perPort := 0
 	for _, h := range j.d.Hosts {
@@ -307,7 +272,47 @@ func (j *judge) losslessDrops() {
 	if perPort > 0 {
 		pass += fmt.Sprintf(" (%d of them counted by %s, every priority's drops: their driver has no %s)", perPort, portDiscards, HostDiscards(p))
 	}
+	if len(unjudged) > 0 {
+		pass += fmt.Sprintf("; ingress drops not judged on %d switch port priorities (%s): none of them has a priority group of lossless priorities only", len(unjudged), firstOf(unjudged, 6))
+	}
 	j.report(checkLosslessDrops, fails, pass)
+}
+
+// switchDrops are sp's drops on its lossless priorities, each queue and priority group judged
+// once, and the priorities whose ingress drops it cannot tell apart ("swp1 priority 3").
+func (j *judge) switchDrops(sp SwitchPort) (fails []Verdict, unjudged []string) {
+	adv, lossless := sp.advice(), sp.losslessPriorities(j.o.Priority)
+	seenQ, seenPG := map[int]bool{}, map[int]bool{}
+	for _, lp := range lossless {
+		if sp.NoCounters != "" {
+			break
+		}
+		if pg, ok := sp.losslessPriorityGroup(lp, lossless); !ok {
+			unjudged = append(unjudged, fmt.Sprintf("%s %s priority %d", sp.Switch, sp.Port, lp))
+		} else if c := sp.PriorityGroups[pg]; !seenPG[pg] && c[DroppedPackets]+c[DroppedBytes] > 0 {
+			seenPG[pg] = true
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, pg),
+				Detail: fmt.Sprintf("the lossless priority group dropped %s on ingress: %s", droppedWhat(c, DroppedPackets, DroppedBytes), describe(c, DroppedPackets, DroppedBytes)),
+				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, lp, adv.PausesOn(sp.Port, lp), lp)})
+		}
+		q := sp.queueOf(lp)
+		if seenQ[q] {
+			continue
+		}
+		seenQ[q] = true
+		c := sp.Queues[q]
+		if c[DroppedPackets]+c[DroppedBytes]+c[WREDDroppedPackets] > 0 {
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
+				Detail: fmt.Sprintf("the lossless queue dropped %s: %s", droppedWhat(c, DroppedPackets, DroppedBytes, WREDDroppedPackets), describe(c, DroppedPackets, DroppedBytes, WREDDroppedPackets)),
+				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), and check that the NIC behind %s has PFC on %d", q, sp.Port, sp.Port, lp)})
+		}
+		if c[WatchdogTxDropped]+c[WatchdogRxDropped] > 0 {
+			fails = append(fails, Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
+				Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets while it was stormed: %s", describe(c, WatchdogTxDropped, WatchdogRxDropped)),
+				Remedy: fmt.Sprintf("a device behind %s paused queue %d without draining it and the watchdog's drop action threw its traffic away: find the stuck NIC or host on this port (%s)", sp.Port, q, adv.ShowWatchdog(sp.Port))})
+		}
+	}
+	return fails, unjudged
 }
 
 func (j *judge) pfcPriority() {
@@ -319,10 +324,9 @@ func (j *judge) pfcPriority() {
 			if slices.Contains(sp.losslessPriorities(p), prio) {
 				continue
 			}
-			names := sp.names()
-			if n := sp.Stats[names.pfcRx(prio)] + sp.Stats[names.pfcTx(prio)]; n > 0 {
+			if n := sp.Stats[PFCRxFrames(prio)] + sp.Stats[PFCTxFrames(prio)]; n > 0 {
 				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
-					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, names.pfcRx(prio), names.pfcTx(prio))),
+					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, PFCRxFrames(prio), PFCTxFrames(prio))),
 					Remedy: fmt.Sprintf("enable PFC on priority %d only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", p, prio)})
 			}
 		}
@@ -366,26 +370,24 @@ func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []Verdict {
 func (j *judge) watchdog() {
 	var fails []Verdict
 	for _, sp := range j.d.Switches {
-		n := sp.names()
+		adv := sp.advice()
 		for q := range numPriorities {
 			c := sp.Queues[q]
 			stormed := slices.Contains(sp.Stormed, q)
-			if c[n.watchdogDetected] == 0 && !stormed {
+			if c[WatchdogStorms] == 0 && !stormed {
 				continue
 			}
 			var parts []string
-			if c[n.watchdogDetected] > 0 {
-				parts = append(parts, "PFC watchdog storms: "+describe(c, n.watchdogDetected, n.watchdogRestored))
+			if c[WatchdogStorms] > 0 {
+				parts = append(parts, "PFC watchdog storms: "+describe(c, WatchdogStorms, WatchdogRestored))
 			}
-			if stormed && sp.OS == OSCumulus {
-				parts = append(parts, "the queue is in storm state (pfc-watchdog status DEADLOCK)")
-			} else if stormed {
-				parts = append(parts, "the queue is in storm state (PFC_WD_STATUS stormed)")
+			if stormed {
+				parts = append(parts, "the queue is in storm state ("+adv.StormState()+")")
 			}
 			detail := strings.Join(parts, "; ")
 			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
 				Detail: detail,
-				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run %s", sp.Port, q, n.showWatchdog(sp.Port))})
+				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run %s", sp.Port, q, adv.ShowWatchdog(sp.Port))})
 		}
 	}
 	for _, h := range j.d.Hosts {
@@ -405,13 +407,23 @@ func (j *judge) ecnToCNP() {
 	p := j.o.Priority
 	var fails []Verdict
 	var swMarks uint64
+	portWide := 0
 	for _, sp := range j.d.Switches {
-		swMarks += sp.Queues[p][sp.names().queueECNMarked]
+		n, wide, _ := sp.ecnMarks(p)
+		swMarks += n
+		if wide {
+			portWide++
+		}
 	}
 	nicMarks := Sum(ECNMarkedReceived, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	if swMarks > 0 && nicMarks == 0 && len(j.d.Hosts) > 0 {
-		fails = append(fails, Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on queue %d but no sampled NIC received a marked RoCE packet", swMarks, p),
-			Remedy: fmt.Sprintf("the marked traffic is not the sampled hosts' RoCE: include the receivers in hosts, or check that RoCE rides priority %d (trust dscp and the DSCP map on both ends)", p)})
+		v := Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on priority %d's queues but no sampled NIC received a marked RoCE packet", swMarks, p),
+			Remedy: fmt.Sprintf("the marked traffic is not the sampled hosts' RoCE: include the receivers in hosts, or check that RoCE rides priority %d (trust dscp and the DSCP map on both ends)", p)}
+		if portWide > 0 {
+			v.Detail = fmt.Sprintf("switches ECN-marked %d packets (%d ports count marks per port, every queue's together) but no sampled NIC received a marked RoCE packet", swMarks, portWide)
+			v.Remedy += "; a per-port count also holds other traffic classes' marks (ECN is on for traffic class 0 by default), so check first whether the marked traffic is RoCE at all"
+		}
+		fails = append(fails, v)
 	}
 	for _, h := range j.d.Hosts {
 		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
@@ -421,24 +433,38 @@ func (j *judge) ecnToCNP() {
 		}
 	}
 	marks := "ECN marks " + j.rate(swMarks) + " on switches"
+	if portWide > 0 {
+		marks += fmt.Sprintf(" (%d ports count them per port, every queue's)", portWide)
+	}
 	if uncounted := j.ecnUncounted(); uncounted != "" {
 		marks = "ECN marks not counted on the switches (" + uncounted + ")"
 	}
 	j.report(checkECNToCNP, fails, fmt.Sprintf("%s, marked RoCE packets %s at NICs, every marking receiver sent CNPs", marks, j.rate(nicMarks)))
 }
 
-// ecnUncounted says why no sampled switch queue has an ECN counter at all (a SONiC switch
-// counts ECN marks only with its WRED_ECN_QUEUE flex counters on), or "" when one has.
+// ecnUncounted says why no sampled switch port counts ECN marks at all (the reader's advice),
+// or "" when one does.
 func (j *judge) ecnUncounted() string {
 	why := ""
 	for _, sp := range j.d.Switches {
-		n := sp.names()
-		if _, ok := sp.Queues[j.o.Priority][n.queueECNMarked]; ok {
+		if _, _, ok := sp.ecnMarks(j.o.Priority); ok {
 			return ""
 		}
-		why = n.ecnUncounted
+		why = sp.advice().ECNUncounted()
 	}
 	return why
+}
+
+// ecnMarks are the ECN marks of p's traffic on sp: its queue's count, else the port's count of
+// every queue's marks (wide). ok is false when the port counts neither.
+func (sp SwitchPort) ecnMarks(p int) (n uint64, wide, ok bool) {
+	if n, ok := sp.Queues[sp.queueOf(p)][ECNMarkedPackets]; ok {
+		return n, false, true
+	}
+	if n, ok := sp.Stats[ECNMarkedPackets]; ok {
+		return n, true, true
+	}
+	return 0, false, false
 }
 
 func (j *judge) cnpHandled() {

@@ -1,15 +1,26 @@
 package health
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 )
 
+// testAdvice is a switch reader's advice, recognisable in remedies.
+type testAdvice struct{}
+
+func (testAdvice) PausesOn(port string, prio int) string {
+	return fmt.Sprintf("pause %s on %d", port, prio)
+}
+func (testAdvice) ShowWatchdog(port string) string { return "show watchdog " + port }
+func (testAdvice) ECNUncounted() string            { return "ECN counters off" }
+func (testAdvice) StormState() string              { return "STORMED" }
+
 // fabric builds a sample of one switch port and one NIC port from counters.
 func fabric(at time.Time, port, queue, pg Counters, eth, rdma Counters) Sample {
 	return Sample{Taken: at,
-		Switches: []SwitchPort{{Switch: "sw1:8080", Port: "Ethernet8", Stats: port, Queues: map[int]Counters{3: queue}, PriorityGroups: map[int]Counters{3: pg}}},
+		Switches: []SwitchPort{{Switch: "sw1:8080", Port: "Ethernet8", Advice: testAdvice{}, Stats: port, Queues: map[int]Counters{3: queue}, PriorityGroups: map[int]Counters{3: pg}}},
 		Hosts:    []HostPort{{Host: "gpu1:22", Device: "mlx5_0", Port: 1, Netdev: "ens1f0np0", Ethtool: eth, RDMA: rdma}},
 	}
 }
@@ -18,9 +29,9 @@ func fabric(at time.Time, port, queue, pg Counters, eth, rdma Counters) Sample {
 // faults below raise, as a real port's hashes do.
 func healthy() (Sample, Sample) {
 	t0 := time.Unix(1000, 0)
-	port := func(pfc3 uint64) Counters { return Counters{SwitchPFCTx(3): pfc3, SwitchPFCRx(4): 0} }
+	port := func(pfc3 uint64) Counters { return Counters{PFCTxFrames(3): pfc3, PFCRxFrames(4): 0} }
 	queue := func(pkts, marks uint64) Counters {
-		return Counters{QueuePackets: pkts, QueueECNMarked: marks, QueueDropped: 0, QueueWREDDropped: 0, WatchdogDetected: 0, WatchdogRestored: 0}
+		return Counters{TxPackets: pkts, ECNMarkedPackets: marks, DroppedPackets: 0, WREDDroppedPackets: 0, WatchdogStorms: 0, WatchdogRestored: 0}
 	}
 	eth := func(pkts, pause uint64) Counters {
 		return Counters{HostPackets(3): pkts, HostPauseRx(3): pause, HostDiscards(3): 0, PauseStormWarnings: 0, "tx_global_pause": 0}
@@ -28,8 +39,8 @@ func healthy() (Sample, Sample) {
 	rdma := func(cnp, marks uint64) Counters {
 		return Counters{CNPSent: cnp, ECNMarkedReceived: marks, CNPHandled: cnp, CNPIgnored: 0, OutOfSequence: 0}
 	}
-	zero := fabric(t0, port(0), queue(0, 0), Counters{PGDropped: 0}, eth(0, 0), rdma(0, 0))
-	later := fabric(t0.Add(10*time.Second), port(40), queue(100000, 2000), Counters{PGDropped: 0}, eth(100000, 40), rdma(1000, 2000))
+	zero := fabric(t0, port(0), queue(0, 0), Counters{DroppedPackets: 0}, eth(0, 0), rdma(0, 0))
+	later := fabric(t0.Add(10*time.Second), port(40), queue(100000, 2000), Counters{DroppedPackets: 0}, eth(100000, 40), rdma(1000, 2000))
 	return zero, later
 }
 
@@ -61,13 +72,13 @@ func TestEachFaultIsNamed(t *testing.T) {
 	}{
 		{"NP off", checkECNToCNP, "mlx5_0:1 (ens1f0np0)", "roce_np/enable/3", func(b *Sample) { b.Hosts[0].RDMA[CNPSent] = 0 }},
 		{"RP off", checkCNPHandled, "mlx5_0:1 (ens1f0np0)", "roce_rp/enable/3", func(b *Sample) { b.Hosts[0].RDMA[CNPIgnored] = 9 }},
-		{"PFC off on the port", checkLosslessDrops, "Ethernet8 priority group 3", "PORT_QOS_MAP|Ethernet8", func(b *Sample) { b.Switches[0].PriorityGroups[3][PGDropped] = 25 }},
-		{"queue drop", checkLosslessDrops, "Ethernet8 queue 3", "WRED", func(b *Sample) { b.Switches[0].Queues[3][QueueDropped] = 30 }},
+		{"PFC off on the port", checkLosslessDrops, "Ethernet8 priority group 3", "pause Ethernet8 on 3", func(b *Sample) { b.Switches[0].PriorityGroups[3][DroppedPackets] = 25 }},
+		{"queue drop", checkLosslessDrops, "Ethernet8 queue 3", "WRED", func(b *Sample) { b.Switches[0].Queues[3][DroppedPackets] = 30 }},
 		{"NIC discards", checkLosslessDrops, "mlx5_0:1 (ens1f0np0)", "mlnx_qos -i ens1f0np0", func(b *Sample) { b.Hosts[0].Ethtool[HostDiscards(3)] = 5 }},
-		{"watchdog", checkPFCWatchdog, "Ethernet8 queue 3", "pfcwd", func(b *Sample) { b.Switches[0].Queues[3][WatchdogDetected] = 1 }},
-		{"stormed now", checkPFCWatchdog, "Ethernet8 queue 3", "pfcwd", func(b *Sample) { b.Switches[0].Stormed = []int{3} }},
+		{"watchdog", checkPFCWatchdog, "Ethernet8 queue 3", "show watchdog Ethernet8", func(b *Sample) { b.Switches[0].Queues[3][WatchdogStorms] = 1 }},
+		{"stormed now", checkPFCWatchdog, "Ethernet8 queue 3", "show watchdog Ethernet8", func(b *Sample) { b.Switches[0].Stormed = []int{3} }},
 		{"NIC storm", checkPFCWatchdog, "mlx5_0:1 (ens1f0np0)", "PCIe", func(b *Sample) { b.Hosts[0].Ethtool[PauseStormWarnings] = 1 }},
-		{"PFC on priority 4", checkPFCPriority, "Ethernet8 priority 4", "priority 3 only", func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(4)] = 3 }},
+		{"PFC on priority 4", checkPFCPriority, "Ethernet8 priority 4", "priority 3 only", func(b *Sample) { b.Switches[0].Stats[PFCRxFrames(4)] = 3 }},
 		{"global pause", checkPFCPriority, "mlx5_0:1 (ens1f0np0) global", "ethtool -A ens1f0np0", func(b *Sample) { b.Hosts[0].Ethtool["tx_global_pause"] = 8 }},
 		{"retransmissions", checkRetransmission, "mlx5_0:1 (ens1f0np0)", "not lossless", func(b *Sample) { b.Hosts[0].RDMA[OutOfSequence] = 4 }},
 		{"ethtool missing", checkReadable, "mlx5_0:1 (ens1f0np0)", "package ethtool", func(b *Sample) { b.Hosts[0].EthtoolError = "ethtool: not found" }},
@@ -139,30 +150,30 @@ func TestDiffCountsResetsFromZero(t *testing.T) {
 	}
 }
 
-// SONiC's stock ports have PFC on 3 and 4 (qos_config.j2 LOSSLESS_TC): PFC frames on 4 there
+// A switch may make two priorities lossless (3 and 4 by some defaults): PFC frames on 4 there
 // are no fault, drops on 4 are a lossless drop, and PFC on 5 is still a fault.
 func TestTwoLosslessPriorities(t *testing.T) {
 	stock := func(edit func(b *Sample)) map[string]Verdict {
 		a, b := healthy()
 		for _, s := range []*Sample{&a, &b} {
 			s.Switches[0].Lossless = []int{3, 4}
-			s.Switches[0].Queues[4] = Counters{QueueDropped: 0, WatchdogTxDropped: 0}
-			s.Switches[0].Stats[SwitchPFCRx(5)] = 0
+			s.Switches[0].Queues[4] = Counters{DroppedPackets: 0, WatchdogTxDropped: 0}
+			s.Switches[0].Stats[PFCRxFrames(5)] = 0
 			s.Hosts[0].Ethtool[HostPauseRx(4)] = 0
 		}
 		edit(&b)
 		return failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))
 	}
-	if f := stock(func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(4)] = 7; b.Hosts[0].Ethtool[HostPauseRx(4)] = 7 }); len(f) != 0 {
+	if f := stock(func(b *Sample) { b.Switches[0].Stats[PFCRxFrames(4)] = 7; b.Hosts[0].Ethtool[HostPauseRx(4)] = 7 }); len(f) != 0 {
 		t.Errorf("PFC on the stock lossless priority 4: %+v", f)
 	}
-	if f := stock(func(b *Sample) { b.Switches[0].Queues[4][QueueDropped] = 2 }); f[checkLosslessDrops].Subject != "Ethernet8 queue 4" {
+	if f := stock(func(b *Sample) { b.Switches[0].Queues[4][DroppedPackets] = 2 }); f[checkLosslessDrops].Subject != "Ethernet8 queue 4" {
 		t.Errorf("drops on queue 4: %+v", f)
 	}
 	if f := stock(func(b *Sample) { b.Switches[0].Queues[4][WatchdogTxDropped] = 9 }); !strings.Contains(f[checkLosslessDrops].Detail, "PFC watchdog dropped") {
 		t.Errorf("watchdog drops on queue 4: %+v", f)
 	}
-	if f := stock(func(b *Sample) { b.Switches[0].Stats[SwitchPFCRx(5)] = 1 }); f[checkPFCPriority].Subject != "Ethernet8 priority 5" {
+	if f := stock(func(b *Sample) { b.Switches[0].Stats[PFCRxFrames(5)] = 1 }); f[checkPFCPriority].Subject != "Ethernet8 priority 5" {
 		t.Errorf("PFC on 5: %+v", f)
 	}
 }
@@ -171,7 +182,7 @@ func TestTwoLosslessPriorities(t *testing.T) {
 func TestPortWithoutQueueCounters(t *testing.T) {
 	a, b := healthy()
 	for _, s := range []*Sample{&a, &b} {
-		s.Switches = append(s.Switches, SwitchPort{Switch: "sw1:8080", Port: "Ethernet120", Stats: Counters{SwitchPFCRx(3): 0},
+		s.Switches = append(s.Switches, SwitchPort{Switch: "sw1:8080", Port: "Ethernet120", Stats: Counters{PFCRxFrames(3): 0},
 			Queues: map[int]Counters{}, PriorityGroups: map[int]Counters{}, NoCounters: "no queues mapped"})
 	}
 	vs := Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true})

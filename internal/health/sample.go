@@ -7,27 +7,35 @@ import (
 	"time"
 )
 
-// Counters are named counter values of one object, under the names its
-// source uses: SAI stat names for a SONiC switch (SAI_PORT_STAT_PFC_3_RX_PKTS),
-// ethtool -S and hw_counters names for a host.
+// Counters are named counter values of one object: a switch's under the vendor-neutral names
+// of switch.go (its reader translates them), a host's under its driver's ethtool -S and
+// hw_counters names.
 type Counters map[string]uint64
 
 // SwitchPort is one switch port's counters.
 type SwitchPort struct {
 	// Switch is the switch's address, Port its interface name.
 	Switch, Port string
-	// OS is the switch's operating system, whose names the counters carry: OSSONiC (the
-	// default when empty) or OSCumulus.
-	OS string
-	// Stats are the port's counters (PFC frames per priority).
+	// Advice is the switch operating system's advice, which remedies quote; nil gives
+	// generic advice.
+	Advice SwitchAdvice
+	// Stats are the port's counters (PFC frames per priority, a port-wide ECN count).
 	Stats Counters
-	// Queues are the unicast queues' counters (ECN marks, drops, PFC watchdog) by index.
+	// Queues are the unicast egress queues' counters (ECN marks, drops, PFC watchdog) by
+	// queue (traffic class).
 	Queues map[int]Counters
 	// PriorityGroups are the ingress priority groups' counters (drops) by index.
 	PriorityGroups map[int]Counters
+	// QueueOf maps a switch priority to its egress queue; a priority it lacks (or a nil map)
+	// has the queue of its own index.
+	QueueOf map[int]int
+	// PriorityGroupOf maps a switch priority to its ingress priority group. Nil means each
+	// priority has the group of its own index; a priority a non-nil map lacks is in no
+	// priority group the switch reports, so its ingress drops are not judged.
+	PriorityGroupOf map[int]int
 	// Stormed are the queues the PFC watchdog holds in storm state now.
 	Stormed []int
-	// Lossless are the priorities the port has PFC on (SONiC PORT_QOS_MAP pfc_enable), each
+	// Lossless are the priorities the port has PFC on (as the switch's configuration says), each
 	// judged as lossless; empty means only the options' priority.
 	Lossless []int
 	// NoCounters says why the switch keeps no queue or priority group counters for the port
@@ -138,8 +146,8 @@ func Diff(before, after Sample) Delta {
 			continue
 		}
 		name := p.Switch + " " + p.Port
-		out := SwitchPort{Switch: p.Switch, Port: p.Port, OS: p.OS, Stats: d.counters(name, prev.Stats, p.Stats), Queues: map[int]Counters{},
-			Stormed: p.Stormed, Lossless: p.Lossless, NoCounters: p.NoCounters}
+		out := p
+		out.Stats, out.Queues = d.counters(name, prev.Stats, p.Stats), map[int]Counters{}
 		for q, c := range p.Queues {
 			out.Queues[q] = d.counters(fmt.Sprintf("%s queue %d", name, q), prev.Queues[q], c)
 		}
@@ -227,7 +235,7 @@ func Sum(name string, cs ...Counters) uint64 {
 	return n
 }
 
-// describe renders "name=value" pairs of the non-zero counters among names, for details.
+// describe renders "name +value" pairs of the non-zero counters among names, for details.
 func describe(c Counters, names ...string) string {
 	var parts []string
 	for _, n := range names {

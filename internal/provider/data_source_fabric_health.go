@@ -94,6 +94,8 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 	}
 	counters := schema.MapAttribute{Computed: true, ElementType: types.Int64Type,
 		MarkdownDescription: "The counters that rose between the samples, by their source's name, with the increase."}
+	switchCounters := schema.MapAttribute{Computed: true, ElementType: types.Int64Type,
+		MarkdownDescription: "The counters that rose between the samples, by their neutral name, with the increase."}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Whether the fabric is lossless, judged from its counters: two samples `interval_seconds` apart of every " +
 			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI; Cumulus Linux NVUE " +
@@ -140,9 +142,16 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 					"detail":  str("What the counters did."),
 					"remedy":  str("What to do; empty when the check passed."),
 				}}},
-			"switch_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each switch port: its port hash's counters by name, each lossless queue's as `queue/<n>/<name>` and each priority group's as `priority-group/<n>/<name>`.",
+			"switch_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each switch port under vendor-neutral names, " +
+				"the same on SONiC and Cumulus Linux: the port's `pfc/<priority>/rx_frames` and `pfc/<priority>/tx_frames`, and " +
+				"`ecn_marked_packets` where the switch counts ECN marks per port (Cumulus); each egress queue read as `queue/<n>/<name>` " +
+				"(`n` the queue, or traffic class) with `tx_packets`, `dropped_packets` or `dropped_bytes` (Cumulus counts egress and ingress " +
+				"buffer drops in bytes), `wred_dropped_packets`, `ecn_marked_packets` (SONiC, with its WRED_ECN_QUEUE counters on), " +
+				"`watchdog_storms`, `watchdog_restored`, `watchdog_tx_dropped_packets` and `watchdog_rx_dropped_packets`; each ingress " +
+				"priority group read as `priority-group/<n>/<name>` with `dropped_packets` or `dropped_bytes`. A counter the switch " +
+				"does not keep is absent.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"switch": str("The switch address."), "port": str("The port."), "counters": counters,
+					"switch": str("The switch address."), "port": str("The port."), "counters": switchCounters,
 				}}},
 			"host_ports": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "The raw deltas of each host RDMA port: hw_counters and ethtool -S. " +
 				"A RoCE LAG device has one entry per physical port, its hw_counters in the first.",

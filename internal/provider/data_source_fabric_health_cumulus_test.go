@@ -66,6 +66,12 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 					resource.TestCheckResourceAttr(ds, "ok", "true"),
 					resource.TestCheckResourceAttr(ds, "switch_ports.#", "8"),
 					resource.TestCheckResourceAttr(ds, "switch_ports.0.port", "swp1"),
+					// The guide's egress queues count no ECN: the port's marks are read.
+					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{
+						"check": regexp.MustCompile(`^ecn_cnp$`), "detail": regexp.MustCompile(`\(8 ports count them per port, every queue's\)`)}),
+					// The default configuration puts every priority in priority group bulk (0).
+					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{
+						"check": regexp.MustCompile(`^lossless_drops$`), "detail": regexp.MustCompile(`ingress drops not judged on 8 switch port priorities`)}),
 					func(*terraform.State) error {
 						b, err := os.ReadFile(logPath)
 						if err != nil {
@@ -88,7 +94,7 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 				Config: cfg,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(ds, "ok", "false"),
-					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3: the lossless queue dropped packets: tx-uc-buffer-discards \+\d+`)),
+					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(`^lossless_drops \S+ swp2 queue 3: the lossless queue dropped bytes: dropped_bytes \+\d+`)),
 					resource.TestMatchResourceAttr(ds, "failures.1", regexp.MustCompile(`^pfc_watchdog \S+ swp3 queue 3: the queue is in storm state \(pfc-watchdog status DEADLOCK\)`)),
 					resource.TestCheckTypeSetElemNestedAttrs(ds, "checks.*", map[string]string{"check": "pfc_watchdog", "subject": "swp3 queue 3", "pass": "false"}),
 					resource.TestMatchTypeSetElemNestedAttrs(ds, "checks.*", map[string]*regexp.Regexp{

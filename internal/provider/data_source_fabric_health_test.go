@@ -192,7 +192,7 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 					f.model.StormOn("leaf1", l.Port)
 				},
 				Config: cfg,
-				Check: failuresMatch(true, `^pfc_watchdog `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` queue 3: (PFC watchdog storms: PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED \+\d+|the queue is in storm state \(PFC_WD_STATUS stormed\))`,
+				Check: failuresMatch(true, `^pfc_watchdog `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` queue 3: (PFC watchdog storms: watchdog_storms \+\d+|the queue is in storm state \(PFC_WD_STATUS stormed\))`,
 					`^pfc_watchdog `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 \(`+l.Netdev+`\): the NIC's pause-storm guard fired`),
 			},
 			{

@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -29,21 +30,44 @@ func TestParseCumulusQoSCounters(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]uint64{
-		health.CumulusPFC(3, "rx-pause-frames"): 1289, health.CumulusPFC(3, "tx-pause-frames"): 77,
-		health.CumulusPFC(3, "rx-pause-duration"): 4187, health.CumulusPFC(0, "tx-pause-frames"): 0,
+		health.PFCRxFrames(3): 1289, health.PFCTxFrames(3): 77, health.PFCTxFrames(0): 0, health.ECNMarkedPackets: 4412,
 	} {
 		if got, ok := stats[name]; !ok || got != want {
 			t.Errorf("stats[%s] = %d (present %v), want %d", name, got, ok, want)
 		}
 	}
-	if len(stats) != 32 {
-		t.Errorf("%d port counters, want 4 per priority (32)", len(stats))
+	if len(stats) != 17 {
+		t.Errorf("%d port counters, want rx and tx frames per priority and the ECN marks (17): %v", len(stats), stats)
 	}
-	if q := queues[3]; q[health.CumulusTxFrames] != 9012345 || q[health.CumulusECNMarked] != 4412 || q[health.CumulusTxBufferDiscards] != 0 {
-		t.Errorf("queue 3 = %v", q)
+	want := health.Counters{health.TxPackets: 9012345, health.DroppedBytes: 18432, health.WREDDroppedPackets: 0}
+	if q := queues[3]; !maps.Equal(q, want) {
+		t.Errorf("queue 3 = %v, want %v (no ECN: the guide's egress queues count none)", q, want)
 	}
-	if len(queues) != 8 || len(pgs) != 8 || pgs[3]["rx-frames"] != 9011001 {
+	if len(queues) != 8 || len(pgs) != 8 || !maps.Equal(pgs[3], health.Counters{health.DroppedBytes: 0}) {
 		t.Errorf("queues %d, priority groups %d (pg 3 %v), want 8 each", len(queues), len(pgs), pgs[3])
+	}
+}
+
+// The byte columns come as numbers of bytes or as NVUE prints them.
+func TestCumulusByteCounters(t *testing.T) {
+	for in, want := range map[string]uint64{
+		`0`: 0, `9216`: 9216, `"0 Bytes"`: 0, `"9216 Bytes"`: 9216, `"146.48 KB"`: 149996, `"7.29 MB"`: 7644119, `"1 B"`: 1,
+	} {
+		raw := `{"egress-queue-stats":{"3":{"tx-uc-buffer-discards":` + in + `}},"ingress-buffer-stats":{"3":{"rx-buffer-discards":` + in + `}}}`
+		_, queues, pgs, err := ParseCumulusQoSCounters([]byte(raw))
+		if err != nil || queues[3][health.DroppedBytes] != want || pgs[3][health.DroppedBytes] != want {
+			t.Errorf("%s: queue %v, pg %v, err %v; want %d bytes", in, queues[3], pgs[3], err, want)
+		}
+	}
+	for _, in := range []string{`"12 frames"`, `"-1 Bytes"`, `"KB"`, `"1e30 TB"`, `-3`} {
+		raw := `{"egress-queue-stats":{"3":{"tx-uc-buffer-discards":` + in + `}}}`
+		if _, _, _, err := ParseCumulusQoSCounters([]byte(raw)); err == nil {
+			t.Errorf("%s accepted as bytes", in)
+		}
+	}
+	// A count is never a size.
+	if _, _, _, err := ParseCumulusQoSCounters([]byte(`{"egress-queue-stats":{"3":{"wred-discards":"3 Bytes"}}}`)); err == nil {
+		t.Error("wred-discards accepted as a size")
 	}
 }
 
@@ -55,6 +79,8 @@ func TestParseCumulusQoSCountersRefuses(t *testing.T) {
 		"fraction":           `{"egress-queue-stats":{"3":{"tx-frames":1.5}}}`,
 		"text":               `{"ingress-buffer-stats":{"3":{"rx-frames":"12 KB"}}}`,
 		"member not objects": `{"pfc-stats":{"3":7}}`,
+		"port-stats flat":    `{"port-stats":{"ecn-marked-packets":3}}`,
+		"port ECN text":      `{"port-stats":{"tx-stats":{"ecn-marked-packets":"n/a"}}}`,
 	} {
 		if _, _, _, err := ParseCumulusQoSCounters([]byte(raw)); err == nil {
 			t.Errorf("%s: %s accepted", name, raw)
@@ -62,7 +88,7 @@ func TestParseCumulusQoSCountersRefuses(t *testing.T) {
 	}
 	// A release without a group, and integral numbers as NVUE's JSON may write them.
 	stats, queues, _, err := ParseCumulusQoSCounters([]byte(`{"egress-queue-stats":{"3":{"tx-frames":1e3,"wred-discards":12.0}},"port-stats":{}}`))
-	if err != nil || len(stats) != 0 || queues[3][health.CumulusTxFrames] != 1000 || queues[3][health.CumulusWREDDiscards] != 12 {
+	if err != nil || len(stats) != 0 || queues[3][health.TxPackets] != 1000 || queues[3][health.WREDDroppedPackets] != 12 {
 		t.Errorf("stats %v, queues %v, err %v", stats, queues, err)
 	}
 }
@@ -99,8 +125,8 @@ func FuzzParseCumulusQoSCounters(f *testing.F) {
 			return
 		}
 		for k := range stats {
-			if !strings.HasPrefix(k, "pfc-stats/") {
-				t.Fatalf("port counter %q outside pfc-stats", k)
+			if !strings.HasPrefix(k, "pfc/") && k != health.ECNMarkedPackets {
+				t.Fatalf("port counter %q is neither PFC frames nor ECN marks", k)
 			}
 		}
 		for _, m := range []map[int]health.Counters{queues, pgs} {
@@ -150,6 +176,7 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	for _, e := range []error{
 		tw.AddCounter("swp1", "pfc-stats", 3, "rx-pause-frames", 40),
 		tw.AddCounter("swp1", "egress-queue-stats", 3, "tx-uc-buffer-discards", 7),
+		tw.AddPortStat("swp1", "tx-stats", "ecn-marked-packets", 11),
 		tw.AddCounter("swp2", "ingress-buffer-stats", 3, "rx-buffer-discards", 5),
 		tw.SetDeadlock("swp2", 3, true),
 	} {
@@ -163,6 +190,12 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "rx-pause-frames", 1); err == nil {
 		t.Error("the twin took a pfc-stats field in egress-queue-stats")
 	}
+	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "ecn-marked-frames", 1); err == nil {
+		t.Error("the twin counts ECN per egress queue, which the guide's table does not")
+	}
+	if err := tw.AddPortStat("swp1", "rx-stats", "ecn-marked-packets", 1); err == nil {
+		t.Error("the twin counts received ECN marks, which the guide prints as n/a")
+	}
 	ports, err := Cumulus(testCtx(t), c, tw.Addr(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -170,20 +203,25 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	var names []string
 	for _, p := range ports {
 		names = append(names, p.Port)
-		if p.OS != health.OSCumulus || p.Switch != tw.Addr() {
-			t.Errorf("%s: OS %q switch %q", p.Port, p.OS, p.Switch)
+		if _, ok := p.Advice.(cumulusAdvice); !ok || p.Switch != tw.Addr() {
+			t.Errorf("%s: advice %T switch %q", p.Port, p.Advice, p.Switch)
+		}
+		// The twin's default configuration: priority n on traffic class n, every priority in
+		// the default-lossy pool's priority group bulk (0).
+		if p.QueueOf[5] != 5 || len(p.PriorityGroupOf) != 8 || p.PriorityGroupOf[3] != 0 {
+			t.Errorf("%s: queues %v, priority groups %v", p.Port, p.QueueOf, p.PriorityGroupOf)
 		}
 	}
 	if !slices.Equal(names, []string{"swp1", "swp2", "swp3", "swp4"}) {
 		t.Fatalf("ports %v", names)
 	}
-	if ports[0].Stats[health.CumulusPFC(3, "rx-pause-frames")] != 40 || ports[0].Queues[3][health.CumulusTxBufferDiscards] != 7 {
+	if ports[0].Stats[health.PFCRxFrames(3)] != 40 || ports[0].Queues[3][health.DroppedBytes] != 7 || ports[0].Stats[health.ECNMarkedPackets] != 11 {
 		t.Errorf("swp1: %v %v", ports[0].Stats, ports[0].Queues[3])
 	}
-	if ports[0].Stormed != nil || ports[0].Queues[3][health.CumulusDeadlocks] != 0 {
+	if ports[0].Stormed != nil || ports[0].Queues[3][health.WatchdogStorms] != 0 {
 		t.Errorf("swp1 has no watchdog, yet %v %v", ports[0].Stormed, ports[0].Queues[3])
 	}
-	if ports[1].PriorityGroups[3][health.CumulusRxBufferDiscards] != 5 || !slices.Equal(ports[1].Stormed, []int{3}) || ports[1].Queues[3][health.CumulusDeadlocks] != 1 {
+	if ports[1].PriorityGroups[3][health.DroppedBytes] != 5 || !slices.Equal(ports[1].Stormed, []int{3}) || ports[1].Queues[3][health.WatchdogStorms] != 1 {
 		t.Errorf("swp2: %v stormed %v queue %v", ports[1].PriorityGroups[3], ports[1].Stormed, ports[1].Queues[3])
 	}
 	// Counters are operational state: the applied revision has none.
@@ -206,7 +244,7 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	var found bool
 	for _, v := range health.Judge(d, health.Options{Priority: 3}) {
 		if v.Check == "lossless_drops" && !v.Pass {
-			found = v.Subject == "swp1 queue 3" && strings.Contains(v.Detail, "tx-uc-buffer-discards +9")
+			found = v.Subject == "swp1 queue 3" && strings.Contains(v.Detail, "dropped bytes: dropped_bytes +9")
 			if !found {
 				t.Errorf("verdict %+v", v)
 			}

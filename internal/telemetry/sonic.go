@@ -16,7 +16,8 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
-// SONiC reads every port of a SONiC switch and its lossless priorities: the port hash (PFC
+// SONiC reads every port of a SONiC switch and its lossless priorities, its counters under the
+// judge's neutral names (sonic_names.go) with SONiC's advice: the port hash (PFC
 // frames per priority), the queue hash of each lossless priority (packets, drops, ECN marks,
 // PFC watchdog) and, where the switch counts it, the ingress priority group's hash (drops when
 // the port did not pause its sender in time). A port's lossless priorities are its
@@ -73,7 +74,7 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 			return nil, fmt.Errorf("switch %s has no port %s in %s (its ports: %s)", address, p, sonic.CountersPortNameMap, firstFew(slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)))
 		}
 		lossless := pfcEnabled(qos[portQoSMap][p][pfcEnable], priority)
-		out[i] = health.SwitchPort{Switch: address, Port: p, Lossless: lossless, Queues: map[int]health.Counters{}, PriorityGroups: map[int]health.Counters{}}
+		out[i] = health.SwitchPort{Switch: address, Port: p, Advice: sonicAdvice{}, Lossless: lossless, Queues: map[int]health.Counters{}, PriorityGroups: map[int]health.Counters{}}
 		reads = append(reads, read{port: i, path: []string{sonic.CountersTable, poid}})
 		queues := 0
 		for _, prio := range lossless {
@@ -109,14 +110,14 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 		}
 		switch r.kind {
 		case 0:
-			sp.Stats = h.Counters
+			sp.Stats = sonicNeutral(sonicPortNames, h.Counters)
 		case 1:
-			sp.Queues[r.prio] = h.Counters
+			sp.Queues[r.prio] = sonicNeutral(sonicQueueNames, h.Counters)
 			if h.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
 				sp.Stormed = append(sp.Stormed, r.prio)
 			}
 		case 2:
-			sp.PriorityGroups[r.prio] = h.Counters
+			sp.PriorityGroups[r.prio] = sonicNeutral(sonicPGNames, h.Counters)
 		}
 	}
 	return out, nil

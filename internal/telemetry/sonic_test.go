@@ -70,9 +70,19 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 		t.Fatal("no Ethernet8")
 	}
 	p8 := ports[i]
-	if p8.Stats["SAI_PORT_STAT_PFC_3_TX_PKTS"] != 12 || p8.Queues[3]["SAI_QUEUE_STAT_WRED_ECN_MARKED_PACKETS"] != 5 ||
-		p8.Queues[3]["PFC_WD_QUEUE_STATS_DEADLOCK_DETECTED"] != 1 || !slices.Equal(p8.Stormed, []int{3}) || p8.PriorityGroups[3]["SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"] != 2 {
+	if p8.Stats[health.PFCTxFrames(3)] != 12 || p8.Queues[3][health.ECNMarkedPackets] != 5 ||
+		p8.Queues[3][health.WatchdogStorms] != 1 || !slices.Equal(p8.Stormed, []int{3}) || p8.PriorityGroups[3][health.DroppedPackets] != 2 {
 		t.Errorf("Ethernet8 = %+v", p8)
+	}
+	for _, c := range []health.Counters{p8.Stats, p8.Queues[3], p8.PriorityGroups[3]} {
+		for name := range c {
+			if strings.HasPrefix(name, "SAI_") || strings.HasPrefix(name, "PFC_WD_") {
+				t.Errorf("Ethernet8 keeps the SONiC name %s", name)
+			}
+		}
+	}
+	if _, ok := p8.Advice.(sonicAdvice); !ok {
+		t.Errorf("Ethernet8 advice %T, want SONiC's", p8.Advice)
 	}
 	if _, err := SONiC(ctx, c, "leaf1", 3, []string{"Ethernet9999"}); err == nil || !strings.Contains(err.Error(), "has no port Ethernet9999") {
 		t.Errorf("unknown port: %v", err)
@@ -106,7 +116,7 @@ func TestSONiCSparePortsAndTwoLosslessPriorities(t *testing.T) {
 			t.Errorf("%s: queues %v, want 3 and 4", p.Port, p.Queues)
 		}
 	}
-	if ports[1].Queues[4]["SAI_QUEUE_STAT_PACKETS"] != 9 {
+	if ports[1].Queues[4][health.TxPackets] != 9 {
 		t.Errorf("Ethernet4 queue 4 = %v", ports[1].Queues[4])
 	}
 }

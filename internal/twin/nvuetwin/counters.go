@@ -10,21 +10,34 @@ import (
 )
 
 // A port's operational QoS counters, as GET /nvue_v1/interface/<swp>/counters/qos serves them
-// (Cumulus Linux 5.9 to 5.14 user guides, Quality-of-Service/_index.md "Show QoS Counters":
-// the groups and their columns, the same in every release): each group a collection of the
-// eight switch priorities, traffic classes or priority groups, keyed "0" to "7". They start at
-// zero; tests move them with AddCounter. The watchdog's status (OK or DEADLOCK) and deadlock
-// count per traffic class join /interface/<swp>/qos/pfc-watchdog at the operational revision
-// while the port's watchdog is enabled ("PFC Watchdog").
+// (Cumulus Linux 5.9 to 5.14 user guides, CumulusNetworks/docs,
+// content/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/_index.md "Show Qos
+// Counters": the groups and their columns, the same in every release, and no others): each
+// indexed group a collection of the eight switch priorities, traffic classes or priority
+// groups, keyed "0" to "7". The byte columns (tx-bytes, the buffer discards), which the CLI
+// prints as "0 Bytes", are served as numbers of bytes. They start at zero; tests move them
+// with AddCounter and AddPortStat. The watchdog's status (OK or DEADLOCK) and deadlock count
+// per traffic class join /interface/<swp>/qos/pfc-watchdog at the operational revision while
+// the port's watchdog is enabled ("PFC Watchdog").
 var counterFields = map[string][]string{
 	"pfc-stats":            {"rx-pause-frames", "rx-pause-duration", "tx-pause-frames", "tx-pause-duration"},
-	"egress-queue-stats":   {"tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards", "ecn-marked-frames"},
+	"egress-queue-stats":   {"tx-frames", "tx-bytes", "tx-uc-buffer-discards", "wred-discards"},
 	"ingress-buffer-stats": {"rx-frames", "rx-buffer-discards", "rx-shared-buffer-discards"},
+}
+
+// portStatFields are port-stats' rows ("Qos Port Statistics": ecn-marked-packets,
+// mc-buffer-discards and pause-frames, receive n/a for the first two) by direction. The guide
+// prints the table without its JSON; the twin serves it split as NVUE's "qos roce counters"
+// is, rx-stats and tx-stats (an assumption, the same one telemetry reads).
+var portStatFields = map[string][]string{
+	"rx-stats": {"pause-frames"},
+	"tx-stats": {"ecn-marked-packets", "mc-buffer-discards", "pause-frames"},
 }
 
 // portCounters are one port's counters: group -> index -> field -> value.
 type portCounters struct {
 	groups    map[string][8]map[string]uint64
+	portStats map[string]map[string]uint64
 	deadlocks [8]uint64
 	deadlock  [8]bool
 }
@@ -41,7 +54,30 @@ func newPortCounters() *portCounters {
 		}
 		c.groups[g] = idx
 	}
+	c.portStats = map[string]map[string]uint64{}
+	for dir, fields := range portStatFields {
+		c.portStats[dir] = map[string]uint64{}
+		for _, f := range fields {
+			c.portStats[dir][f] = 0
+		}
+	}
 	return c
+}
+
+// AddPortStat adds n to a port-stats counter of port: dir rx-stats or tx-stats, field one of
+// its rows. An unknown port, direction or field is an error.
+func (t *Twin) AddPortStat(port, dir, field string, n uint64) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, err := t.portCounters(port)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(portStatFields[dir], field) {
+		return fmt.Errorf("no port-stats %s %s on %s", dir, field, port)
+	}
+	c.portStats[dir][field] += n
+	return nil
 }
 
 // AddCounter adds n to a counter of port: group pfc-stats (index a switch priority),
@@ -128,6 +164,15 @@ func (t *Twin) operational(path string) (v any, found, ok bool) {
 			}
 			tree[g] = members
 		}
+		ps := nvue.Tree{}
+		for dir, fields := range c.portStats {
+			m := nvue.Tree{}
+			for f, n := range fields {
+				m[f] = float64(n)
+			}
+			ps[dir] = m
+		}
+		tree["port-stats"] = ps
 		v, found := nvue.Lookup(tree, keys[4:]...)
 		if len(keys) == 4 {
 			v, found = tree, true
