@@ -60,6 +60,9 @@ type Options struct {
 	// RequireTraffic fails the traffic check when nothing moved on the
 	// priority: idle counters prove nothing.
 	RequireTraffic bool
+	// Cables are the links whose two ends are known: their PFC counts are compared
+	// (pfc_agreement, only when there are some).
+	Cables []Cable
 }
 
 // Verdict is one finding. Target is the switch or host address, Subject the
@@ -79,6 +82,7 @@ func Judge(d Delta, o Options) []Verdict {
 	j.traffic()
 	j.losslessDrops()
 	j.pfcPriority()
+	j.pfcAgreement()
 	j.watchdog()
 	j.ecnToCNP()
 	j.cnpHandled()

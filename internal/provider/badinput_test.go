@@ -422,6 +422,9 @@ ofed = { flavor = "doca", version = "25.10-1.7.1" }`,
 		summary: "Unknown Switch Operating System", detail: `switches[0]: no driver for the switch operating system "junos": use one of "cumulus" or "sonic"`},
 	{where: "roce_fabric_health", attr: "switches[0]", hcl: `switches = [{ os = "sonic" }]`,
 		summary: "Switch Without Address", detail: "switches[0] has no address"},
+	{where: "roce_fabric_health", attr: "cables[0].host", hcl: `switches = ["192.0.2.1:8080"]
+cables   = [{ switch = "192.0.2.1:8080", port = "Ethernet0", host = "192.0.2.99", netdev = "ens1f0np0" }]`,
+		summary: "Cable End Not Sampled", detail: `cables[0].host is "192.0.2.99", which is not in hosts`},
 	{where: "roce_fabric_health", attr: "switches", hcl: `switches = []
 hosts    = []`,
 		summary: "Nothing to Sample", detail: "switches, cumulus_switches and hosts are all empty or unset"},

@@ -44,6 +44,7 @@ type fabricHealthModel struct {
 	Priority        types.Int64        `tfsdk:"priority"`
 	IntervalSeconds types.Int64        `tfsdk:"interval_seconds"`
 	RequireTraffic  types.Bool         `tfsdk:"require_traffic"`
+	Cables          []cableModel       `tfsdk:"cables"`
 	ID              types.String       `tfsdk:"id"`
 	Seconds         types.Float64      `tfsdk:"seconds"`
 	OK              types.Bool         `tfsdk:"ok"`
@@ -53,6 +54,14 @@ type fabricHealthModel struct {
 	Checks          []healthVerdict    `tfsdk:"checks"`
 	SwitchPorts     []switchPortDeltas `tfsdk:"switch_ports"`
 	HostPorts       []hostPortDeltas   `tfsdk:"host_ports"`
+}
+
+// cableModel is one link whose two ends the user knows.
+type cableModel struct {
+	Switch types.String `tfsdk:"switch"`
+	Port   types.String `tfsdk:"port"`
+	Host   types.String `tfsdk:"host"`
+	Netdev types.String `tfsdk:"netdev"`
 }
 
 type healthVerdict struct {
@@ -124,6 +133,17 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`. A SONiC switch's COUNTERS_DB moves only when its flex counters poll "+
 					"(queues, WRED/ECN and priority group drops every 10 s by default, ports every second; FLEX_COUNTER_TABLE POLL_INTERVAL): the samples are taken at least "+
 					"two polls of the slowest of them apart, 20 s by default, with a warning when this is set shorter.", maxHealthInterval, defaultHealthInterval)},
+			"cables": schema.ListNestedAttribute{Optional: true,
+				MarkdownDescription: "Links whose two ends you know (a pod's cable map): each switch port and the host netdev on it. The `pfc_agreement` check then compares, " +
+					"priority by priority, the PFC frames one end sent with those the other received, and where they disagree says which side is off: the NIC's count " +
+					"matching another sampled switch port (the cable is elsewhere), a switch port whose PFC counters did not move (the switch is not updating them), " +
+					"or a NIC whose pause counters did not. `switch` must be in `switches` and `host` in `hosts`, written the same way.",
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"switch": schema.StringAttribute{Required: true, MarkdownDescription: "The switch's address, as in `switches`."},
+					"port":   schema.StringAttribute{Required: true, MarkdownDescription: "The switch port (`Ethernet0`, `swp1`)."},
+					"host":   schema.StringAttribute{Required: true, MarkdownDescription: "The host's address, as in `hosts`."},
+					"netdev": schema.StringAttribute{Required: true, MarkdownDescription: "The host's netdev on the cable (`ens1f0np0`)."},
+				}}},
 			"require_traffic": schema.BoolAttribute{Optional: true,
 				MarkdownDescription: "Fail the `traffic` check when nothing moved on the priority: idle counters prove nothing. Default `true`."},
 			"id":      str("The sampled targets."),
@@ -135,7 +155,7 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				MarkdownDescription: "One line per failed verdict: `<check> <target> <subject>: <detail>. Remedy: <remedy>`."},
 			"checks": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Every verdict: one passing verdict per check that found nothing, else one per port at fault.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"check":   str("Check id: `counters_read`, `traffic`, `lossless_drops`, `pfc_priority`, `pfc_watchdog`, `ecn_cnp`, `cnp_handled`, `retransmissions`."),
+					"check":   str("Check id: `counters_read`, `traffic`, `lossless_drops`, `pfc_priority`, `pfc_agreement` (with `cables`), `pfc_watchdog`, `ecn_cnp`, `cnp_handled`, `retransmissions`."),
 					"target":  str("The switch or host address; empty for the fabric."),
 					"subject": str("The port, queue or priority: `Ethernet8 queue 3`, `mlx5_0:1 (ens1f0np0)`; a RoCE LAG device's physical port `mlx5_bond_0:1 (ens1f1np1)`, the whole device `mlx5_bond_0:1 (ens1f0np0+ens1f1np1)`."),
 					"pass":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the check passed."},
@@ -210,6 +230,23 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 				fmt.Sprintf("%s and %s are both %q: list each target once, or its counters count twice.", j, name, v.ValueString()))
 		}
 		seen[v.ValueString()] = name
+	}
+	checkCables(m.Cables, switches, hosts, &resp.Diagnostics)
+}
+
+// checkCables refuses a cable whose switch is not in switches or whose host is not in hosts:
+// its ends would never be sampled.
+func checkCables(cables []cableModel, switches []switchEntry, hosts []types.String, diags *diag.Diagnostics) {
+	for i, c := range cables {
+		at := path.Root("cables").AtListIndex(i)
+		if isSet(c.Switch) && !slices.ContainsFunc(switches, func(e switchEntry) bool { return e.address == c.Switch.ValueString() }) {
+			diags.AddAttributeError(at.AtName("switch"), "Cable End Not Sampled",
+				fmt.Sprintf("cables[%d].switch is %q, which is not in switches: add it there, written the same way, or fix the cable.", i, c.Switch.ValueString()))
+		}
+		if isSet(c.Host) && !slices.ContainsFunc(hosts, func(h types.String) bool { return h.ValueString() == c.Host.ValueString() }) {
+			diags.AddAttributeError(at.AtName("host"), "Cable End Not Sampled",
+				fmt.Sprintf("cables[%d].host is %q, which is not in hosts: add it there, written the same way, or fix the cable.", i, c.Host.ValueString()))
+		}
 	}
 }
 
@@ -314,12 +351,16 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}
+	checkCables(m.Cables, switches, knownStrings(m.Hosts), &resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
 	if len(switches)+len(knownStrings(m.Hosts)) == 0 {
 		resp.Diagnostics.AddAttributeError(path.Root("switches"), "Nothing to Sample",
 			nothingToSample+" are all empty or unset: "+listTargets)
 		return
 	}
-	opts := health.Options{Priority: defaultLosslessPrio, RequireTraffic: true}
+	opts := health.Options{Priority: defaultLosslessPrio, RequireTraffic: true, Cables: d.cables(m.Cables, switches)}
 	if isSet(m.Priority) {
 		opts.Priority = int(m.Priority.ValueInt64())
 	}
@@ -587,4 +628,20 @@ func firstOf(items []string, n int) string {
 		return strings.Join(items, "; ")
 	}
 	return fmt.Sprintf("%s; and %d more", strings.Join(items[:n], "; "), len(items)-n)
+}
+
+// cables are the cables with their ends' addresses as the samples name them.
+func (d *fabricHealthDataSource) cables(cables []cableModel, switches []switchEntry) []health.Cable {
+	var out []health.Cable
+	for _, c := range cables {
+		address := c.Switch.ValueString()
+		if i := slices.IndexFunc(switches, func(e switchEntry) bool { return e.address == address }); i >= 0 {
+			if drv, err := switchDriver(switches[i].os); err == nil {
+				address = d.data.switchAddress(drv, address)
+			}
+		}
+		out = append(out, health.Cable{Switch: address, Port: c.Port.ValueString(),
+			Host: joinDefaultPort(c.Host.ValueString(), d.data.settings.SSH.Port), Netdev: c.Netdev.ValueString()})
+	}
+	return out
 }

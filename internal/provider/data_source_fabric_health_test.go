@@ -245,3 +245,53 @@ func TestFabricHealthOnAStockSONiCSwitch(t *testing.T) {
 		}},
 	})
 }
+
+// TestFabricHealthComparesCableEnds gives the data source the cable of gpu1's first NIC: with
+// traffic running its two ends agree on their PFC frames, and once the switch counts frames
+// the NIC never received (a COUNTERS_DB out of step with the port), pfc_agreement names the
+// cable and the priority.
+func TestFabricHealthComparesCableEnds(t *testing.T) {
+	f := newHealthFabric(t)
+	l := f.firstLink(t)
+	gpu1 := twinAddress(t, f.fleet, "gpu1")
+	cfg := f.config(t, fmt.Sprintf("  cables = [{ switch = %q, port = %q, host = %q, netdev = %q }]\n", f.sw.addr, l.Port, gpu1, l.Netdev))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: cfg,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr("data.roce_fabric_health.f", "ok", "true"),
+					resource.TestCheckTypeSetElemNestedAttrs("data.roce_fabric_health.f", "checks.*", map[string]string{
+						"check": "pfc_agreement", "pass": "true", "detail": "both ends of 1 of 1 cables agree on their PFC frames"}),
+				),
+			},
+			{
+				// Frames only the switch counts, every 50 ms until the test ends (at most 10
+				// minutes): they fall between the samples.
+				PreConfig: func() {
+					wg.Go(func() {
+						tick := time.NewTicker(50 * time.Millisecond)
+						defer tick.Stop()
+						for range 12000 {
+							select {
+							case <-ctx.Done():
+								return
+							case <-tick.C:
+							}
+							if err := f.sw.twin.AddPortCounters(l.Port, map[string]uint64{"SAI_PORT_STAT_PFC_3_TX_PKTS": 2000}); err != nil {
+								t.Error(err)
+								return
+							}
+						}
+					})
+				},
+				Config: cfg,
+				Check: failuresMatch(true, `^pfc_agreement `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority 3: the two ends of .* disagree on priority 3: the switch port sent \d+ PFC frames \(pfc/3/tx_frames\), the NIC received \d+ \(rx_prio3_pause\)\. Remedy: both ends counted different numbers`),
+			},
+		},
+	})
+}

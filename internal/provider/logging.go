@@ -20,13 +20,11 @@ import (
 
 // The provider's log subsystems: TF_LOG=DEBUG shows them all, and
 // TF_LOG_PROVIDER_ROCE_SSH, _ENGINE, _GNMI and _NVUE set each on its own: ssh for connections,
-// remote commands and file transfers; engine for each host's fact gathers and task plans;
-// gnmi and nvue for each SONiC and Cumulus switch's reads and writes.
+// remote commands and file transfers; engine for each host's fact gathers and task plans; and
+// for each switch's reads and writes, its driver's transport (switchcfg.Transport: gnmi, nvue).
 const (
 	logSSH    = "ssh"
 	logEngine = "engine"
-	logGNMI   = "gnmi"
-	logNVUE   = "nvue"
 )
 
 // urlCredentials matches the user:password part of a URL, which a repository address in a

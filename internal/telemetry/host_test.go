@@ -110,3 +110,9 @@ func TestJudgeNamesTheCounterItUsed(t *testing.T) {
 		})
 	}
 }
+
+func testCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}

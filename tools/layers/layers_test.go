@@ -29,8 +29,8 @@ var allowed = map[string][]string{
 	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
 	"internal/nvue":                       {"internal/configcheck", "internal/tlspin"},
 	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/health", "internal/nvue"}, // the driver seam: no OS
-	"internal/switchcfg/sonic":            {"internal/fabric", "internal/gnmi", "internal/health", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/telemetry"},
-	"internal/switchcfg/cumulus":          {"internal/fabric", "internal/health", "internal/nvue", "internal/switchcfg", "internal/telemetry"},
+	"internal/switchcfg/sonic":            {"internal/fabric", "internal/gnmi", "internal/health", "internal/sonic", "internal/sonicdb", "internal/switchcfg"},
+	"internal/switchcfg/cumulus":          {"internal/fabric", "internal/health", "internal/nvue", "internal/sonic", "internal/switchcfg"},    // sonic: natural port order
 	"internal/switchcfg/drivers":          {"internal/sonic", "internal/switchcfg", "internal/switchcfg/cumulus", "internal/switchcfg/sonic"}, // the registry
 	"internal/switchcfg/switchcfgtest":    {"internal/fabric", "internal/switchcfg"},                                                          // test support
 	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"internal/preflight":                  {"internal/host", "internal/host/facts"},
 	"internal/health":                     {}, // verdicts from counter deltas: no I/O
 	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
-	"internal/telemetry":                  {"internal/gnmi", "internal/health", "internal/host", "internal/host/facts", "internal/nvue", "internal/sonic", "internal/sonicdb"},
+	"internal/telemetry":                  {"internal/health", "internal/host", "internal/host/facts"}, // host counters
 	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},

@@ -9,7 +9,6 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
-	"github.com/clusterbid/terraform-provider-roce/internal/telemetry"
 )
 
 // Driver drives NVIDIA Cumulus Linux switches (5.9 to 5.14) over the NVUE REST API: Cumulus
@@ -108,7 +107,7 @@ type counters struct {
 }
 
 func (c counters) Sample(ctx context.Context, _ int) ([]health.SwitchPort, error) {
-	return telemetry.Cumulus(ctx, c.client, c.client.Address(), nil)
+	return ReadCounters(ctx, c.client, c.client.Address(), nil)
 }
 
 // Window is zero: NVUE reads the counters live.

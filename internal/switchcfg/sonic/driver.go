@@ -12,7 +12,6 @@ import (
 	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
-	"github.com/clusterbid/terraform-provider-roce/internal/telemetry"
 )
 
 // Driver drives SONiC switches: CONFIG_DB over gNMI, counters from COUNTERS_DB.
@@ -119,11 +118,11 @@ type counters struct {
 }
 
 func (c counters) Sample(ctx context.Context, priority int) ([]health.SwitchPort, error) {
-	return telemetry.SONiC(ctx, c.client, c.client.Address(), priority, nil)
+	return ReadCounters(ctx, c.client, c.client.Address(), priority, nil)
 }
 
 func (c counters) Window(ctx context.Context) (time.Duration, string, error) {
-	every, group, err := telemetry.SONiCSlowestPoll(ctx, c.client)
+	every, group, err := SlowestPoll(ctx, c.client)
 	if err != nil {
 		return 0, "", err
 	}

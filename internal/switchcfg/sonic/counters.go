@@ -1,4 +1,4 @@
-package telemetry
+package sonic
 
 import (
 	"context"
@@ -12,11 +12,11 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 )
 
-// SONiC reads every port of a SONiC switch and its lossless priorities, its counters under the
+// ReadCounters reads every port of a SONiC switch and its lossless priorities, its counters under the
 // judge's neutral names (sonic_names.go) with SONiC's advice: the port hash (PFC
 // frames per priority), the queue hash of each lossless priority (packets, drops, ECN marks,
 // PFC watchdog) and, where the switch counts it, the ingress priority group's hash (drops when
@@ -32,25 +32,25 @@ import (
 // configure active ports only. Such a port is read with its port counters and NoCounters set.
 // ports, when not empty, limits the read to those ports; one the switch does not have is an
 // error.
-func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
-	maps1, err := c.GetTarget(ctx, sonic.CountersDB, []string{sonic.CountersPortNameMap}, []string{sonic.CountersQueueNameMap}, []string{sonic.CountersPGNameMap})
+func ReadCounters(ctx context.Context, c *gnmi.Client, address string, priority int, ports []string) ([]health.SwitchPort, error) {
+	maps1, err := c.GetTarget(ctx, sonicmodel.CountersDB, []string{sonicmodel.CountersPortNameMap}, []string{sonicmodel.CountersQueueNameMap}, []string{sonicmodel.CountersPGNameMap})
 	if err != nil {
 		return nil, err
 	}
-	portMap, err := sonic.DecodeNameMap(sonic.CountersPortNameMap, maps1[sonic.CountersPortNameMap])
+	portMap, err := sonicmodel.DecodeNameMap(sonicmodel.CountersPortNameMap, maps1[sonicmodel.CountersPortNameMap])
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
-	queueMap, err := sonic.DecodeNameMap(sonic.CountersQueueNameMap, maps1[sonic.CountersQueueNameMap])
+	queueMap, err := sonicmodel.DecodeNameMap(sonicmodel.CountersQueueNameMap, maps1[sonicmodel.CountersQueueNameMap])
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
 	// The PG name map exists only while the PG_DROP or PG_WATERMARK flex counters are on
 	// (sonic-swss orchagent/flexcounterorch.cpp); without it the ports are read without their
 	// priority group.
-	var pgMap sonic.NameMap
-	if raw, ok := maps1[sonic.CountersPGNameMap]; ok {
-		if pgMap, err = sonic.DecodeNameMap(sonic.CountersPGNameMap, raw); err != nil {
+	var pgMap sonicmodel.NameMap
+	if raw, ok := maps1[sonicmodel.CountersPGNameMap]; ok {
+		if pgMap, err = sonicmodel.DecodeNameMap(sonicmodel.CountersPGNameMap, raw); err != nil {
 			return nil, fmt.Errorf("switch %s: %w", address, err)
 		}
 	}
@@ -59,7 +59,7 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 		return nil, fmt.Errorf("switch %s: read %s: %w", address, portQoSMap, err)
 	}
 	if len(ports) == 0 {
-		ports = slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)
+		ports = slices.SortedFunc(maps.Keys(portMap), sonicmodel.NaturalCompare)
 	}
 	type read struct {
 		port, kind int // index in ports; 0 port, 1 queue, 2 priority group
@@ -71,34 +71,34 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 	for i, p := range ports {
 		poid, ok := portMap[p]
 		if !ok {
-			return nil, fmt.Errorf("switch %s has no port %s in %s (its ports: %s)", address, p, sonic.CountersPortNameMap, firstFew(slices.SortedFunc(maps.Keys(portMap), sonic.NaturalCompare)))
+			return nil, fmt.Errorf("switch %s has no port %s in %s (its ports: %s)", address, p, sonicmodel.CountersPortNameMap, firstFew(slices.SortedFunc(maps.Keys(portMap), sonicmodel.NaturalCompare)))
 		}
 		lossless := pfcEnabled(qos[portQoSMap][p][pfcEnable], priority)
 		out[i] = health.SwitchPort{Switch: address, Port: p, Advice: sonicAdvice{}, Lossless: lossless, Queues: map[int]health.Counters{}, PriorityGroups: map[int]health.Counters{}}
-		reads = append(reads, read{port: i, path: []string{sonic.CountersTable, poid}})
+		reads = append(reads, read{port: i, path: []string{sonicmodel.CountersTable, poid}})
 		queues := 0
 		for _, prio := range lossless {
 			if qoid, ok := queueMap.ObjectOID(p, prio); ok {
 				queues++
-				reads = append(reads, read{port: i, kind: 1, prio: prio, path: []string{sonic.CountersTable, qoid}})
+				reads = append(reads, read{port: i, kind: 1, prio: prio, path: []string{sonicmodel.CountersTable, qoid}})
 			}
 			if goid, ok := pgMap.ObjectOID(p, prio); ok {
-				reads = append(reads, read{port: i, kind: 2, prio: prio, path: []string{sonic.CountersTable, goid}})
+				reads = append(reads, read{port: i, kind: 2, prio: prio, path: []string{sonicmodel.CountersTable, goid}})
 			}
 		}
 		if queues == 0 {
 			out[i].NoCounters = fmt.Sprintf("%s maps none of their queues %s (SONiC keeps queue counters only for the queues BUFFER_QUEUE configures)",
-				sonic.CountersQueueNameMap, joinInts(lossless))
+				sonicmodel.CountersQueueNameMap, joinInts(lossless))
 		}
 	}
 	if len(reads) == 0 {
-		return nil, fmt.Errorf("switch %s: %s is empty: orchagent has not created its port counters", address, sonic.CountersPortNameMap)
+		return nil, fmt.Errorf("switch %s: %s is empty: orchagent has not created its port counters", address, sonicmodel.CountersPortNameMap)
 	}
 	paths := make([][]string, len(reads))
 	for i, r := range reads {
 		paths[i] = r.path
 	}
-	hashes, err := c.GetTarget(ctx, sonic.CountersDB, paths...)
+	hashes, err := c.GetTarget(ctx, sonicmodel.CountersDB, paths...)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +113,7 @@ func SONiC(ctx context.Context, c *gnmi.Client, address string, priority int, po
 			sp.Stats = sonicNeutral(sonicPortNames, h.Counters)
 		case 1:
 			sp.Queues[r.prio] = sonicNeutral(sonicQueueNames, h.Counters)
-			if h.Text[sonic.PFCWatchdogStatus] == sonic.PFCWatchdogStormed {
+			if h.Text[sonicmodel.PFCWatchdogStatus] == sonicmodel.PFCWatchdogStormed {
 				sp.Stormed = append(sp.Stormed, r.prio)
 			}
 		case 2:
@@ -149,13 +149,13 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-func decodeHash(values map[string]json.RawMessage, path []string) (sonic.CounterHash, error) {
+func decodeHash(values map[string]json.RawMessage, path []string) (sonicmodel.CounterHash, error) {
 	key := path[0] + "/" + path[1]
 	raw, ok := values[key]
 	if !ok {
-		return sonic.CounterHash{}, fmt.Errorf("no answer for %s", key)
+		return sonicmodel.CounterHash{}, fmt.Errorf("no answer for %s", key)
 	}
-	return sonic.DecodeCounterHash(path[1], raw)
+	return sonicmodel.DecodeCounterHash(path[1], raw)
 }
 
 func firstFew(names []string) string {
@@ -172,10 +172,10 @@ func firstFew(names []string) string {
 // PG_DROP_STAT_FLEX_COUNTER_POLLING_INTERVAL_MS 10000).
 var sonicFlexGroups = map[string]time.Duration{"PORT": time.Second, "QUEUE": 10 * time.Second, "WRED_ECN_QUEUE": 10 * time.Second, "PG_DROP": 10 * time.Second}
 
-// SONiCSlowestPoll is the longest poll interval of the flex counter groups the verdicts read
+// SlowestPoll is the longest poll interval of the flex counter groups the verdicts read
 // on a switch, and that group: COUNTERS_DB moves only when a group polls, so a window shorter
 // than two of its polls sees none or several and misjudges drops, marks and rates.
-func SONiCSlowestPoll(ctx context.Context, c *gnmi.Client) (time.Duration, string, error) {
+func SlowestPoll(ctx context.Context, c *gnmi.Client) (time.Duration, string, error) {
 	db, err := sonicdb.New(c).GetTables(ctx, "FLEX_COUNTER_TABLE")
 	if err != nil {
 		return 0, "", err

@@ -1,4 +1,4 @@
-package telemetry
+package cumulus
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
 
-// CumulusQoSMaps reads, from a Cumulus switch's applied qos tree (GET /qos?rev=applied, which
+// QoSMaps reads, from a Cumulus switch's applied qos tree (GET /qos?rev=applied, which
 // lists only what differs from the defaults), which egress queue (traffic class) and which
 // ingress priority group each switch priority has. The egress-queue-stats and
 // ingress-buffer-stats of counters/qos are keyed by those, not by priority. From the Cumulus
@@ -29,7 +29,7 @@ import (
 //     RoCE lossless mode's roce-reserved pools), or in another lossy pool, has a priority group
 //     whose index the guide does not give: pgOf leaves it out, and the judge does not read its
 //     ingress drops.
-func CumulusQoSMaps(qos nvue.Tree) (queueOf, pgOf map[int]int, err error) {
+func QoSMaps(qos nvue.Tree) (queueOf, pgOf map[int]int, err error) {
 	queueOf, pgOf = map[int]int{}, map[int]int{}
 	for p := range 8 {
 		queueOf[p], pgOf[p] = p, 0

@@ -1,4 +1,4 @@
-package telemetry
+package cumulus
 
 import (
 	"context"
@@ -14,9 +14,9 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
-// Cumulus reads ports of a Cumulus Linux switch over NVUE, under the judge's neutral names
+// ReadCounters reads ports of a Cumulus Linux switch over NVUE, under the judge's neutral names
 // (cumulus_counters.go) with Cumulus' advice: the applied qos tree once, for each switch
-// priority's traffic class and priority group (CumulusQoSMaps), then two GETs per port at the
+// priority's traffic class and priority group (QoSMaps), then two GETs per port at the
 // operational revision (Cumulus Linux 5.9 to 5.14 user guides, CumulusNetworks/docs,
 // Quality-of-Service/_index.md "Show Qos Counters" and "PFC Watchdog"; NVUE-API.md: a REST
 // path is the nv show command's words joined by slashes, and counters are operational state):
@@ -31,7 +31,7 @@ import (
 //
 // Cumulus 5.13 and later also stream these counters over gNMI Subscribe (no Get); this reader
 // uses NVUE, which every release of 5.9 to 5.14 serves.
-func Cumulus(ctx context.Context, c *nvue.Client, address string, ports []string) ([]health.SwitchPort, error) {
+func ReadCounters(ctx context.Context, c *nvue.Client, address string, ports []string) ([]health.SwitchPort, error) {
 	if len(ports) == 0 {
 		var err error
 		if ports, err = cumulusPorts(ctx, c); err != nil {
@@ -46,7 +46,7 @@ func Cumulus(ctx context.Context, c *nvue.Client, address string, ports []string
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: GET /qos: %w", address, err)
 	}
-	queueOf, pgOf, err := CumulusQoSMaps(qos)
+	queueOf, pgOf, err := QoSMaps(qos)
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
@@ -104,7 +104,7 @@ func cumulusPort(ctx context.Context, c *nvue.Client, address, port string) (hea
 	if err != nil {
 		return sp, fmt.Errorf("switch %s: %w", address, err)
 	}
-	if sp.Stats, sp.Queues, sp.PriorityGroups, err = ParseCumulusQoSCounters(raw); err != nil {
+	if sp.Stats, sp.Queues, sp.PriorityGroups, err = ParseQoSCounters(raw); err != nil {
 		return sp, fmt.Errorf("switch %s: GET /%s: %w", address, qosPath, err)
 	}
 	wdPath := "interface/" + port + "/qos/pfc-watchdog"
@@ -116,7 +116,7 @@ func cumulusPort(ctx context.Context, c *nvue.Client, address, port string) (hea
 	case err != nil:
 		return sp, fmt.Errorf("switch %s: %w", address, err)
 	}
-	deadlocks, stormed, err := ParseCumulusWatchdog(raw)
+	deadlocks, stormed, err := ParseWatchdog(raw)
 	if err != nil {
 		return sp, fmt.Errorf("switch %s: GET /%s: %w", address, wdPath, err)
 	}

@@ -1,4 +1,4 @@
-package telemetry
+package sonic
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
-	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -39,8 +39,8 @@ func twinClientWith(t *testing.T, opts switchtwin.Options) (*switchtwin.Twin, *g
 
 func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	tw, c := twinClient(t)
-	tw.SetEntry("PORT_QOS_MAP", "Ethernet8", sonic.Entry{"pfc_enable": "3"})
-	tw.SetEntry("PFC_WD", "Ethernet8", sonic.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
+	tw.SetEntry("PORT_QOS_MAP", "Ethernet8", sonicmodel.Entry{"pfc_enable": "3"})
+	tw.SetEntry("PFC_WD", "Ethernet8", sonicmodel.Entry{"action": "drop", "detection_time": "200", "restoration_time": "200"})
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -55,7 +55,7 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	before := tw.Stats().RPCs["Get"]
-	ports, err := SONiC(ctx, c, "leaf1", 3, nil)
+	ports, err := ReadCounters(ctx, c, "leaf1", 3, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestSONiCReadsPortsQueuesAndPriorityGroups(t *testing.T) {
 	if _, ok := p8.Advice.(sonicAdvice); !ok {
 		t.Errorf("Ethernet8 advice %T, want SONiC's", p8.Advice)
 	}
-	if _, err := SONiC(ctx, c, "leaf1", 3, []string{"Ethernet9999"}); err == nil || !strings.Contains(err.Error(), "has no port Ethernet9999") {
+	if _, err := ReadCounters(ctx, c, "leaf1", 3, []string{"Ethernet9999"}); err == nil || !strings.Contains(err.Error(), "has no port Ethernet9999") {
 		t.Errorf("unknown port: %v", err)
 	}
 }
@@ -100,7 +100,7 @@ func TestSONiCSparePortsAndTwoLosslessPriorities(t *testing.T) {
 	tw.PollCounters()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	ports, err := SONiC(ctx, c, "leaf1", 3, nil)
+	ports, err := ReadCounters(ctx, c, "leaf1", 3, nil)
 	if err != nil {
 		t.Fatalf("a switch with spare ports: %v", err)
 	}

@@ -1,4 +1,4 @@
-package telemetry
+package cumulus
 
 import (
 	"context"
@@ -21,11 +21,11 @@ func testCtx(t *testing.T) context.Context {
 }
 
 func TestParseCumulusQoSCounters(t *testing.T) {
-	raw, err := os.ReadFile("testdata/cumulus/counters-qos.json")
+	raw, err := os.ReadFile("testdata/counters/counters-qos.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	stats, queues, pgs, err := ParseCumulusQoSCounters(raw)
+	stats, queues, pgs, err := ParseQoSCounters(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,19 +54,19 @@ func TestCumulusByteCounters(t *testing.T) {
 		`0`: 0, `9216`: 9216, `"0 Bytes"`: 0, `"9216 Bytes"`: 9216, `"146.48 KB"`: 149996, `"7.29 MB"`: 7644119, `"1 B"`: 1,
 	} {
 		raw := `{"egress-queue-stats":{"3":{"tx-uc-buffer-discards":` + in + `}},"ingress-buffer-stats":{"3":{"rx-buffer-discards":` + in + `}}}`
-		_, queues, pgs, err := ParseCumulusQoSCounters([]byte(raw))
+		_, queues, pgs, err := ParseQoSCounters([]byte(raw))
 		if err != nil || queues[3][health.DroppedBytes] != want || pgs[3][health.DroppedBytes] != want {
 			t.Errorf("%s: queue %v, pg %v, err %v; want %d bytes", in, queues[3], pgs[3], err, want)
 		}
 	}
 	for _, in := range []string{`"12 frames"`, `"-1 Bytes"`, `"KB"`, `"1e30 TB"`, `-3`} {
 		raw := `{"egress-queue-stats":{"3":{"tx-uc-buffer-discards":` + in + `}}}`
-		if _, _, _, err := ParseCumulusQoSCounters([]byte(raw)); err == nil {
+		if _, _, _, err := ParseQoSCounters([]byte(raw)); err == nil {
 			t.Errorf("%s accepted as bytes", in)
 		}
 	}
 	// A count is never a size.
-	if _, _, _, err := ParseCumulusQoSCounters([]byte(`{"egress-queue-stats":{"3":{"wred-discards":"3 Bytes"}}}`)); err == nil {
+	if _, _, _, err := ParseQoSCounters([]byte(`{"egress-queue-stats":{"3":{"wred-discards":"3 Bytes"}}}`)); err == nil {
 		t.Error("wred-discards accepted as a size")
 	}
 }
@@ -82,45 +82,45 @@ func TestParseCumulusQoSCountersRefuses(t *testing.T) {
 		"port-stats flat":    `{"port-stats":{"ecn-marked-packets":3}}`,
 		"port ECN text":      `{"port-stats":{"tx-stats":{"ecn-marked-packets":"n/a"}}}`,
 	} {
-		if _, _, _, err := ParseCumulusQoSCounters([]byte(raw)); err == nil {
+		if _, _, _, err := ParseQoSCounters([]byte(raw)); err == nil {
 			t.Errorf("%s: %s accepted", name, raw)
 		}
 	}
 	// A release without a group, and integral numbers as NVUE's JSON may write them.
-	stats, queues, _, err := ParseCumulusQoSCounters([]byte(`{"egress-queue-stats":{"3":{"tx-frames":1e3,"wred-discards":12.0}},"port-stats":{}}`))
+	stats, queues, _, err := ParseQoSCounters([]byte(`{"egress-queue-stats":{"3":{"tx-frames":1e3,"wred-discards":12.0}},"port-stats":{}}`))
 	if err != nil || len(stats) != 0 || queues[3][health.TxPackets] != 1000 || queues[3][health.WREDDroppedPackets] != 12 {
 		t.Errorf("stats %v, queues %v, err %v", stats, queues, err)
 	}
 }
 
 func TestParseCumulusWatchdog(t *testing.T) {
-	raw, err := os.ReadFile("testdata/cumulus/pfc-watchdog.json")
+	raw, err := os.ReadFile("testdata/counters/pfc-watchdog.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadlocks, stormed, err := ParseCumulusWatchdog(raw)
+	deadlocks, stormed, err := ParseWatchdog(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if deadlocks[3] != 2 || len(deadlocks) != 8 || !slices.Equal(stormed, []int{3}) {
 		t.Errorf("deadlocks %v, stormed %v; want 2 on 3 of 8, 3 stormed", deadlocks, stormed)
 	}
-	if _, _, err := ParseCumulusWatchdog([]byte(`{"status":{"3":{"status":"STORM"}}}`)); err == nil || !strings.Contains(err.Error(), "OK or DEADLOCK") {
+	if _, _, err := ParseWatchdog([]byte(`{"status":{"3":{"status":"STORM"}}}`)); err == nil || !strings.Contains(err.Error(), "OK or DEADLOCK") {
 		t.Errorf("an unknown status: %v", err)
 	}
 	// A port whose watchdog is off has no status.
-	if d, s, err := ParseCumulusWatchdog([]byte(`{"state":"disable"}`)); err != nil || len(d) != 0 || s != nil {
+	if d, s, err := ParseWatchdog([]byte(`{"state":"disable"}`)); err != nil || len(d) != 0 || s != nil {
 		t.Errorf("disabled watchdog: %v %v %v", d, s, err)
 	}
 }
 
 func FuzzParseCumulusQoSCounters(f *testing.F) {
-	if raw, err := os.ReadFile("testdata/cumulus/counters-qos.json"); err == nil {
+	if raw, err := os.ReadFile("testdata/counters/counters-qos.json"); err == nil {
 		f.Add(raw)
 	}
 	f.Add([]byte(`{"pfc-stats":{"3":{"rx-pause-frames":18446744073709551615}}}`))
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		stats, queues, pgs, err := ParseCumulusQoSCounters(raw)
+		stats, queues, pgs, err := ParseQoSCounters(raw)
 		if err != nil {
 			return
 		}
@@ -140,11 +140,11 @@ func FuzzParseCumulusQoSCounters(f *testing.F) {
 }
 
 func FuzzParseCumulusWatchdog(f *testing.F) {
-	if raw, err := os.ReadFile("testdata/cumulus/pfc-watchdog.json"); err == nil {
+	if raw, err := os.ReadFile("testdata/counters/pfc-watchdog.json"); err == nil {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		deadlocks, stormed, err := ParseCumulusWatchdog(raw)
+		deadlocks, stormed, err := ParseWatchdog(raw)
 		if err != nil {
 			return
 		}
@@ -196,7 +196,7 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 	if err := tw.AddPortStat("swp1", "rx-stats", "ecn-marked-packets", 1); err == nil {
 		t.Error("the twin counts received ECN marks, which the guide prints as n/a")
 	}
-	ports, err := Cumulus(testCtx(t), c, tw.Addr(), nil)
+	ports, err := ReadCounters(testCtx(t), c, tw.Addr(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,14 +229,14 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 		t.Error("counters served at the applied revision")
 	}
 	// The judge names the port and gives Cumulus' advice.
-	before, err := Cumulus(testCtx(t), c, tw.Addr(), []string{"swp1"})
+	before, err := ReadCounters(testCtx(t), c, tw.Addr(), []string{"swp1"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := tw.AddCounter("swp1", "egress-queue-stats", 3, "tx-uc-buffer-discards", 9); err != nil {
 		t.Fatal(err)
 	}
-	after, err := Cumulus(testCtx(t), c, tw.Addr(), []string{"swp1"})
+	after, err := ReadCounters(testCtx(t), c, tw.Addr(), []string{"swp1"})
 	if err != nil {
 		t.Fatal(err)
 	}

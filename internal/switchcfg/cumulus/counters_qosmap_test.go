@@ -1,4 +1,4 @@
-package telemetry
+package cumulus
 
 import (
 	"maps"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestCumulusQoSMaps(t *testing.T) {
-	raw, err := os.ReadFile("testdata/cumulus/qos-applied-roce.json")
+	raw, err := os.ReadFile("testdata/counters/qos-applied-roce.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestCumulusQoSMaps(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			queue, pg, err := CumulusQoSMaps(qos)
+			queue, pg, err := QoSMaps(qos)
 			if err != nil || !maps.Equal(queue, tc.queue) || !maps.Equal(pg, tc.pgOf) {
 				t.Errorf("queues %v, priority groups %v, err %v; want %v and %v", queue, pg, err, tc.queue, tc.pgOf)
 			}
@@ -50,7 +50,7 @@ func TestCumulusQoSMaps(t *testing.T) {
 		`{"advance-buffer-config":{"default-global":{"ingress-lossy-buffer":{"priority-group":{"control":{"switch-priority":{"7":{}}}}}}}}`,
 	} {
 		qos, _ := nvue.DecodeTree([]byte(bad))
-		if _, _, err := CumulusQoSMaps(qos); err == nil || !strings.Contains(err.Error(), "qos ") {
+		if _, _, err := QoSMaps(qos); err == nil || !strings.Contains(err.Error(), "qos ") {
 			t.Errorf("%s: %v", bad, err)
 		}
 	}

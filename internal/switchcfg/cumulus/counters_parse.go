@@ -1,4 +1,4 @@
-package telemetry
+package cumulus
 
 import (
 	"encoding/json"
@@ -47,14 +47,14 @@ var (
 // (tx-stats tx-ecn-stats ecn-marked-packets): port-stats.tx-stats.ecn-marked-packets.
 var cumulusPortECN = []string{"tx-stats", "ecn-marked-packets"}
 
-// ParseCumulusQoSCounters reads GET /interface/<swp>/counters/qos under the judge's names:
+// ParseQoSCounters reads GET /interface/<swp>/counters/qos under the judge's names:
 // pfc-stats (by switch priority) and the port's ECN marks into stats, egress-queue-stats into
 // queues by traffic class, ingress-buffer-stats into priority groups by index. Each indexed
 // group is an NVUE collection keyed by its index as a string ("3"), each member an object of
 // counters; a group or field the release does not report is left out, so the judge sees it
 // uncounted. A count that is not a non-negative integer is an error, and so is a byte field
 // that is neither a number of bytes nor a size NVUE prints ("0 Bytes", "1.43 MB").
-func ParseCumulusQoSCounters(raw []byte) (stats health.Counters, queues, pgs map[int]health.Counters, err error) {
+func ParseQoSCounters(raw []byte) (stats health.Counters, queues, pgs map[int]health.Counters, err error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil {
 		return nil, nil, nil, fmt.Errorf("not an NVUE object: %w", err)
@@ -171,10 +171,10 @@ func byteValue(v json.RawMessage) (uint64, error) {
 	return uint64(math.Round(f * mult)), nil
 }
 
-// ParseCumulusWatchdog reads GET /interface/<swp>/qos/pfc-watchdog: each traffic class's
+// ParseWatchdog reads GET /interface/<swp>/qos/pfc-watchdog: each traffic class's
 // deadlock-count, and the traffic classes whose status is DEADLOCK now (the watchdog holds
 // them: it ignores their pauses and drops their packets until the storm ends).
-func ParseCumulusWatchdog(raw []byte) (deadlocks map[int]uint64, stormed []int, err error) {
+func ParseWatchdog(raw []byte) (deadlocks map[int]uint64, stormed []int, err error) {
 	var wd struct {
 		Status map[string]map[string]json.RawMessage `json:"status"`
 	}
