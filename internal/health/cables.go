@@ -39,7 +39,8 @@ func agree(a, b uint64) bool {
 // PFC frames one end sent are the ones the other received, priority by priority: a switch
 // port's pfc/<p>/tx_frames against the NIC's rx_prio<p>_pause, and the NIC's tx_prio<p>_pause
 // against the port's pfc/<p>/rx_frames. Where they disagree it says which side is off: the
-// NIC's count matching another sampled switch port means the cable is elsewhere; a side whose
+// NIC's count matching one other sampled switch port (and only one) means the cable is
+// elsewhere; a side whose
 // counters did not move at all while the other counted is the one not counting.
 func (j *judge) pfcAgreement() {
 	if len(j.o.Cables) == 0 {
@@ -93,9 +94,9 @@ func (j *judge) disagreementCause(c Cable, sp SwitchPort, l Link, swName, nicNam
 		}
 	}
 	switch {
-	case len(matches) > 0:
+	case len(matches) == 1: // several ports alike (even traffic) prove nothing
 		return fmt.Sprintf("the NIC's count matches %s: %s is most likely cabled there, not to %s; check the LLDP neighbours of %s and correct the cable or the cable map",
-			strings.Join(matches, ", "), l.Netdev, c.Port, l.Netdev)
+			matches[0], l.Netdev, c.Port, l.Netdev)
 	case !moved(sp.Stats, "pfc/"):
 		return fmt.Sprintf("the switch side is off: none of %s's PFC counters moved while the NIC counted; the switch is not updating them (its port counters are not polled, or stale), so its PFC verdicts cannot be trusted", c.Port)
 	case !moved(l.Ethtool, "_pause"):

@@ -136,7 +136,7 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"cables": schema.ListNestedAttribute{Optional: true,
 				MarkdownDescription: "Links whose two ends you know (a pod's cable map): each switch port and the host netdev on it. The `pfc_agreement` check then compares, " +
 					"priority by priority, the PFC frames one end sent with those the other received, and where they disagree says which side is off: the NIC's count " +
-					"matching another sampled switch port (the cable is elsewhere), a switch port whose PFC counters did not move (the switch is not updating them), " +
+					"matching exactly one other sampled switch port (the cable is elsewhere), a switch port whose PFC counters did not move (the switch is not updating them), " +
 					"or a NIC whose pause counters did not. `switch` must be in `switches` and `host` in `hosts`, written the same way.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"switch": schema.StringAttribute{Required: true, MarkdownDescription: "The switch's address, as in `switches`."},
