@@ -107,16 +107,14 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 		MarkdownDescription: "The counters that rose between the samples, by their neutral name, with the increase."}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Whether the fabric is lossless, judged from its counters: two samples `interval_seconds` apart of every " +
-			"switch port's PFC frames and its lossless queue and priority group (SONiC COUNTERS_DB over gNMI; Cumulus Linux NVUE " +
-			"QoS counters and PFC watchdog status), and of every host " +
+			"switch port's PFC frames and its lossless queue and priority group, as the switch's driver reads them, and of every host " +
 			"RDMA port's `hw_counters` and `ethtool -S` (over SSH; each physical port of a RoCE LAG device such as `mlx5_bond_0`). " +
-			"On SONiC a port's lossless priorities are its PORT_QOS_MAP `pfc_enable` with `priority` (SONiC's default QoS makes 3 and 4 " +
-			"lossless), each judged; a port whose queues the switch does not count (a spare port without buffers, with " +
-			"`create_only_config_db_buffers`) is named and judged by its PFC frames only. Verdicts, with remedies, cover drops on a " +
+			driverSampling() + " Verdicts, with remedies, cover drops on a " +
 			"lossless priority (the PFC watchdog's among them; on NICs `rx_prioN_discards`, or `rx_discards_phy` where the mlx5 " +
 			"driver predates the per-priority counter), link-level pause (`rx_global_pause`, or `rx_pause_ctrl_phy` while global pause is off), " +
 			"PFC frames on other priorities, PFC storms (the switch's watchdog, the NIC's stall detection), ECN marks that " +
-			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off) and RDMA retransmissions. " +
+			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off), RDMA retransmissions and, with `cables`, " +
+			"the two ends of a link counting different PFC frames. " +
 			"Sample while traffic runs; use `ok` or `failures` in a `check` block or a postcondition.",
 		Attributes: map[string]schema.Attribute{
 			"switches": schema.DynamicAttribute{Optional: true,
@@ -130,9 +128,8 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"priority": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "The lossless (RDMA) priority and queue, 0-7. Default `3`."},
 			"interval_seconds": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`. A SONiC switch's COUNTERS_DB moves only when its flex counters poll "+
-					"(queues, WRED/ECN and priority group drops every 10 s by default, ports every second; FLEX_COUNTER_TABLE POLL_INTERVAL): the samples are taken at least "+
-					"two polls of the slowest of them apart, 20 s by default, with a warning when this is set shorter.", maxHealthInterval, defaultHealthInterval)},
+				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`. Where a switch's counters move only when they poll, "+
+					"the samples are taken as far apart as its driver needs (see above), with a warning when this is set shorter.", maxHealthInterval, defaultHealthInterval)},
 			"cables": schema.ListNestedAttribute{Optional: true,
 				MarkdownDescription: "Links whose two ends you know (a pod's cable map): each switch port and the host netdev on it. The `pfc_agreement` check then compares, " +
 					"priority by priority, the PFC frames one end sent with those the other received, and where they disagree says which side is off: the NIC's count " +
@@ -644,4 +641,14 @@ func (d *fabricHealthDataSource) cables(cables []cableModel, switches []switchEn
 			Host: joinDefaultPort(c.Host.ValueString(), d.data.settings.SSH.Port), Netdev: c.Netdev.ValueString()})
 	}
 	return out
+}
+
+// driverSampling joins what each switch driver says of reading its counters.
+func driverSampling() string {
+	var parts []string
+	for _, d := range drivers.All() {
+		a := d.About()
+		parts = append(parts, fmt.Sprintf("On %s: %s", a.Name, a.Sampling))
+	}
+	return strings.Join(parts, " ")
 }

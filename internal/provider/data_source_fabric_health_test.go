@@ -290,7 +290,7 @@ func TestFabricHealthComparesCableEnds(t *testing.T) {
 					})
 				},
 				Config: cfg,
-				Check: failuresMatch(true, `^pfc_agreement `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority 3: the two ends of .* disagree on priority 3: the switch port sent \d+ PFC frames \(pfc/3/tx_frames\), the NIC received \d+ \(rx_prio3_pause\)\. Remedy: both ends counted different numbers`),
+				Check:  failuresMatch(true, `^pfc_agreement `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority 3: the two ends of .* disagree on priority 3: the switch port sent \d+ PFC frames \(pfc/3/tx_frames\), the NIC received \d+ \(rx_prio3_pause\)\. Remedy: both ends counted different numbers`),
 			},
 		},
 	})

@@ -54,15 +54,15 @@ func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureR
 }
 
 // ValidateConfig applies every rule that needs no switch: traffic class, ECN/PFC ratio and
-// ordering, schedulers, watchdog, name and port name syntax, the port speed override, the
-// SONiC release and the resource's own gnmi settings.
+// ordering, schedulers, watchdog, name and port name syntax (the driver's), the port speed
+// override, a pinned release and the resource's own login settings.
 func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	validateConfig[switchQoSModel](ctx, req, resp, switchQoSRenames)
 }
 
 // ModifyPlan reads the switch when something is to change and plans the exact operations,
-// refusing unknown ports, a reservation beyond the buffer pool, and what the switch's SONiC
-// release would reject.
+// refusing what the switch's driver finds it would reject (unknown ports, a reservation beyond
+// the buffer pool, what its release refuses).
 func (r *switchQoSResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || !req.Config.Raw.IsFullyKnown() || r.data == nil {
 		return
@@ -260,8 +260,8 @@ func (r *switchQoSResource) Update(ctx context.Context, req resource.UpdateReque
 	r.verifyLossless(ctx, &plan, false, &resp.Diagnostics)
 }
 
-// losslessWait bounds how long an apply waits for buffermgrd, which derives the lossless
-// priority groups from CONFIG_DB a moment after the Set (a daemon of its own on the switch).
+// losslessWait bounds how long an apply waits for the switch to derive its lossless priority
+// groups, which a daemon of its own does a moment after the transaction (SONiC's buffermgrd).
 const losslessWait = 10 * time.Second
 
 // verifyLossless reads the switch back after an apply and fails, naming the port and the
@@ -354,10 +354,10 @@ func (r *switchQoSResource) ImportState(ctx context.Context, req resource.Import
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImported, []byte(`true`))...)
 }
 
-// apply observes the switch, checks the plan against it and sends one SetRequest moving it
+// apply observes the switch, checks the plan against it and sends one transaction moving it
 // from prior (nil for a new resource) to the planned policy; it fills the plan's computed
 // attributes and returns the updated restore snapshot. The snapshot is nil when the switch
-// is unchanged; it comes with an error in diags, and in_sync false, when the Set failed but
+// is unchanged; it comes with an error in diags, and in_sync false, when the transaction failed but
 // may have reached the switch, which the caller must then record. planned are the operations
 // the plan showed, nil when it showed none: the switch changed since when they differ from
 // what it needs now, and nothing is sent.

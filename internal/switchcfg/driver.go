@@ -46,6 +46,9 @@ type About struct {
 	ReadCall, WriteCall string
 	// CounterReads names one read of the counters in logs: "gnmi read of COUNTERS_DB".
 	CounterReads string
+	// Sampling says how the counters are read and judged on this OS, for roce_fabric_health's
+	// docs.
+	Sampling string
 	// PortExample is a port name of the OS: "Ethernet0".
 	PortExample string
 	// Lands says, by the switch resource's attribute path ("ecn", "pfc_watchdog"), where the

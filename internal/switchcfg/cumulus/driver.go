@@ -28,7 +28,9 @@ func (Driver) About() switchcfg.About {
 			"congestion-control) bound to the ports, the `default-lossless` traffic pool gets half the buffer memory for the PFC " +
 			"profile's priority, and every apply is one NVUE revision, saved where auto-save is off.",
 		Reads: "nvue read of the applied configuration", Writes: "nvue revision applied", ReadCall: "GET", WriteCall: "revision",
-		CounterReads: "nvue read of the QoS counters", PortExample: "swp1", Lands: lands,
+		CounterReads: "nvue read of the QoS counters",
+		Sampling: "NVUE at the operational revision, read live: each port's `counters/qos` (PFC frames per switch priority, egress queue and ingress buffer " +
+			"counters, the port's ECN marks) and `qos/pfc-watchdog`, each priority mapped to its traffic class and priority group through the applied `qos` tree.", PortExample: "swp1", Lands: lands,
 	}
 }
 

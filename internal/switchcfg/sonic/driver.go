@@ -31,7 +31,12 @@ func (Driver) About() switchcfg.About {
 			"profile, all named after `name`, the listed ports pointed at them, `pfc_enable`, `CABLE_LENGTH` and the PFC " +
 			"watchdog; the buffer manager derives the lossless priority groups, which the provider reads back.",
 		Reads: "gnmi read of CONFIG_DB", Writes: "gnmi write of CONFIG_DB", ReadCall: "Get", WriteCall: "Set",
-		CounterReads: "gnmi read of COUNTERS_DB", PortExample: "Ethernet0", Lands: lands,
+		CounterReads: "gnmi read of COUNTERS_DB",
+		Sampling: "COUNTERS_DB over gNMI: each port's PFC frames and its lossless queues' and priority groups' counters, with the PFC watchdog's. " +
+			"A port's lossless priorities are its PORT_QOS_MAP `pfc_enable` with `priority` (SONiC's default QoS makes 3 and 4 lossless), each judged; " +
+			"a port whose queues the switch does not count (a spare port without buffers, with `create_only_config_db_buffers`) is named and judged by its PFC frames only. " +
+			"COUNTERS_DB moves only when its flex counters poll (queues, WRED/ECN and priority group drops every 10 s by default, ports every second; " +
+			"FLEX_COUNTER_TABLE POLL_INTERVAL): the samples are taken at least two polls of the slowest of them apart, 20 s by default.", PortExample: "Ethernet0", Lands: lands,
 	}
 }
 
