@@ -645,10 +645,5 @@ func (d *fabricHealthDataSource) cables(cables []cableModel, switches []switchEn
 
 // driverSampling joins what each switch driver says of reading its counters.
 func driverSampling() string {
-	var parts []string
-	for _, d := range drivers.All() {
-		a := d.About()
-		parts = append(parts, fmt.Sprintf("On %s: %s", a.Name, a.Sampling))
-	}
-	return strings.Join(parts, " ")
+	return eachDriver(" ", func(a switchcfg.About) string { return fmt.Sprintf("On %s: %s", a.Name, a.Sampling) })
 }

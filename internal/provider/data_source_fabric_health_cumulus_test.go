@@ -1,15 +1,12 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
@@ -35,27 +32,10 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 	t.Setenv("TF_LOG_PATH", logPath)
 	const ds = "data.roce_fabric_health.fabric"
 
-	// drops adds to swp2's lossless queue discards every 50 ms until the test ends (at most
-	// 10 minutes), as an overflowing queue would.
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	// drops adds to swp2's lossless queue discards every 50 ms until the test ends, as an
+	// overflowing queue would.
 	drops := func() {
-		wg.Go(func() {
-			tick := time.NewTicker(50 * time.Millisecond)
-			defer tick.Stop()
-			for range 12000 {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-				}
-				if err := f.twin.AddCounter("swp2", "egress-queue-stats", 3, "tx-uc-buffer-discards", 3); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		})
+		everyTick(t, func() error { return f.twin.AddCounter("swp2", "egress-queue-stats", 3, "tx-uc-buffer-discards", 3) })
 	}
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,

@@ -255,9 +255,6 @@ func TestFabricHealthComparesCableEnds(t *testing.T) {
 	l := f.firstLink(t)
 	gpu1 := twinAddress(t, f.fleet, "gpu1")
 	cfg := f.config(t, fmt.Sprintf("  cables = [{ switch = %q, port = %q, host = %q, netdev = %q }]\n", f.sw.addr, l.Port, gpu1, l.Netdev))
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
 	resource.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -273,25 +270,36 @@ func TestFabricHealthComparesCableEnds(t *testing.T) {
 				// Frames only the switch counts, every 50 ms until the test ends (at most 10
 				// minutes): they fall between the samples.
 				PreConfig: func() {
-					wg.Go(func() {
-						tick := time.NewTicker(50 * time.Millisecond)
-						defer tick.Stop()
-						for range 12000 {
-							select {
-							case <-ctx.Done():
-								return
-							case <-tick.C:
-							}
-							if err := f.sw.twin.AddPortCounters(l.Port, map[string]uint64{"SAI_PORT_STAT_PFC_3_TX_PKTS": 2000}); err != nil {
-								t.Error(err)
-								return
-							}
-						}
+					everyTick(t, func() error {
+						return f.sw.twin.AddPortCounters(l.Port, map[string]uint64{"SAI_PORT_STAT_PFC_3_TX_PKTS": 2000})
 					})
 				},
 				Config: cfg,
 				Check:  failuresMatch(true, `^pfc_agreement `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority 3: the two ends of .* disagree on priority 3: the switch port sent \d+ PFC frames \(pfc/3/tx_frames\), the NIC received \d+ \(rx_prio3_pause\)\. Remedy: both ends counted different numbers`),
 			},
 		},
+	})
+}
+
+// everyTick runs step every 50 ms until the test ends or step fails, at most 12000 times (10
+// minutes): a fault a twin keeps adding, so that it falls between a data source's samples.
+func everyTick(t *testing.T, step func() error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	wg.Go(func() {
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for range 12000 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if err := step(); err != nil {
+				t.Error(err)
+				return
+			}
+		}
 	})
 }

@@ -160,41 +160,39 @@ func gnmiOverrideSchema() schema.SingleNestedAttribute {
 
 // driverSummaries joins what each switch driver says it does with a policy.
 func driverSummaries() string {
-	var parts []string
-	for _, d := range drivers.All() {
-		parts = append(parts, d.About().Summary)
-	}
-	return strings.Join(parts, " ")
+	return eachDriver(" ", func(a switchcfg.About) string { return a.Summary })
 }
 
 // driverList names each switch operating system, how it is reached and its ports.
 func driverList() string {
-	var parts []string
-	for _, d := range drivers.All() {
-		a := d.About()
-		parts = append(parts, fmt.Sprintf("`%s` (%s, over the provider's `%s` settings; ports such as `%s`)", a.OS, a.Name, a.Transport, a.PortExample))
-	}
-	return strings.Join(parts, ", ")
+	return eachDriver(", ", func(a switchcfg.About) string {
+		return fmt.Sprintf("`%s` (%s, over the provider's `%s` settings; ports such as `%s`)", a.OS, a.Name, a.Transport, a.PortExample)
+	})
 }
 
 // landing is an attribute's description: what it is, then where each switch driver puts it.
 func landing(attr, what string) string {
-	parts := []string{what}
-	for _, d := range drivers.All() {
-		a := d.About()
+	lands := eachDriver(" ", func(a switchcfg.About) string {
 		if text := a.Lands[attr]; text != "" {
-			parts = append(parts, fmt.Sprintf("On %s: %s", a.Name, text))
+			return fmt.Sprintf("On %s: %s", a.Name, text)
 		}
-	}
-	return strings.Join(parts, " ")
+		return ""
+	})
+	return strings.TrimSpace(what + " " + lands)
 }
 
 // driverNames lists each switch operating system and its transport: "SONiC over gnmi, ...".
 func driverNames() string {
+	return eachDriver(", ", func(a switchcfg.About) string { return fmt.Sprintf("%s over %s", a.Name, a.Transport) })
+}
+
+// eachDriver joins what text says of each registered driver, the default first.
+func eachDriver(sep string, text func(switchcfg.About) string) string {
 	var parts []string
 	for _, d := range drivers.All() {
-		a := d.About()
-		parts = append(parts, fmt.Sprintf("%s over %s", a.Name, a.Transport))
+		if t := text(d.About()); t != "" {
+			parts = append(parts, t)
+		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
