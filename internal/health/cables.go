@@ -70,7 +70,7 @@ func (j *judge) pfcAgreement() {
 				fails = append(fails, Verdict{Target: c.Switch, Subject: fmt.Sprintf("%s priority %d", c.Port, p),
 					Detail: fmt.Sprintf("the two ends of %s disagree on priority %d: %s %d PFC frames (%s), %s %d (%s)",
 						c, p, dir.sent, sw, dir.swName, dir.received, nic, dir.nicName),
-					Remedy: j.disagreementCause(c, sp, l, dir.swName, dir.nicName, nic)})
+					Remedy: j.disagreementCause(c, sp, l, dir.swName, nic)})
 			}
 		}
 	}
@@ -82,8 +82,8 @@ func (j *judge) pfcAgreement() {
 }
 
 // disagreementCause names the likely wrong side of a cable whose ends disagree on swName (the
-// switch's counter) and nicName (the NIC's, which counted nic).
-func (j *judge) disagreementCause(c Cable, sp SwitchPort, l Link, swName, nicName string, nic uint64) string {
+// switch's counter), of which the NIC counted nic.
+func (j *judge) disagreementCause(c Cable, sp SwitchPort, l Link, swName string, nic uint64) string {
 	var matches []string
 	for _, other := range j.d.Switches {
 		if other.Switch == sp.Switch && other.Port == sp.Port {

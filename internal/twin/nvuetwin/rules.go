@@ -10,37 +10,37 @@ import "github.com/clusterbid/terraform-provider-roce/internal/nvue"
 // Troubleshoot Configuration Changes). The 5.9 to 5.14 guides describe the same rules in prose
 // (Quality-of-Service/_index.md: Flow Control Buffers, Priority Flow Control; RoCE page).
 const (
-	// schema-qos-pfc-qos-pfc-constraints
+	// schema-qos-pfc-qos-pfc-constraints.
 	errPFCNeedsLossless = "pfc profile requires traffic pool default-lossless/roce-lossless or roce mode lossless to be configured\n"
-	// schema-qos-pfc-pfc-constraints
+	// schema-qos-pfc-pfc-constraints.
 	errPFCPriorityRequired = "PFC switch-priority is required"
 	errPFCBuffersTogether  = "xon-threshold, xoff-threshold, port-buffers needs to be configured together or not configured at all\n"
-	// schema-qos-features-switch-priorities-constraints
+	// schema-qos-features-switch-priorities-constraints.
 	errNoSwitchPriority = "At least one switch-priority has to be configured"
-	// schema-qos-mapping-mapping-constraints
+	// schema-qos-mapping-mapping-constraints.
 	errDSCPNeedsL3 = "dscp mapping should be configured with L3/Both Trust mode\n"
 	errPCPNeedsL2  = "pcp mapping should be configured with L2/Both Trust mode\n"
-	// schema-qos-traffic-pool-traffic-pool-constraints
+	// schema-qos-traffic-pool-traffic-pool-constraints.
 	errPoolMemory = "Traffic Pools must have memory-percent property"
-	// schema-qos-traffic-pool-traffic-pool-{default-lossless,roce-lossy,roce-lossless,mc-lossy}-constraints
+	// schema-qos-traffic-pool-traffic-pool-{default-lossless,roce-lossy,roce-lossless,mc-lossy}-constraints.
 	errDefaultLosslessPriorities = "default-lossless pool does not require switch-priority to be configured\n"
 	errRoCELosslessPriorities    = "roce-lossless pool does not require switch-priority to be configured\n"
 	errRoCELossyWithDefault      = "roce-lossy pool profile cannot be configured along with default-lossless pool profile\n"
 	errRoCELosslessWithDefault   = "roce-lossless pool profile cannot be configured along with default-lossless pool profile\n"
 	errRoCELossyWithRoCELossless = "roce-lossy pool profile cannot be configured along with roce-lossless pool profile\n"
 	errMCLossyPriorities         = "mc-lossy pool requires switch-priority to be configured\n"
-	// schema-roce-qos-roce-mode-lossy-constraints
+	// schema-roce-qos-roce-mode-lossy-constraints.
 	errDefaultLosslessRoCELossy = "default-lossless pool cannot be configured with roce mode lossy\n"
 	errRoCELosslessRoCELossy    = "roce-lossless pool cannot be configured with roce mode lossy\n"
 	errMCLossyRoCELossy         = "mc-lossy pool cannot be configured with roce mode lossy\n"
-	// schema-roce-qos-roce-mode-lossless-constraints
+	// schema-roce-qos-roce-mode-lossless-constraints.
 	errDefaultLosslessRoCELossless = "default-lossless pool cannot be configured with roce mode lossless\n"
 	errMCLossyRoCELossless         = "mc-lossy pool cannot be configured with roce mode lossless\n"
 	errRoCELossyRoCELossless       = "roce-lossy pool cannot be configured with roce mode lossless\n"
-	// schema-qos-ets-qos-ets-constraints
+	// schema-qos-ets-qos-ets-constraints.
 	errETSMode      = "mode is required for ETS traffic-class\n"
 	errETSBandwidth = "bw-percent should be configured with dwrr mode\n"
-	// schema-qos-ecn-ecn-constraints
+	// schema-qos-ecn-ecn-constraints.
 	errECNTrafficClass = "ECN profile requires atleast one traffic-class"
 	// Not NVIDIA's text: the 5.14 QoS guide says "You can not configure link pause and PFC
 	// on the same port" (Quality-of-Service/_index.md, Priority Flow Control), and the 5.3
