@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // checkPFCAgreement compares the two ends of each known cable.
@@ -46,7 +48,7 @@ func (j *judge) pfcAgreement() {
 	if len(j.o.Cables) == 0 {
 		return
 	}
-	var fails []Verdict
+	var fails []verdict.Verdict
 	compared := 0
 	for _, c := range j.o.Cables {
 		sp, sok := j.switchPort(c.Switch, c.Port)
@@ -67,7 +69,7 @@ func (j *judge) pfcAgreement() {
 				if !swOK || !nicOK || agree(sw, nic) {
 					continue
 				}
-				fails = append(fails, Verdict{Target: c.Switch, Subject: fmt.Sprintf("%s priority %d", c.Port, p),
+				fails = append(fails, verdict.Verdict{Target: c.Switch, Subject: fmt.Sprintf("%s priority %d", c.Port, p),
 					Detail: fmt.Sprintf("the two ends of %s disagree on priority %d: %s %d PFC frames (%s), %s %d (%s)",
 						c, p, dir.sent, sw, dir.swName, dir.received, nic, dir.nicName),
 					Remedy: j.disagreementCause(c, sp, l, dir.swName, nic)})

@@ -3,6 +3,8 @@ package health
 import (
 	"strings"
 	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // cableDelta is one switch with two ports and one NIC: the switch paused the NIC on priority
@@ -21,9 +23,9 @@ func cableDelta(swTx, otherTx, nicRx uint64) Delta {
 
 var cable = []Cable{{Switch: "sw1:8080", Port: "Ethernet8", Host: "gpu1:22", Netdev: "ens1f0np0"}}
 
-func agreement(t *testing.T, d Delta, cables []Cable) []Verdict {
+func agreement(t *testing.T, d Delta, cables []Cable) []verdict.Verdict {
 	t.Helper()
-	var out []Verdict
+	var out []verdict.Verdict
 	for _, v := range Judge(d, Options{Priority: 3, Cables: cables}) {
 		if v.Check == checkPFCAgreement {
 			out = append(out, v)

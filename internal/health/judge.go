@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // Host counter names are the mlx5 driver's (kernel
@@ -65,18 +67,10 @@ type Options struct {
 	Cables []Cable
 }
 
-// Verdict is one finding. Target is the switch or host address, Subject the
-// port, queue or priority on it ("" for the fabric or the whole target).
-type Verdict struct {
-	Check, Target, Subject string
-	Pass                   bool
-	Detail, Remedy         string
-}
-
 // Judge returns the verdicts on d: one passing verdict per check that found
 // nothing, else one failing verdict per port that shows the fault, in a
 // stable order.
-func Judge(d Delta, o Options) []Verdict {
+func Judge(d Delta, o Options) []verdict.Verdict {
 	j := judge{d: d, o: o}
 	j.readable()
 	j.traffic()
@@ -93,19 +87,19 @@ func Judge(d Delta, o Options) []Verdict {
 type judge struct {
 	d   Delta
 	o   Options
-	out []Verdict
+	out []verdict.Verdict
 }
 
 // report adds fails, or one pass with passDetail when there are none.
-func (j *judge) report(check string, fails []Verdict, passDetail string) {
+func (j *judge) report(check string, fails []verdict.Verdict, passDetail string) {
 	if len(fails) == 0 {
-		j.out = append(j.out, Verdict{Check: check, Pass: true, Detail: passDetail})
+		j.out = append(j.out, verdict.Verdict{Check: check, Pass: true, Detail: passDetail})
 		return
 	}
 	for i := range fails {
 		fails[i].Check = check
 	}
-	slices.SortStableFunc(fails, func(a, b Verdict) int {
+	slices.SortStableFunc(fails, func(a, b verdict.Verdict) int {
 		return strings.Compare(a.Target+" "+a.Subject, b.Target+" "+b.Subject)
 	})
 	j.out = append(j.out, fails...)
@@ -180,11 +174,11 @@ func globalPause(c Counters) (rx, tx string) {
 // readable fails the ports whose ethtool counters could not be read: their pause checks would
 // pass on nothing.
 func (j *judge) readable() {
-	var fails []Verdict
+	var fails []verdict.Verdict
 	for _, h := range j.d.Hosts {
 		for _, l := range h.Links() {
 			if l.EthtoolError != "" {
-				fails = append(fails, Verdict{Target: h.Host, Subject: h.linkSubject(l), Detail: l.EthtoolError,
+				fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l), Detail: l.EthtoolError,
 					Remedy: "install ethtool on the host (package ethtool) so its pause and pause-storm counters can be read"})
 			}
 		}
@@ -238,13 +232,13 @@ func (j *judge) traffic() {
 		j.report(checkTraffic, nil, detail)
 		return
 	}
-	j.report(checkTraffic, []Verdict{{Detail: detail + ": nothing moved on the lossless priority, so no counter can prove it lossless",
+	j.report(checkTraffic, []verdict.Verdict{{Detail: detail + ": nothing moved on the lossless priority, so no counter can prove it lossless",
 		Remedy: fmt.Sprintf("sample while RDMA traffic runs (a roce_nccl_test, all_reduce_perf) and check that it uses priority %d (NCCL_IB_TC, trust dscp, the DSCP-to-priority map)", p)}}, "")
 }
 
 func (j *judge) losslessDrops() {
 	p := j.o.Priority
-	var fails []Verdict
+	var fails []verdict.Verdict
 	var unjudged []string
 	for _, sp := range j.d.Switches {
 		v, un := j.switchDrops(sp)
@@ -261,7 +255,7 @@ func (j *judge) losslessDrops() {
 				continue
 			}
 			fix := fmt.Sprintf("enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)
-			v := Verdict{Target: h.Host, Subject: h.linkSubject(l),
+			v := verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l),
 				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless priority %d (%s)", n, p, counter),
 				Remedy: fmt.Sprintf("the NIC does not pause the switch on priority %d: %s", p, fix)}
 			if counter == portDiscards {
@@ -284,7 +278,7 @@ func (j *judge) losslessDrops() {
 
 // switchDrops are sp's drops on its lossless priorities, each queue and priority group judged
 // once, and the priorities whose ingress drops it cannot tell apart ("swp1 priority 3").
-func (j *judge) switchDrops(sp SwitchPort) (fails []Verdict, unjudged []string) {
+func (j *judge) switchDrops(sp SwitchPort) (fails []verdict.Verdict, unjudged []string) {
 	adv, lossless := sp.advice(), sp.losslessPriorities(j.o.Priority)
 	seenQ, seenPG := map[int]bool{}, map[int]bool{}
 	for _, lp := range lossless {
@@ -295,7 +289,7 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []Verdict, unjudged []string) 
 			unjudged = append(unjudged, fmt.Sprintf("%s %s priority %d", sp.Switch, sp.Port, lp))
 		} else if c := sp.PriorityGroups[pg]; !seenPG[pg] && c[DroppedPackets]+c[DroppedBytes] > 0 {
 			seenPG[pg] = true
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, pg),
+			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, pg),
 				Detail: fmt.Sprintf("the lossless priority group dropped %s on ingress: %s", droppedWhat(c, DroppedPackets, DroppedBytes), describe(c, DroppedPackets, DroppedBytes)),
 				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, lp, adv.PausesOn(sp.Port, lp), lp)})
 		}
@@ -306,12 +300,12 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []Verdict, unjudged []string) 
 		seenQ[q] = true
 		c := sp.Queues[q]
 		if c[DroppedPackets]+c[DroppedBytes]+c[WREDDroppedPackets] > 0 {
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
+			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
 				Detail: fmt.Sprintf("the lossless queue dropped %s: %s", droppedWhat(c, DroppedPackets, DroppedBytes, WREDDroppedPackets), describe(c, DroppedPackets, DroppedBytes, WREDDroppedPackets)),
 				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), and check that the NIC behind %s has PFC on %d", q, sp.Port, sp.Port, lp)})
 		}
 		if c[WatchdogTxDropped]+c[WatchdogRxDropped] > 0 {
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
+			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
 				Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets while it was stormed: %s", describe(c, WatchdogTxDropped, WatchdogRxDropped)),
 				Remedy: fmt.Sprintf("a device behind %s paused queue %d without draining it and the watchdog's drop action threw its traffic away: find the stuck NIC or host on this port (%s)", sp.Port, q, adv.ShowWatchdog(sp.Port))})
 		}
@@ -322,14 +316,14 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []Verdict, unjudged []string) 
 func (j *judge) pfcPriority() {
 	p := j.o.Priority
 	lossless := j.fabricLossless()
-	var fails []Verdict
+	var fails []verdict.Verdict
 	for _, sp := range j.d.Switches {
 		for prio := range numPriorities {
 			if slices.Contains(sp.losslessPriorities(p), prio) {
 				continue
 			}
 			if n := sp.Stats[PFCRxFrames(prio)] + sp.Stats[PFCTxFrames(prio)]; n > 0 {
-				fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
+				fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
 					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, PFCRxFrames(prio), PFCTxFrames(prio))),
 					Remedy: fmt.Sprintf("enable PFC on priority %d only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", p, prio)})
 			}
@@ -344,12 +338,12 @@ func (j *judge) pfcPriority() {
 }
 
 // hostPauses are the pause frames of one NIC port outside the lossless priority.
-func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []Verdict {
+func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []verdict.Verdict {
 	p := j.o.Priority
-	var fails []Verdict
+	var fails []verdict.Verdict
 	rx, tx := globalPause(l.Ethtool)
 	if n := l.Ethtool[rx] + l.Ethtool[tx]; n > 0 {
-		v := Verdict{Target: h.Host, Subject: h.linkSubject(l) + " global",
+		v := verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l) + " global",
 			Detail: fmt.Sprintf("link-level (global) pause frames: %s; they stop every priority, not just the lossless one", describe(l.Ethtool, rx, tx)),
 			Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", l.Netdev, p)}
 		if rx == linkPauseRx || tx == linkPauseTx {
@@ -363,7 +357,7 @@ func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []Verdict {
 			continue
 		}
 		if n := l.Ethtool[HostPauseRx(prio)] + l.Ethtool[HostPauseTx(prio)]; n > 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.linkSubject(l), prio),
+			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.linkSubject(l), prio),
 				Detail: fmt.Sprintf("pause frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(l.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
 				Remedy: fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)})
 		}
@@ -372,7 +366,7 @@ func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []Verdict {
 }
 
 func (j *judge) watchdog() {
-	var fails []Verdict
+	var fails []verdict.Verdict
 	for _, sp := range j.d.Switches {
 		adv := sp.advice()
 		for q := range numPriorities {
@@ -389,7 +383,7 @@ func (j *judge) watchdog() {
 				parts = append(parts, "the queue is in storm state ("+adv.StormState()+")")
 			}
 			detail := strings.Join(parts, "; ")
-			fails = append(fails, Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
+			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s queue %d", sp.Port, q),
 				Detail: detail,
 				Remedy: fmt.Sprintf("a device behind %s keeps pausing queue %d without draining it (a stuck NIC or host, a PFC loop): find the host on this port, check its NIC and pause counters, and run %s", sp.Port, q, adv.ShowWatchdog(sp.Port))})
 		}
@@ -399,7 +393,7 @@ func (j *judge) watchdog() {
 			if l.Ethtool[PauseStormWarnings]+l.Ethtool[PauseStormErrors] == 0 {
 				continue
 			}
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.linkSubject(l),
+			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l),
 				Detail: fmt.Sprintf("the NIC's pause-storm guard fired: %s", describe(l.Ethtool, PauseStormWarnings, PauseStormErrors)),
 				Remedy: "the host sends pauses without draining its receive queues (a hung process, a saturated PCIe path, host memory pressure): check the host's RDMA consumers and PCIe link, then re-run"})
 		}
@@ -409,7 +403,7 @@ func (j *judge) watchdog() {
 
 func (j *judge) ecnToCNP() {
 	p := j.o.Priority
-	var fails []Verdict
+	var fails []verdict.Verdict
 	var swMarks uint64
 	portWide := 0
 	for _, sp := range j.d.Switches {
@@ -421,7 +415,7 @@ func (j *judge) ecnToCNP() {
 	}
 	nicMarks := Sum(ECNMarkedReceived, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	if swMarks > 0 && nicMarks == 0 && len(j.d.Hosts) > 0 {
-		v := Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on priority %d's queues but no sampled NIC received a marked RoCE packet", swMarks, p),
+		v := verdict.Verdict{Detail: fmt.Sprintf("switches ECN-marked %d packets on priority %d's queues but no sampled NIC received a marked RoCE packet", swMarks, p),
 			Remedy: fmt.Sprintf("the marked traffic is not the sampled hosts' RoCE: include the receivers in hosts, or check that RoCE rides priority %d (trust dscp and the DSCP map on both ends)", p)}
 		if portWide > 0 {
 			v.Detail = fmt.Sprintf("switches ECN-marked %d packets (%d ports count marks per port, every queue's together) but no sampled NIC received a marked RoCE packet", swMarks, portWide)
@@ -431,7 +425,7 @@ func (j *judge) ecnToCNP() {
 	}
 	for _, h := range j.d.Hosts {
 		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("received %d ECN-marked RoCE packets and sent no CNP", h.RDMA[ECNMarkedReceived]),
 				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to %s", p, p, ecnEnable(h, "roce_np", p))})
 		}
@@ -473,12 +467,12 @@ func (sp SwitchPort) ecnMarks(p int) (n uint64, wide, ok bool) {
 
 func (j *judge) cnpHandled() {
 	p := j.o.Priority
-	var fails []Verdict
+	var fails []verdict.Verdict
 	for _, h := range j.d.Hosts {
 		if h.RDMA[CNPIgnored] == 0 {
 			continue
 		}
-		fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+		fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 			Detail: fmt.Sprintf("ignored CNPs: %s", describe(h.RDMA, CNPIgnored, CNPHandled)),
 			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to %s", p, ecnEnable(h, "roce_rp", p))})
 	}
@@ -487,16 +481,16 @@ func (j *judge) cnpHandled() {
 }
 
 func (j *judge) retransmissions() {
-	var fails []Verdict
+	var fails []verdict.Verdict
 	for _, h := range j.d.Hosts {
 		if Sum(OutOfSequence, h.RDMA)+Sum(PacketSeqErr, h.RDMA)+Sum(LocalAckTimeoutErr, h.RDMA)+Sum(ImpliedNakSeqErr, h.RDMA) > 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("RDMA packets lost or reordered: %s", describe(h.RDMA, retransmissionCounters...)),
 				Remedy: "the path to this NIC is not lossless: look for lossless_drops on its switch port, PFC disabled on its port or NIC, or a flapping link; a larger NCCL_IB_TIMEOUT only hides it"})
 			continue
 		}
 		if h.RDMA[RNRNakRetryErr] > 0 {
-			fails = append(fails, Verdict{Target: h.Host, Subject: h.Subject(),
+			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("receiver-not-ready NAKs received (the sender retries): %s", describe(h.RDMA, RNRNakRetryErr)),
 				Remedy: "the remote application did not post receives in time (not a network fault): check the receiving process"})
 		}

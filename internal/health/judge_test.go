@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // testAdvice is a switch reader's advice, recognisable in remedies.
@@ -44,8 +46,8 @@ func healthy() (Sample, Sample) {
 	return zero, later
 }
 
-func failures(vs []Verdict) map[string]Verdict {
-	out := map[string]Verdict{}
+func failures(vs []verdict.Verdict) map[string]verdict.Verdict {
+	out := map[string]verdict.Verdict{}
 	for _, v := range vs {
 		if !v.Pass {
 			out[v.Check] = v
@@ -153,7 +155,7 @@ func TestDiffCountsResetsFromZero(t *testing.T) {
 // A switch may make two priorities lossless (3 and 4 by some defaults): PFC frames on 4 there
 // are no fault, drops on 4 are a lossless drop, and PFC on 5 is still a fault.
 func TestTwoLosslessPriorities(t *testing.T) {
-	stock := func(edit func(b *Sample)) map[string]Verdict {
+	stock := func(edit func(b *Sample)) map[string]verdict.Verdict {
 		a, b := healthy()
 		for _, s := range []*Sample{&a, &b} {
 			s.Switches[0].Lossless = []int{3, 4}

@@ -3,6 +3,8 @@ package health
 import (
 	"strings"
 	"testing"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // A switch that counts its drops in bytes is reported in bytes.
@@ -23,7 +25,7 @@ func TestDropsInBytesSayBytes(t *testing.T) {
 // priority is judged on its queue, and a priority group that also buffers lossy priorities
 // (every priority in one group) is not taken for the lossless one's.
 func TestQueueAndPriorityGroupMaps(t *testing.T) {
-	mapped := func(edit func(b *Sample), pgOf map[int]int) (map[string]Verdict, []Verdict) {
+	mapped := func(edit func(b *Sample), pgOf map[int]int) (map[string]verdict.Verdict, []verdict.Verdict) {
 		a, b := healthy()
 		for _, s := range []*Sample{&a, &b} {
 			sp := &s.Switches[0]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // The verdicts' check ids, beside preflight's nccl_* checks of the same run's log.
@@ -36,10 +37,10 @@ type Options struct {
 // out, its bus bandwidth at the largest size against the minimum (with the likely cause when
 // short, from the merged log and each host's lines), then the NCCL log's own verdicts
 // (network, GDR, warnings).
-func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []preflight.Verdict {
-	var vs []preflight.Verdict
+func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []verdict.Verdict {
+	var vs []verdict.Verdict
 	add := func(check string, ok bool, detail, remedy string) {
-		v := preflight.Verdict{Check: check, Pass: ok, Detail: detail}
+		v := verdict.Verdict{Check: check, Pass: ok, Detail: detail}
 		if !ok {
 			v.Remedy = remedy
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
-	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 func fixture(t testing.TB, name string) string {
@@ -92,13 +92,13 @@ func TestParseShortRankLine(t *testing.T) {
 	}
 }
 
-func find(vs []preflight.Verdict, check string) preflight.Verdict {
+func find(vs []verdict.Verdict, check string) verdict.Verdict {
 	for _, v := range vs {
 		if v.Check == check {
 			return v
 		}
 	}
-	return preflight.Verdict{Check: "missing " + check}
+	return verdict.Verdict{Check: "missing " + check}
 }
 
 func TestJudgeNamesTheCause(t *testing.T) {

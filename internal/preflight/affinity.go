@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // linkMeaning is nvidia-smi's legend for the PCIe link types.
@@ -18,16 +19,16 @@ var linkMeaning = map[string]string{
 // checkAffinity returns a gpu_nic_affinity verdict per GPU of the topology:
 // its closest NIC must be PIX or PXB, the farthest NCCL uses GPU Direct RDMA
 // by default (NCCL_NET_GDR_LEVEL=PXB).
-func checkAffinity(f host.Facts, o Options) []Verdict {
+func checkAffinity(f host.Facts, o Options) []verdict.Verdict {
 	if v, missing := unread(f, CheckAffinity, host.FactTopology); missing {
-		return []Verdict{v}
+		return []verdict.Verdict{v}
 	}
 	t := f.Topology
 	if len(t.GPUs) == 0 {
-		return []Verdict{fail(CheckAffinity, "", "nvidia-smi topo -m lists no GPUs",
+		return []verdict.Verdict{fail(CheckAffinity, "", "nvidia-smi topo -m lists no GPUs",
 			"check that the NVIDIA driver is loaded and nvidia-smi sees the GPUs")}
 	}
-	vs := make([]Verdict, 0, len(t.GPUs))
+	vs := make([]verdict.Verdict, 0, len(t.GPUs))
 	for _, gpu := range t.GPUs {
 		vs = append(vs, gpuAffinity(f, o, gpu))
 	}
@@ -35,7 +36,7 @@ func checkAffinity(f host.Facts, o Options) []Verdict {
 }
 
 // gpuAffinity judges the path from one GPU to its closest NIC.
-func gpuAffinity(f host.Facts, o Options, gpu string) Verdict {
+func gpuAffinity(f host.Facts, o Options, gpu string) verdict.Verdict {
 	nic, link, ok := f.Topology.BestNIC(gpu)
 	if !ok {
 		return fail(CheckAffinity, gpu, "nvidia-smi topo -m lists no NIC",

@@ -7,6 +7,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // Judge the facts of a host (here built by hand; normally from host.Gather)
@@ -36,7 +37,7 @@ func ExampleCheck() {
 		}
 		fmt.Println(strings.TrimSpace(status + " " + v.Check + " " + v.Subject))
 	}
-	passed, failed := preflight.Summary(vs)
+	passed, failed := verdict.Count(vs)
 	fmt.Printf("%d passed, %d failed\n", passed, failed)
 	// Output:
 	// PASS nic_port_active mlx5_0:1

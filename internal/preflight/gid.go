@@ -7,6 +7,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // gidAutoSince is the first NCCL minor version (2.x) that selects the GID
@@ -16,12 +17,12 @@ const gidAutoSince = 21
 // checkGIDs returns a roce_v2_gid verdict per RoCE device and one
 // gid_index_consistent verdict. Devices without an Ethernet port are left to
 // nic_link_layer.
-func checkGIDs(f host.Facts, o Options) []Verdict {
+func checkGIDs(f host.Facts, o Options) []verdict.Verdict {
 	if v, missing := unread(f, CheckRoCEv2GID, host.FactIBDevices, host.FactGIDs); missing {
-		return []Verdict{v}
+		return []verdict.Verdict{v}
 	}
 	netdevs := netdevsByDevice(f)
-	var vs []Verdict
+	var vs []verdict.Verdict
 	var found []deviceIndex
 	var none []string
 	for _, d := range f.IBDevices {
@@ -60,7 +61,7 @@ func hasRoCEPort(d facts.IBDevice) bool {
 }
 
 // noGID is the failed roce_v2_gid verdict of a device without the entry.
-func noGID(device, netdev string) Verdict {
+func noGID(device, netdev string) verdict.Verdict {
 	target := "the device's netdev"
 	if netdev != "" {
 		target = netdev
@@ -90,7 +91,7 @@ func describeGID(gids []facts.GIDEntry, device string, idx int) string {
 }
 
 // gidConsistency judges whether one NCCL_IB_GID_INDEX fits every device.
-func gidConsistency(found []deviceIndex, none []string, o Options) Verdict {
+func gidConsistency(found []deviceIndex, none []string, o Options) verdict.Verdict {
 	var list []string
 	distinct := map[int]bool{}
 	for _, d := range found {

@@ -5,20 +5,21 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // checkBAR1 returns a gpu_bar1 verdict per GPU of nvidia-smi -q -d MEMORY.
 // nvidia-smi lists the GPUs in its index order, so the n-th is GPUn as in
 // nvidia-smi topo -m.
-func checkBAR1(f host.Facts, o Options) []Verdict {
+func checkBAR1(f host.Facts, o Options) []verdict.Verdict {
 	if v, missing := unread(f, CheckBAR1, host.FactGPUMemory); missing {
-		return []Verdict{v}
+		return []verdict.Verdict{v}
 	}
 	if len(f.GPUMemory) == 0 {
-		return []Verdict{fail(CheckBAR1, "", "nvidia-smi -q -d MEMORY lists no GPUs",
+		return []verdict.Verdict{fail(CheckBAR1, "", "nvidia-smi -q -d MEMORY lists no GPUs",
 			"check that the NVIDIA driver is loaded and nvidia-smi sees the GPUs")}
 	}
-	vs := make([]Verdict, 0, len(f.GPUMemory))
+	vs := make([]verdict.Verdict, 0, len(f.GPUMemory))
 	for i, m := range f.GPUMemory {
 		vs = append(vs, bar1(fmt.Sprintf("GPU%d", i), m, o.MinBAR1MiB))
 	}
@@ -26,7 +27,7 @@ func checkBAR1(f host.Facts, o Options) []Verdict {
 }
 
 // bar1 judges one GPU's BAR1 aperture against minMiB (0: report only).
-func bar1(gpu string, m facts.GPUMemory, minMiB int64) Verdict {
+func bar1(gpu string, m facts.GPUMemory, minMiB int64) verdict.Verdict {
 	if m.BAR1Total == facts.Unknown {
 		seen := "BAR1 size not reported (N/A), bus " + m.BusID
 		if minMiB <= 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // peerState is what the facts say about nvidia-peermem.
@@ -21,7 +22,7 @@ const (
 // registered with the NICs through nvidia-peermem (loaded and registered
 // with OFED's peer-memory API) or through DMA-BUF (kernel ≥ 5.12 and the
 // open GPU kernel modules, or NCCL's own "DMA-BUF is available" line).
-func checkGPUDirect(f host.Facts, o Options) Verdict {
+func checkGPUDirect(f host.Facts, o Options) verdict.Verdict {
 	state, peer := peerMem(f)
 	dmaOK, why := f.DMABUF()
 	dma := "DMA-BUF unavailable: " + why
@@ -80,6 +81,6 @@ func peerRemedy(f host.Facts, state peerState) string {
 // with SrcValid+ on a bridge between a GPU and its NIC forces their traffic
 // through the root complex; the gathered facts do not carry the lspci state,
 // so the verdict is a passing note rather than invented data.
-func checkACS() Verdict {
+func checkACS() verdict.Verdict {
 	return pass(CheckACS, "", "not readable: the gathered facts carry no ACS state; check by hand that lspci -vvv shows no ACSCtl SrcValid+ on the PCIe bridges between each GPU and its NIC (ACS sends GPU-NIC traffic through the root complex, which slows or breaks GPU Direct RDMA)")
 }

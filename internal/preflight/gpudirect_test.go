@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 func TestCheckGPUDirect(t *testing.T) {
@@ -64,7 +65,7 @@ func TestCheckGPUDirect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v := checkGPUDirect(tt.f, tt.o)
-			wellFormed(t, []Verdict{v})
+			wellFormed(t, []verdict.Verdict{v})
 			if v.Check != CheckGPUDirect || v.Subject != "" || v.Pass != tt.pass {
 				t.Fatalf("verdict = %+v, want check %s, no subject, pass %v", v, CheckGPUDirect, tt.pass)
 			}
@@ -96,7 +97,7 @@ func TestCheckGPUDirectSample(t *testing.T) {
 
 func TestCheckACS(t *testing.T) {
 	v := checkACS()
-	wellFormed(t, []Verdict{v})
+	wellFormed(t, []verdict.Verdict{v})
 	if v.Check != CheckACS || !v.Pass {
 		t.Fatalf("verdict = %+v, want a passing note", v)
 	}

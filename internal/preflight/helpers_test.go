@@ -9,6 +9,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // outcome is the part of a verdict most tests compare.
@@ -18,7 +19,7 @@ type outcome struct {
 }
 
 // outcomes projects verdicts to their outcomes.
-func outcomes(vs []Verdict) []outcome {
+func outcomes(vs []verdict.Verdict) []outcome {
 	out := make([]outcome, 0, len(vs))
 	for _, v := range vs {
 		out = append(out, outcome{v.Check, v.Subject, v.Pass})
@@ -27,8 +28,8 @@ func outcomes(vs []Verdict) []outcome {
 }
 
 // only returns the verdicts of check.
-func only(vs []Verdict, check string) []Verdict {
-	var out []Verdict
+func only(vs []verdict.Verdict, check string) []verdict.Verdict {
+	var out []verdict.Verdict
 	for _, v := range vs {
 		if v.Check == check {
 			out = append(out, v)
@@ -47,9 +48,9 @@ func wantText(t *testing.T, what, s string, subs ...string) {
 	}
 }
 
-// wellFormed fails the test for a verdict that breaks the Verdict contract:
+// wellFormed fails the test for a verdict that breaks the verdict.Verdict contract:
 // a known check id, a detail, and a remedy exactly when it failed.
-func wellFormed(t *testing.T, vs []Verdict) {
+func wellFormed(t *testing.T, vs []verdict.Verdict) {
 	t.Helper()
 	for _, v := range vs {
 		if !knownChecks[v.Check] {

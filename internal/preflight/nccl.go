@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // logHint is the remedy of an NCCL log that lacks the lines a check reads.
@@ -17,8 +18,8 @@ const logHint = "run the test across at least two hosts with NCCL_DEBUG=INFO NCC
 const socketCauses = "NCCL could not use RDMA and the log does not say why; the usual causes: no RoCE v2 GID on the HCAs (see roce_v2_gid), NCCL_IB_DISABLE=1 in the environment or /etc/nccl.conf, NCCL_IB_HCA names that match no device (use = for exact names; ^ goes before =), a missing or failing net plugin (see the NET/Plugin lines), libibverbs or the mlx5 provider missing where the job runs (in the container)"
 
 // checkNCCL returns the verdicts of an NCCL debug log.
-func checkNCCL(l facts.NCCLLog, o Options) []Verdict {
-	vs := []Verdict{ncclNetwork(l)}
+func checkNCCL(l facts.NCCLLog, o Options) []verdict.Verdict {
+	vs := []verdict.Verdict{ncclNetwork(l)}
 	vs = append(vs, ncclGDRHCA(l, o)...)
 	vs = append(vs, ncclGDRPaths(l, o)...)
 	vs = append(vs, ncclChannels(l, o))
@@ -29,7 +30,7 @@ func checkNCCL(l facts.NCCLLog, o Options) []Verdict {
 // (RoCE included) or an external net plugin (HPC-X IBext_v*, aws-ofi-nccl's
 // Libfabric, ...) passes; Socket is the fallback when RDMA is unusable, and
 // the verdict names its cause when the log shows it.
-func ncclNetwork(l facts.NCCLLog) Verdict {
+func ncclNetwork(l facts.NCCLLog) verdict.Verdict {
 	if len(l.Networks) == 0 {
 		return fail(CheckNCCLNetwork, "", "the log has no \"Using network\" line", logHint)
 	}
@@ -101,11 +102,11 @@ func hcaList(l facts.NCCLLog) string {
 // Enabled|Disabled for HCA" lines, by name. Every release 2.18 to 2.30
 // logs them at INFO, but only with NET in NCCL_DEBUG_SUBSYS (src/graph/
 // topo.cc); without them the verdict is a passing note.
-func ncclGDRHCA(l facts.NCCLLog, o Options) []Verdict {
+func ncclGDRHCA(l facts.NCCLLog, o Options) []verdict.Verdict {
 	if len(l.GDRByHCA) == 0 {
-		return []Verdict{pass(CheckNCCLGDRHCA, "", "no per-HCA GPU Direct RDMA lines (NET is missing from NCCL_DEBUG_SUBSYS, or no RDMA net was used); nccl_gdrdma_channels is the reliable signal")}
+		return []verdict.Verdict{pass(CheckNCCLGDRHCA, "", "no per-HCA GPU Direct RDMA lines (NET is missing from NCCL_DEBUG_SUBSYS, or no RDMA net was used); nccl_gdrdma_channels is the reliable signal")}
 	}
-	var vs []Verdict
+	var vs []verdict.Verdict
 	for _, hca := range slices.Sorted(maps.Keys(l.GDRByHCA)) {
 		if l.GDRByHCA[hca] {
 			vs = append(vs, pass(CheckNCCLGDRHCA, hca, "GPU Direct RDMA enabled"))
@@ -122,8 +123,8 @@ func ncclGDRHCA(l facts.NCCLLog, o Options) []Verdict {
 // the "GPU Direct RDMA Enabled|Disabled for GPU ..." lines (INFO up to 2.29;
 // 2.30 logs them at TRACE, which release builds leave out); a disabled pair
 // is usually too far apart in the PCIe tree.
-func ncclGDRPaths(l facts.NCCLLog, o Options) []Verdict {
-	var vs []Verdict
+func ncclGDRPaths(l facts.NCCLLog, o Options) []verdict.Verdict {
+	var vs []verdict.Verdict
 	index := map[string]int{}
 	for _, p := range l.GDRPaths {
 		subject := "GPU " + p.GPU + " / HCA " + p.HCA
@@ -149,7 +150,7 @@ func ncclGDRPaths(l facts.NCCLLog, o Options) []Verdict {
 // ncclChannels judges the channel lines: at least one must go via
 // NET/<net>/<n>/GDRDMA. Channels over Socket are a network failure, not a
 // GPU Direct RDMA one.
-func ncclChannels(l facts.NCCLLog, o Options) Verdict {
+func ncclChannels(l facts.NCCLLog, o Options) verdict.Verdict {
 	if l.NetChannels == 0 {
 		if onlyLoopback(l) {
 			return fail(CheckNCCLGDRDMA, "", "no channel goes via NET: NCCL saw only the loopback interface lo, so the run stayed on one host", logHint)
@@ -172,11 +173,11 @@ func ncclChannels(l facts.NCCLLog, o Options) Verdict {
 
 // ncclWarnings returns a failed nccl_warn verdict per WARN line, with its
 // known cause and remedy, or one passing verdict when there is none.
-func ncclWarnings(l facts.NCCLLog) []Verdict {
+func ncclWarnings(l facts.NCCLLog) []verdict.Verdict {
 	if len(l.Warnings) == 0 {
-		return []Verdict{pass(CheckNCCLWarn, "", "no NCCL WARN lines")}
+		return []verdict.Verdict{pass(CheckNCCLWarn, "", "no NCCL WARN lines")}
 	}
-	vs := make([]Verdict, 0, len(l.Warnings))
+	vs := make([]verdict.Verdict, 0, len(l.Warnings))
 	for _, w := range l.Warnings {
 		seen, remedy := w.Line, w.Remedy
 		if w.Cause != "" {
@@ -192,4 +193,4 @@ func ncclWarnings(l facts.NCCLLog) []Verdict {
 
 // CheckNCCLLog judges an NCCL debug log on its own: the network NCCL chose, GPU Direct RDMA per
 // HCA and per path, GDRDMA channels and each warning, as [Check] does with Options.NCCLLog.
-func CheckNCCLLog(l facts.NCCLLog, o Options) []Verdict { return checkNCCL(l, o) }
+func CheckNCCLLog(l facts.NCCLLog, o Options) []verdict.Verdict { return checkNCCL(l, o) }

@@ -5,20 +5,21 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // checkPorts returns the nic_port_active and nic_link_layer verdicts, one
 // per RDMA port, subject "<device>:<port>" as NCCL_IB_HCA writes it.
-func checkPorts(f host.Facts) []Verdict {
+func checkPorts(f host.Facts) []verdict.Verdict {
 	if v, missing := unread(f, CheckPortActive, host.FactIBDevices); missing {
-		return []Verdict{v}
+		return []verdict.Verdict{v}
 	}
 	if len(f.IBDevices) == 0 {
-		return []Verdict{fail(CheckPortActive, "", "ibv_devinfo found no RDMA devices",
+		return []verdict.Verdict{fail(CheckPortActive, "", "ibv_devinfo found no RDMA devices",
 			"load mlx5_core and mlx5_ib (ibv_devinfo lists only devices with an RDMA driver) and check that the ConnectX NICs show in lspci")}
 	}
 	netdevs := netdevsByDevice(f)
-	var active, layer []Verdict
+	var active, layer []verdict.Verdict
 	for _, d := range f.IBDevices {
 		for _, p := range d.Ports {
 			subject := fmt.Sprintf("%s:%d", d.Name, p.Num)
@@ -55,7 +56,7 @@ func portNetdev(f host.Facts, netdevs map[string]string, device string, port int
 }
 
 // portActive judges one port's state.
-func portActive(subject, netdev string, p facts.IBPort) Verdict {
+func portActive(subject, netdev string, p facts.IBPort) verdict.Verdict {
 	seen := fmt.Sprintf("state %s (%d)", p.State, p.StateCode)
 	if netdev != "" {
 		seen += ", netdev " + netdev
@@ -75,7 +76,7 @@ func portActive(subject, netdev string, p facts.IBPort) Verdict {
 }
 
 // linkLayer judges one port's link layer.
-func linkLayer(subject string, p facts.IBPort) Verdict {
+func linkLayer(subject string, p facts.IBPort) verdict.Verdict {
 	seen := "link layer " + p.LinkLayer
 	if p.LinkLayer == "" {
 		seen = "link layer not reported"

@@ -6,9 +6,10 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
-// The check ids, stable values of [Verdict.Check], in the order [Check]
+// The check ids, stable values of [verdict.Verdict.Check], in the order [Check]
 // returns them.
 const (
 	// CheckPortActive: every port of every RDMA device is PORT_ACTIVE.
@@ -49,22 +50,6 @@ const (
 	CheckNCCLWarn = "nccl_warn"
 )
 
-// Verdict is the outcome of one check on one subject.
-type Verdict struct {
-	// Check is the stable check id, one of the Check* constants.
-	Check string
-	// Subject is what was checked: a GPU ("GPU3"), an RDMA device
-	// ("mlx5_2"), an RDMA port ("mlx5_2:1"), a GPU/HCA pair of the NCCL log,
-	// an NCCL warning kind ("retry-exceeded"), or "" for the host as a whole.
-	Subject string
-	// Pass reports whether the check passed.
-	Pass bool
-	// Detail says what was seen.
-	Detail string
-	// Remedy says what to do about a failure; empty when Pass.
-	Remedy string
-}
-
 // Options tunes [Check]. Start from [DefaultOptions]: the zero value expects
 // GID index 0 and does not require GPU Direct RDMA.
 type Options struct {
@@ -97,8 +82,8 @@ func DefaultOptions() Options {
 // order the facts list them (ibv_devinfo's devices, nvidia-smi's GPUs, NCCL's
 // HCAs by name, the log's warnings as they came). A check whose facts were
 // not gathered or could not be read gives one failed verdict saying so.
-func Check(f host.Facts, o Options) []Verdict {
-	var vs []Verdict
+func Check(f host.Facts, o Options) []verdict.Verdict {
+	var vs []verdict.Verdict
 	vs = append(vs, checkPorts(f)...)
 	vs = append(vs, checkGIDs(f, o)...)
 	vs = append(vs, checkAffinity(f, o)...)
@@ -110,31 +95,19 @@ func Check(f host.Facts, o Options) []Verdict {
 	return vs
 }
 
-// Summary counts the verdicts that passed and failed.
-func Summary(vs []Verdict) (passed, failed int) {
-	for _, v := range vs {
-		if v.Pass {
-			passed++
-		} else {
-			failed++
-		}
-	}
-	return passed, failed
-}
-
 // pass returns a passing verdict.
-func pass(check, subject, detail string) Verdict {
-	return Verdict{Check: check, Subject: subject, Pass: true, Detail: detail}
+func pass(check, subject, detail string) verdict.Verdict {
+	return verdict.Verdict{Check: check, Subject: subject, Pass: true, Detail: detail}
 }
 
 // fail returns a failed verdict.
-func fail(check, subject, detail, remedy string) Verdict {
-	return Verdict{Check: check, Subject: subject, Detail: detail, Remedy: remedy}
+func fail(check, subject, detail, remedy string) verdict.Verdict {
+	return verdict.Verdict{Check: check, Subject: subject, Detail: detail, Remedy: remedy}
 }
 
 // gdr returns the verdict of a GPU Direct RDMA check: a failure only when
 // GDR is required, otherwise a pass that still says what was seen.
-func (o Options) gdr(check, subject string, ok bool, detail, remedy string) Verdict {
+func (o Options) gdr(check, subject string, ok bool, detail, remedy string) verdict.Verdict {
 	switch {
 	case ok:
 		return pass(check, subject, detail)
@@ -157,7 +130,7 @@ var factHints = map[host.FactID]string{
 
 // unread returns the failed verdict of a check whose facts are missing, and
 // false when all of need were gathered and read.
-func unread(f host.Facts, check string, need ...host.FactID) (Verdict, bool) {
+func unread(f host.Facts, check string, need ...host.FactID) (verdict.Verdict, bool) {
 	var missing, names, hints []string
 	for _, n := range need {
 		if f.Has(n) {
@@ -174,7 +147,7 @@ func unread(f host.Facts, check string, need ...host.FactID) (Verdict, bool) {
 		}
 	}
 	if len(missing) == 0 {
-		return Verdict{}, false
+		return verdict.Verdict{}, false
 	}
 	remedy := "gather " + strings.Join(names, ", ")
 	if len(hints) > 0 {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -79,7 +80,7 @@ func TestCheckSampleHost(t *testing.T) {
 	if diff := cmp.Diff(got, Check(sampleHost(t), o)); diff != "" {
 		t.Errorf("second Check differs (-first +second):\n%s", diff)
 	}
-	if p, f := Summary(got); p != 17 || f != 8 {
+	if p, f := verdict.Count(got); p != 17 || f != 8 {
 		t.Errorf("Summary = %d passed, %d failed; want 17, 8", p, f)
 	}
 }
@@ -95,7 +96,7 @@ func TestCheckGoodHost(t *testing.T) {
 	if len(only(got, CheckNCCLNetwork)) != 0 {
 		t.Error("no NCCL log: got nccl_network verdicts")
 	}
-	if p, f := Summary(got); p != len(got) || f != 0 {
+	if p, f := verdict.Count(got); p != len(got) || f != 0 {
 		t.Errorf("Summary = %d, %d; want %d, 0", p, f, len(got))
 	}
 }
@@ -118,16 +119,16 @@ func TestCheckNothingGathered(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	tests := []struct {
-		vs             []Verdict
+		vs             []verdict.Verdict
 		passed, failed int
 	}{
 		{nil, 0, 0},
-		{[]Verdict{{Pass: true}}, 1, 0},
-		{[]Verdict{{Pass: true}, {Pass: false}, {Pass: false}}, 1, 2},
+		{[]verdict.Verdict{{Pass: true}}, 1, 0},
+		{[]verdict.Verdict{{Pass: true}, {Pass: false}, {Pass: false}}, 1, 2},
 	}
 	for _, tt := range tests {
-		if p, f := Summary(tt.vs); p != tt.passed || f != tt.failed {
-			t.Errorf("Summary(%v) = %d, %d; want %d, %d", tt.vs, p, f, tt.passed, tt.failed)
+		if p, f := verdict.Count(tt.vs); p != tt.passed || f != tt.failed {
+			t.Errorf("verdict.Count(%v) = %d, %d; want %d, %d", tt.vs, p, f, tt.passed, tt.failed)
 		}
 	}
 }

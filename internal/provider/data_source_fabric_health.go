@@ -24,6 +24,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 	"github.com/clusterbid/terraform-provider-roce/internal/telemetry"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 var (
@@ -537,7 +538,7 @@ func sortSample(s *health.Sample) {
 	})
 }
 
-func fillHealth(m *fabricHealthModel, switches []switchEntry, d health.Delta, verdicts []health.Verdict) {
+func fillHealth(m *fabricHealthModel, switches []switchEntry, d health.Delta, verdicts []verdict.Verdict) {
 	var ids []string
 	for _, e := range switches {
 		ids = append(ids, e.address)
@@ -556,13 +557,7 @@ func fillHealth(m *fabricHealthModel, switches []switchEntry, d health.Delta, ve
 			continue
 		}
 		failed++
-		line := v.Check
-		for _, part := range []string{v.Target, v.Subject} {
-			if part != "" {
-				line += " " + part
-			}
-		}
-		m.Failures = append(m.Failures, types.StringValue(line+": "+v.Detail+". Remedy: "+v.Remedy))
+		m.Failures = append(m.Failures, types.StringValue(v.Line()))
 	}
 	m.OK = types.BoolValue(failed == 0)
 	m.Passed, m.Failed = types.Int64Value(int64(len(verdicts)-failed)), types.Int64Value(int64(failed))

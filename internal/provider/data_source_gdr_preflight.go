@@ -11,6 +11,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 var (
@@ -150,7 +151,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 		opts.NCCLLog = &parsed
 	}
 	verdicts := preflight.Check(f, opts)
-	passed, failed := preflight.Summary(verdicts)
+	passed, failed := verdict.Count(verdicts)
 	m.ID = types.StringValue(address)
 	m.Passed, m.Failed, m.OK = types.Int64Value(int64(passed)), types.Int64Value(int64(failed)), types.BoolValue(failed == 0)
 	m.Checks, m.Failures = verdictModels(verdicts)
@@ -158,7 +159,7 @@ func (d *gdrPreflightDataSource) Read(ctx context.Context, req datasource.ReadRe
 }
 
 // verdictModels renders verdicts as the checks list and the failures lines of a data source.
-func verdictModels(verdicts []preflight.Verdict) ([]preflightVerdicts, []types.String) {
+func verdictModels(verdicts []verdict.Verdict) ([]preflightVerdicts, []types.String) {
 	checks, failures := []preflightVerdicts{}, []types.String{}
 	for _, v := range verdicts {
 		checks = append(checks, preflightVerdicts{
@@ -166,11 +167,7 @@ func verdictModels(verdicts []preflight.Verdict) ([]preflightVerdicts, []types.S
 			Detail: types.StringValue(v.Detail), Remedy: types.StringValue(v.Remedy),
 		})
 		if !v.Pass {
-			line := v.Check
-			if v.Subject != "" {
-				line += " " + v.Subject
-			}
-			failures = append(failures, types.StringValue(line+": "+v.Detail+". Remedy: "+v.Remedy))
+			failures = append(failures, types.StringValue(v.Line()))
 		}
 	}
 	return checks, failures

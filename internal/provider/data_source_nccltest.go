@@ -16,6 +16,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/nccltest"
 	"github.com/clusterbid/terraform-provider-roce/internal/preflight"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 var (
@@ -319,7 +320,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	verdicts := nccltest.Judge(result, log, nccltest.ParseHostNets(out), opts)
 	if res.ExitStatus != 0 {
-		verdicts = append(verdicts, preflight.Verdict{Check: nccltest.CheckCompleted, Subject: "exit status",
+		verdicts = append(verdicts, verdict.Verdict{Check: nccltest.CheckCompleted, Subject: "exit status",
 			Detail: fmt.Sprintf("%s exited %d", run.Binary, res.ExitStatus), Remedy: "read the run's last lines for the error:\n" + lastLines(out, 8)})
 	}
 	var ids []string
@@ -337,7 +338,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		m.Sizes = append(m.Sizes, ncclTestSize{SizeBytes: types.Int64Value(row.SizeBytes), OutOfPlaceBusBW: types.Float64Value(row.OutOfPlace.BusBW),
 			InPlaceBusBW: types.Float64Value(row.InPlace.BusBW), OutOfPlaceTimeUS: types.Float64Value(row.OutOfPlace.TimeUS)})
 	}
-	passed, failed := preflight.Summary(verdicts)
+	passed, failed := verdict.Count(verdicts)
 	m.Passed, m.Failed, m.OK = types.Int64Value(int64(passed)), types.Int64Value(int64(failed)), types.BoolValue(failed == 0)
 	m.Checks, m.Failures = verdictModels(verdicts)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)

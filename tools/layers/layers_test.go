@@ -38,11 +38,12 @@ var allowed = map[string][]string{
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/host/tasks":                 {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/ncclprofile":                {"internal/fabric", "internal/host/facts"},
-	"internal/preflight":                  {"internal/host", "internal/host/facts"},
-	"internal/health":                     {}, // verdicts from counter deltas: no I/O
-	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell"},
+	"internal/verdict":                    {}, // the one verdict shape: no I/O
+	"internal/preflight":                  {"internal/host", "internal/host/facts", "internal/verdict"},
+	"internal/health":                     {"internal/verdict"}, // verdicts from counter deltas: no I/O
+	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell", "internal/verdict"},
 	"internal/telemetry":                  {"internal/health", "internal/host", "internal/host/facts"}, // host counters
-	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest"},
+	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest", "internal/verdict"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
 	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},
