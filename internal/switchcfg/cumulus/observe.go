@@ -177,7 +177,9 @@ func (o nvueObservation) PlanUpdate(prior *switchcfg.Policy, p switchcfg.Policy,
 // desiredAcross is p's desired state in the switch's RoCE mode, with what p holds in the other
 // one, for a switch whose RoCE mode was turned on or off since the last apply: that mode's owned
 // subtrees, which are removed where they exist, and those of its shared settings that snap
-// recorded, which are restored.
+// recorded and that still hold what p wrote, which are restored where the traffic pools then
+// still fit in the buffer (RoCE mode's own pool may have taken the memory: RoCE guide 5.14,
+// Change RoCE Configuration). A pool setting an operator has changed since is theirs.
 func (o nvueObservation) desiredAcross(p switchcfg.Policy, snap switchcfg.Snapshot) nvueDesired {
 	mode, other := o.roce(), roceLossless
 	if roceLosslessMode(mode) {
@@ -198,12 +200,48 @@ func (o nvueObservation) desiredAcross(p switchcfg.Policy, snap switchcfg.Snapsh
 	for _, l := range d.shared {
 		shared[l.key()] = true
 	}
+	cur := o.tree()
 	for _, l := range alt.shared {
-		if _, recorded := snap[l.key()]; recorded && !shared[l.key()] {
+		if _, recorded := snap[l.key()]; !recorded || shared[l.key()] {
+			continue
+		}
+		have, ok := nvue.Lookup(cur, l.path...)
+		if ok && sameValue(have, l.value) && poolsFit(cur, restored(l, snap)) {
 			d.shared = append(d.shared, l)
 		}
 	}
 	return d
+}
+
+// sharedEither is the shared settings p changes with RoCE mode off or on, each once.
+func sharedEither(p switchcfg.Policy) []nvueLeaf {
+	out := nvueDesiredFor(p, "").shared
+	seen := map[string]bool{}
+	for _, l := range out {
+		seen[l.key()] = true
+	}
+	for _, l := range nvueDesiredFor(p, roceLossless).shared {
+		if !seen[l.key()] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// poolsFit reports whether the traffic pools of cur, with l set, take at most 100 % of the
+// memory together, as NVUE requires (5.14 QoS guide, Flow Control Buffers); true for a leaf
+// that is not a pool's memory.
+func poolsFit(cur nvue.Tree, l nvueLeaf) bool {
+	if len(l.path) != 4 || l.path[1] != "traffic-pool" || l.path[3] != "memory-percent" {
+		return true
+	}
+	total := asFloat(l.value)
+	for name := range nvue.Object(cur, "qos", "traffic-pool") {
+		if name != l.path[2] {
+			total += asFloat(nvueValue(cur, "qos", "traffic-pool", name, "memory-percent"))
+		}
+	}
+	return total <= 100
 }
 
 // restoreDropped puts back what prior owned or shared and p does not: owned subtrees are
@@ -251,6 +289,8 @@ func restored(l nvueLeaf, snap switchcfg.Snapshot) nvueLeaf {
 	return nvueLeaf{path: l.path, value: v}
 }
 
+// Snapshot records the shared settings p changes in either RoCE mode (sharedEither), so a
+// resource made while RoCE mode is on still knows the pool it finds if RoCE is turned off later.
 func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) switchcfg.Snapshot {
 	out := switchcfg.Snapshot{}
 	for k, v := range snap {
@@ -258,7 +298,7 @@ func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, s
 	}
 	seen := map[string]bool{}
 	if prior != nil {
-		for _, l := range nvueDesiredFor(*prior, o.roce()).shared {
+		for _, l := range sharedEither(*prior) {
 			seen[l.key()] = true
 			// An imported resource (snap nil) restores Cumulus' defaults of what prior set.
 			if v, ok := nvueDefault(l); ok && snap == nil {
@@ -277,7 +317,7 @@ func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, s
 		_, err := o.Decode(p.Name, p.Ports, p)
 		leftover = !errors.Is(err, switchcfg.ErrNotFound)
 	}
-	for _, l := range nvueDesiredFor(p, o.roce()).shared {
+	for _, l := range sharedEither(p) {
 		if _, recorded := snap[l.key()]; seen[l.key()] || recorded {
 			continue
 		}
