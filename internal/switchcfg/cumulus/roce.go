@@ -81,7 +81,7 @@ func roceChecks(mode string, p switchcfg.Policy) fabric.Findings {
 				"pfc asks for PFC on switch priority %d. Switch RoCE to lossless (nv set qos roce mode lossless; nv config apply) or off (nv unset qos roce; nv config apply), then plan again.",
 				mode, mode, p.Class.Priority))}
 	case p.Class.Priority != rocePriority:
-		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "rdma.priority", Summary: "Lossless Priority Differs From Cumulus RoCE Mode",
+		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "rdma.priority", Summary: "Lossless Priority Differs from Cumulus RoCE Mode",
 			Detail: fmt.Sprintf("The switch runs Cumulus' RoCE mode %s, which gives switch priority %d its lossless pool; this resource makes priority %d lossless on its ports with its own PFC profile. "+
 				"NVIDIA's way of moving RoCE's lossless priority changes only the PFC, DSCP and egress queue mappings, as this resource does: after the apply, check that priority %d is in the roce-reserved pools (nv show qos roce pool-map), or use priority %d.",
 				mode, rocePriority, p.Class.Priority, p.Class.Priority, rocePriority)}}

@@ -22,10 +22,11 @@ func applyNVUE(t *testing.T, b *Backend, c switchcfg.Changes) {
 	}
 }
 
-func sameTree(t *testing.T, what string, want, got nvue.Tree) {
+// sameAfterRemoval requires the switch after a removal to hold want.
+func sameAfterRemoval(t *testing.T, want, got nvue.Tree) {
 	t.Helper()
 	if treeText(want) != treeText(got) {
-		t.Errorf("%s (-want +got):\n%s", what, cmp.Diff(want, got))
+		t.Errorf("the switch after removal (-want +got):\n%s", cmp.Diff(want, got))
 	}
 }
 
@@ -91,7 +92,7 @@ func TestNVUEAdoptsRoCELosslessMode(t *testing.T) {
 			}
 			rm, _ := o.Removal(p, snap)
 			applyNVUE(t, b, rm)
-			sameTree(t, "the switch after removal", before, tw.Applied())
+			sameAfterRemoval(t, before, tw.Applied())
 			if got := nvue.Object(tw.Applied(), "qos", "roce"); got["enable"] != "on" {
 				t.Errorf("RoCE mode after removal: %v", got)
 			}
@@ -182,7 +183,7 @@ func TestNVUERoCEModeSwitchedUnderTheResource(t *testing.T) {
 		applyNVUE(t, b, rm)
 		want := startNVUESeed(t, "5.14")
 		nvue.Set(want, nvue.Tree{"enable": "on", "mode": "lossless"}, "qos", "roce")
-		sameTree(t, "the switch after removal", want, tw.Applied())
+		sameAfterRemoval(t, want, tw.Applied())
 	})
 	// NVIDIA's adjustment of RoCE's pool (RoCE guide 5.14, Change RoCE Configuration) makes the
 	// pools the operator's: neither the update nor the removal puts the lossy pool back, which
@@ -214,7 +215,7 @@ func TestNVUERoCEModeSwitchedUnderTheResource(t *testing.T) {
 		for _, f := range []string{"mapping", "egress-scheduler", "pfc", "congestion-control"} {
 			delete(nvue.Object(before, "qos", f), p.Name)
 		}
-		sameTree(t, "the switch after removal", before, tw.Applied())
+		sameAfterRemoval(t, before, tw.Applied())
 	})
 	t.Run("off", func(t *testing.T) {
 		tw, b := startNVUETwin(t, "5.14")
@@ -238,7 +239,7 @@ func TestNVUERoCEModeSwitchedUnderTheResource(t *testing.T) {
 		o = nvueObserve(t, b)
 		rm, _ := o.Removal(p, snap)
 		applyNVUE(t, b, rm)
-		sameTree(t, "the switch after removal", startNVUESeed(t, "5.14"), tw.Applied())
+		sameAfterRemoval(t, startNVUESeed(t, "5.14"), tw.Applied())
 	})
 }
 

@@ -41,7 +41,7 @@ const (
 	roceECNMax = 1500000.0
 	// "LLDP and Application TLV (RoCE) (UDP, Protocol:4791, Priority: 3)".
 	roceAppProtocol = 4791.0
-	// NVUE command reference, nv set qos roce cable-length: "The default setting is 100 meters."
+	// "The default setting is 100 meters" (NVUE command reference, nv set qos roce cable-length).
 	roceDefaultCableLength = 100.0
 )
 
