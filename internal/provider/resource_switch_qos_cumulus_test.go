@@ -365,3 +365,68 @@ func TestSwitchQoSCumulusPrompt(t *testing.T) {
 		},
 	})
 }
+
+// TestSwitchQoSCumulusRoCEMode: a switch with Cumulus' RoCE lossless mode already on (nv set
+// qos roce), as many fabrics have it, through the real CLI: the plan and the apply go through
+// with the profiles on top of RoCE mode and no traffic pool, the second plan is empty, and
+// destroy leaves the switch as it was, RoCE mode on. RoCE lossy mode is refused on pfc.
+func TestSwitchQoSCumulusRoCEMode(t *testing.T) {
+	f := newCumulusFixture(t, "5.14")
+	if err := f.twin.RoCE("lossless"); err != nil {
+		t.Fatal(err)
+	}
+	before := f.twin.Applied()
+	const addr = "roce_switch_qos.leaf1"
+	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Applied())); diff != "" {
+				return fmt.Errorf("destroy left the switch different (-before +after):\n%s", diff)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					if f.twin.Applies() != 1 {
+						return fmt.Errorf("%d revisions applied, want 1", f.twin.Applies())
+					}
+					a := f.twin.Applied()
+					if roce := nvue.Object(a, "qos", "roce"); roce["enable"] != "on" || roce["mode"] != "lossless" {
+						return fmt.Errorf("qos roce = %v after the apply", roce)
+					}
+					if p, _ := nvue.Lookup(a, "interface", "swp2", "qos", "pfc", "profile"); p != "ROCE" {
+						return fmt.Errorf("swp2 pfc profile = %v", p)
+					}
+					if pool := nvue.Object(a, "qos", "traffic-pool", "default-lossless"); pool != nil {
+						return fmt.Errorf("a default-lossless pool beside RoCE lossless mode: %v", pool)
+					}
+					for k, v := range s.RootModule().Resources[addr].Primary.Attributes {
+						if strings.HasPrefix(k, "planned_operations.") && strings.Contains(v, "traffic-pool") {
+							return fmt.Errorf("planned operation %q on RoCE mode", v)
+						}
+					}
+					return nil
+				},
+			},
+			{Config: config, PlanOnly: true},
+		},
+	})
+
+	lossy := newCumulusFixture(t, "5.9")
+	if err := lossy.twin.RoCE("lossy"); err != nil {
+		t.Fatal(err)
+	}
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      lossy.provider + fmt.Sprintf(cumulusConfig, lossy.addr, 102400, 256000),
+			ExpectError: regexp.MustCompile(`(?s)Cumulus RoCE Mode Is Lossy.*RoCE\s+mode\s+lossy.*nv\s+set\s+qos\s+roce\s+mode\s+lossless`),
+		}},
+	})
+	if n := lossy.twin.Applies(); n != 0 {
+		t.Errorf("the refused plan applied %d revisions", n)
+	}
+}

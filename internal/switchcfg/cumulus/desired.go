@@ -52,7 +52,9 @@ const (
 
 func num(v int) float64 { return float64(v) }
 
-func nvueDesiredFor(p switchcfg.Policy) nvueDesired {
+// nvueDesiredFor is what p needs on a switch whose RoCE mode is roce ("" when off, roceMode):
+// in RoCE lossless mode no traffic pool, the mode's own serving the lossless priority (roce.go).
+func nvueDesiredFor(p switchcfg.Policy, roce string) nvueDesired {
 	var d nvueDesired
 	own := func(v any, path ...string) { d.owned = append(d.owned, nvueLeaf{path: path, value: v}) }
 	root := func(path ...string) { d.roots = append(d.roots, path) }
@@ -127,10 +129,13 @@ func nvueDesiredFor(p switchcfg.Policy) nvueDesired {
 		own(num(100), append(slices.Clone(tc0), "probability")...)
 	}
 
-	// Memory for the lossless pool, which the PFC profile's priority uses.
-	root("qos", "traffic-pool", nvueLosslessPool)
-	own(nvuePoolPercent, "qos", "traffic-pool", nvueLosslessPool, "memory-percent")
-	share(nvuePoolPercent, false, "qos", "traffic-pool", nvueLossyPool, "memory-percent")
+	// Memory for the lossless pool, which the PFC profile's priority uses; RoCE lossless mode
+	// has its own and refuses this one.
+	if !roceLosslessMode(roce) {
+		root("qos", "traffic-pool", nvueLosslessPool)
+		own(nvuePoolPercent, "qos", "traffic-pool", nvueLosslessPool, "memory-percent")
+		share(nvuePoolPercent, false, "qos", "traffic-pool", nvueLossyPool, "memory-percent")
+	}
 
 	for _, port := range p.Ports {
 		// The applied configuration lists only interfaces someone configured, each with its

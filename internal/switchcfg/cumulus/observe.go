@@ -98,8 +98,8 @@ func (o nvueObservation) minor() int {
 }
 
 // Check applies the rules that need the switch: a release whose NVUE the backend speaks, the
-// ports exist, Cumulus' own RoCE mode is off (it derives settings that would fight the
-// profiles), the cable length is one NVUE takes, and the ECN band for the fastest port.
+// ports exist, Cumulus' own RoCE mode is off or lossless (roce.go), the cable length is one NVUE
+// takes, and the ECN band for the fastest port.
 func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
 	var fs fabric.Findings
 	if n := o.minor(); n < 9 || n > 14 {
@@ -112,10 +112,7 @@ func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.He
 				fmt.Sprintf("ports[%d] is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", i, port, o.release)))
 		}
 	}
-	if v, _ := nvue.Lookup(o.qos, "roce", "enable"); v == "on" {
-		fs = append(fs, switchcfg.ErrorAt("os", "Cumulus RoCE Mode Is On",
-			"The switch has qos roce enabled (nv set qos roce), whose derived settings would fight the profiles this resource writes. Turn it off on the switch (nv unset qos roce; nv config apply), then plan again."))
-	}
+	fs = append(fs, roceChecks(o.roce(), p)...)
 	if p.CableLengthM < 1 {
 		fs = append(fs, switchcfg.ErrorAt("cable_length_m", "Cable Length Out of Range",
 			fmt.Sprintf("cable_length_m is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", p.CableLengthM)))
@@ -136,6 +133,9 @@ func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.He
 	fs = append(fs, fabric.CheckECNForSpeed(p.ECN.MinBytes, speed)...)
 	return h, fs
 }
+
+// roce is the switch's RoCE mode, "" when it is off (roceMode).
+func (o nvueObservation) roce() string { return roceMode(o.qos) }
 
 func nvueValue(t nvue.Tree, keys ...string) any {
 	v, _ := nvue.Lookup(t, keys...)
@@ -166,12 +166,82 @@ func (o nvueObservation) Headroom(p switchcfg.Policy, speedOverride int) fabric.
 func (o nvueObservation) PlanUpdate(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	cur := o.tree()
 	c := newNVUEChanges()
-	next := nvueDesiredFor(p)
+	next := nvueDesiredFor(p, o.roce())
 	if prior != nil {
-		c.restoreDropped(cur, nvueDesiredFor(*prior), next, snap)
+		c.restoreDropped(cur, o.desiredAcross(*prior, snap), next, snap)
 	}
 	c.converge(cur, next)
 	return c, nil
+}
+
+// desiredAcross is p's desired state in the switch's RoCE mode, with what p holds in the other
+// one, for a switch whose RoCE mode was turned on or off since the last apply: that mode's owned
+// subtrees, which are removed where they exist, and those of its shared settings that snap
+// recorded and that still hold what p wrote, which are restored where the traffic pools then
+// still fit in the buffer (RoCE mode's own pool may have taken the memory: RoCE guide 5.14,
+// Change RoCE Configuration). A pool setting an operator has changed since is theirs.
+func (o nvueObservation) desiredAcross(p switchcfg.Policy, snap switchcfg.Snapshot) nvueDesired {
+	mode, other := o.roce(), roceLossless
+	if roceLosslessMode(mode) {
+		other = ""
+	}
+	d := nvueDesiredFor(p, mode)
+	alt := nvueDesiredFor(p, other)
+	roots := map[string]bool{}
+	for _, r := range d.roots {
+		roots[strings.Join(r, "/")] = true
+	}
+	for _, r := range alt.roots {
+		if !roots[strings.Join(r, "/")] {
+			d.roots = append(d.roots, r)
+		}
+	}
+	shared := map[string]bool{}
+	for _, l := range d.shared {
+		shared[l.key()] = true
+	}
+	cur := o.tree()
+	for _, l := range alt.shared {
+		if _, recorded := snap[l.key()]; !recorded || shared[l.key()] {
+			continue
+		}
+		have, ok := nvue.Lookup(cur, l.path...)
+		if ok && sameValue(have, l.value) && poolsFit(cur, restored(l, snap)) {
+			d.shared = append(d.shared, l)
+		}
+	}
+	return d
+}
+
+// sharedEither is the shared settings p changes with RoCE mode off or on, each once.
+func sharedEither(p switchcfg.Policy) []nvueLeaf {
+	out := nvueDesiredFor(p, "").shared
+	seen := map[string]bool{}
+	for _, l := range out {
+		seen[l.key()] = true
+	}
+	for _, l := range nvueDesiredFor(p, roceLossless).shared {
+		if !seen[l.key()] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// poolsFit reports whether the traffic pools of cur, with l set, take at most 100 % of the
+// memory together, as NVUE requires (5.14 QoS guide, Flow Control Buffers); true for a leaf
+// that is not a pool's memory.
+func poolsFit(cur nvue.Tree, l nvueLeaf) bool {
+	if len(l.path) != 4 || l.path[1] != "traffic-pool" || l.path[3] != "memory-percent" {
+		return true
+	}
+	total := asFloat(l.value)
+	for name := range nvue.Object(cur, "qos", "traffic-pool") {
+		if name != l.path[2] {
+			total += asFloat(nvueValue(cur, "qos", "traffic-pool", name, "memory-percent"))
+		}
+	}
+	return total <= 100
 }
 
 // restoreDropped puts back what prior owned or shared and p does not: owned subtrees are
@@ -219,6 +289,8 @@ func restored(l nvueLeaf, snap switchcfg.Snapshot) nvueLeaf {
 	return nvueLeaf{path: l.path, value: v}
 }
 
+// Snapshot records the shared settings p changes in either RoCE mode (sharedEither), so a
+// resource made while RoCE mode is on still knows the pool it finds if RoCE is turned off later.
 func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, snap switchcfg.Snapshot) switchcfg.Snapshot {
 	out := switchcfg.Snapshot{}
 	for k, v := range snap {
@@ -226,7 +298,7 @@ func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, s
 	}
 	seen := map[string]bool{}
 	if prior != nil {
-		for _, l := range nvueDesiredFor(*prior).shared {
+		for _, l := range sharedEither(*prior) {
 			seen[l.key()] = true
 			// An imported resource (snap nil) restores Cumulus' defaults of what prior set.
 			if v, ok := nvueDefault(l); ok && snap == nil {
@@ -245,7 +317,7 @@ func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, s
 		_, err := o.Decode(p.Name, p.Ports, p)
 		leftover = !errors.Is(err, switchcfg.ErrNotFound)
 	}
-	for _, l := range nvueDesiredFor(p).shared {
+	for _, l := range sharedEither(p) {
 		if _, recorded := snap[l.key()]; seen[l.key()] || recorded {
 			continue
 		}
@@ -264,7 +336,7 @@ func (o nvueObservation) Snapshot(prior *switchcfg.Policy, p switchcfg.Policy, s
 func (o nvueObservation) Removal(p switchcfg.Policy, snap switchcfg.Snapshot) (switchcfg.Changes, error) {
 	cur := o.tree()
 	c := newNVUEChanges()
-	d := nvueDesiredFor(p)
+	d := o.desiredAcross(p, snap)
 	// A port's qos object that holds only this policy's bindings goes as a whole, so the
 	// interface is left as it was before.
 	whole := map[string]bool{}
@@ -385,7 +457,7 @@ func sortedNumericKeys(t nvue.Tree) []int {
 // profile with the RDMA priority, and a lossless traffic pool has memory: without either,
 // Cumulus drops RDMA instead of pausing it. A PFC profile's priorities are the lossless ones;
 // a lossless pool lists none of its own (5.14 QoS guide, Priority Flow Control and Flow
-// Control Buffers).
+// Control Buffers). RoCE lossless mode brings its own pool (roce.go).
 func (o nvueObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessProblem {
 	prio := strconv.Itoa(p.Class.Priority)
 	var pool string
@@ -393,6 +465,9 @@ func (o nvueObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessP
 		if v, ok := nvue.Lookup(o.qos, "traffic-pool", name, "memory-percent"); ok && asFloat(v) > 0 {
 			pool = name
 		}
+	}
+	if mode := o.roce(); pool == "" && roceLosslessMode(mode) {
+		pool = "RoCE " + mode + " mode's own" // "Switch priority 3 allocated to RoCE lossless traffic pool"
 	}
 	var out []switchcfg.LosslessProblem
 	for _, port := range p.Ports {

@@ -133,12 +133,14 @@ func TestNVUEDriftIsPlannedBack(t *testing.T) {
 
 func TestNVUECheckRefuses(t *testing.T) {
 	tw, b := startNVUETwin(t, "5.12")
-	tw.SetApplied("qos/roce/enable", "on")
+	if err := tw.RoCE("lossy"); err != nil {
+		t.Fatal(err)
+	}
 	p := cumulusPolicy()
 	p.Ports = []string{"swp1", "swp99"}
 	_, fs := nvueObserve(t, b).Check(p, 0)
 	text := switchcfgtest.FindingText(fs)
-	for _, want := range []string{`ports[1] is "swp99"`, "qos roce enabled"} {
+	for _, want := range []string{`ports[1] is "swp99"`, "RoCE mode lossy (nv show qos roce), in which NVUE takes no PFC profile"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("findings lack %q:\n%s", want, text)
 		}

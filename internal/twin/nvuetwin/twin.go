@@ -447,6 +447,9 @@ func (t *Twin) get(w http.ResponseWriter, r *http.Request, path string) {
 	if r.URL.Query().Get("filled") != "false" {
 		tree = filled(tree)
 	}
+	if rev == "" || rev == nvue.RevOperational {
+		tree = withRoCEOperational(tree, t.applied, t.minor)
+	}
 	if path == "" {
 		out := nvue.Clone(tree)
 		out["header"] = map[string]any{"model": "SN5600", "nvue-api-version": "nvue_v1", "rev-id": 1.0, "version": "Cumulus Linux " + t.opts.Release + ".0"}
