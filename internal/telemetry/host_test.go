@@ -12,6 +12,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
+	"github.com/clusterbid/terraform-provider-roce/internal/verdict"
 )
 
 // printer is a host whose every command prints out.
@@ -92,7 +93,7 @@ func TestJudgeNamesTheCounterItUsed(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, b := ethtoolSamples(t, tc.drop)
-			got := map[string]health.Verdict{}
+			got := map[string]verdict.Verdict{}
 			for _, v := range health.Judge(health.Diff(a, b), health.Options{Priority: 0, RequireTraffic: true}) {
 				if !v.Pass {
 					got[v.Check] = v
