@@ -1,10 +1,13 @@
 package fabric
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Platform is a switch model's lossless buffer pools, in bytes, as SONiC
@@ -50,6 +53,12 @@ func PlatformNames() []string {
 	return names
 }
 
+// The capacity check's inputs, as violations name them.
+var (
+	FieldPorts              = violation.At("Capacity.Ports")
+	FieldPerPortReservation = violation.At("Capacity.PerPortReservationBytes")
+)
+
 // CheckCapacity checks that a per-port lossless reservation fits the
 // platform's buffer when reserved on every port.
 //
@@ -57,27 +66,52 @@ func PlatformNames() []string {
 // headroom xon + xoff) is taken from ingress_lossless_pool, so that is the
 // pool compared here. The egress lossless pool is shared dynamically by the
 // lossless queues (their profiles reserve size 0), so no per-port
-// reservation consumes it. Paths: "ports", "per_port_reservation_bytes".
-func CheckCapacity(p Platform, perPortReservationBytes int64, ports int) Findings {
-	var fs Findings
+// reservation consumes it.
+func CheckCapacity(p Platform, perPortReservationBytes int64, ports int) violation.List {
+	var vs violation.List
 	if ports <= 0 {
-		fs = append(fs, errorf("ports", "Invalid Port Count", "ports is %d; it must be at least 1", ports))
+		vs = append(vs, violation.ErrorAt(FieldPorts, PortCountInvalid{Ports: ports}))
 	}
 	if perPortReservationBytes < 0 {
-		fs = append(fs, errorf("per_port_reservation_bytes", "Invalid Reservation",
-			"per_port_reservation_bytes is %d; it must be 0 or more", perPortReservationBytes))
+		vs = append(vs, violation.ErrorAt(FieldPerPortReservation, ReservationNegative{Bytes: perPortReservationBytes}))
 	}
-	if fs != nil {
-		return fs
+	if vs != nil {
+		return vs
 	}
 	pool := p.IngressLosslessPoolBytes
 	if perPortReservationBytes > math.MaxInt64/int64(ports) || perPortReservationBytes*int64(ports) > pool {
-		fs = append(fs, errorf("ports", "Lossless Buffer Exhausted",
-			"%d %s x %d B = %s B exceeds the %singress lossless pool of %d B: reserve at most %d B per port or use fewer lossless ports",
-			ports, plural(ports, "port", "ports"), perPortReservationBytes, productString(perPortReservationBytes, int64(ports)),
-			modelPrefix(p.Name), pool, pool/int64(ports)))
+		vs = append(vs, violation.ErrorAt(FieldPorts, BufferExhausted{Ports: ports, PerPortBytes: perPortReservationBytes,
+			PoolBytes: pool, Platform: p.Name}))
 	}
-	return fs
+	return vs
+}
+
+// PortCountInvalid: fewer than one lossless port.
+type PortCountInvalid struct{ Ports int }
+
+func (r PortCountInvalid) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Invalid Port Count", fmt.Sprintf("%s is %d; it must be at least 1", name(at), r.Ports)
+}
+
+// ReservationNegative: a negative per-port reservation.
+type ReservationNegative struct{ Bytes int64 }
+
+func (r ReservationNegative) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Invalid Reservation", fmt.Sprintf("%s is %d; it must be 0 or more", name(at), r.Bytes)
+}
+
+// BufferExhausted: the ports' reservations together exceed the ingress lossless pool.
+type BufferExhausted struct {
+	Ports                   int
+	PerPortBytes, PoolBytes int64
+	Platform                string
+}
+
+func (r BufferExhausted) Words(violation.Field, violation.Names) (string, string) {
+	return "Lossless Buffer Exhausted", fmt.Sprintf(
+		"%d %s x %d B = %s B exceeds the %singress lossless pool of %d B: reserve at most %d B per port or use fewer lossless ports",
+		r.Ports, plural(r.Ports, "port", "ports"), r.PerPortBytes, productString(r.PerPortBytes, int64(r.Ports)),
+		modelPrefix(r.Platform), r.PoolBytes, r.PoolBytes/int64(r.Ports))
 }
 
 func productString(a, b int64) string {

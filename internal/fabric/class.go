@@ -1,6 +1,11 @@
 package fabric
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
+)
 
 // Conventional values of the RDMA traffic contract, as NVIDIA's RoCE defaults
 // use them on hosts and switches.
@@ -40,90 +45,142 @@ func DefaultTrafficClass() TrafficClass {
 	}
 }
 
-// Validate checks the contract. Paths: "rdma.dscp", "rdma.dscp[i]",
-// "rdma.priority", "rdma.ecn_bits", "cnp.dscp", "cnp.priority", "trust".
-func (c TrafficClass) Validate() Findings {
-	var fs Findings
-	fs = append(fs, c.validateDSCPs()...)
-	fs = append(fs, checkRange("rdma.priority", "a priority", int64(c.Priority), 0, 7)...)
-	fs = append(fs, checkRange("cnp.priority", "a priority", int64(c.CNPPriority), 0, 7)...)
-	fs = append(fs, c.validateCNP()...)
-	fs = append(fs, c.validateECNBits()...)
+// The traffic class's fields, as violations name them.
+var (
+	FieldRDMADSCP     = violation.At("TrafficClass.DSCP")
+	FieldRDMAPriority = violation.At("TrafficClass.Priority")
+	FieldCNPDSCP      = violation.At("TrafficClass.CNPDSCP")
+	FieldCNPPriority  = violation.At("TrafficClass.CNPPriority")
+	FieldECNBits      = violation.At("TrafficClass.ECNBits")
+	FieldTrust        = violation.At("TrafficClass.Trust")
+)
+
+// Validate checks the contract.
+func (c TrafficClass) Validate() violation.List {
+	var vs violation.List
+	vs = append(vs, c.validateDSCPs()...)
+	vs = append(vs, checkRange(FieldRDMAPriority, "a priority", int64(c.Priority), 0, 7)...)
+	vs = append(vs, checkRange(FieldCNPPriority, "a priority", int64(c.CNPPriority), 0, 7)...)
+	vs = append(vs, c.validateCNP()...)
+	vs = append(vs, c.validateECNBits()...)
 	if c.Trust != TrustDSCP && c.Trust != TrustPCP {
-		fs = append(fs, errorf("trust", "Invalid Trust Mode",
-			"trust is %q; it must be %q or %q: use %q for RoCEv2", c.Trust, TrustDSCP, TrustPCP, TrustDSCP))
+		vs = append(vs, violation.ErrorAt(FieldTrust, TrustUnknown{Trust: c.Trust}))
 	}
-	return fs
+	return vs
 }
 
-func (c TrafficClass) validateDSCPs() Findings {
+func (c TrafficClass) validateDSCPs() violation.List {
 	if len(c.DSCP) == 0 {
-		return Findings{errorf("rdma.dscp", "Missing RDMA DSCP",
-			"rdma.dscp is empty; RoCE data needs at least one DSCP: set it to [%d]", DefaultRDMADSCP)}
+		return violation.List{violation.ErrorAt(FieldRDMADSCP, DSCPMissing{})}
 	}
-	var fs Findings
+	var vs violation.List
 	seen := map[int]bool{}
 	for i, d := range c.DSCP {
-		path := fmt.Sprintf("rdma.dscp[%d]", i)
-		if r := checkRange(path, "a DSCP", int64(d), 0, 63); r != nil {
-			fs = append(fs, r...)
+		at := FieldRDMADSCP.Elem(i)
+		if r := checkRange(at, "a DSCP", int64(d), 0, 63); r != nil {
+			vs = append(vs, r...)
 			continue
 		}
 		if seen[d] {
-			fs = append(fs, errorf(path, "Repeated RDMA DSCP",
-				"%s repeats DSCP %d: list each DSCP once", path, d))
+			vs = append(vs, violation.ErrorAt(at, DSCPRepeated{DSCP: d}))
 			continue
 		}
 		seen[d] = true
-		fs = append(fs, c.dscpMappingWarning(path, d)...)
+		vs = append(vs, c.dscpMappingWarning(at, d)...)
 	}
-	return fs
+	return vs
 }
 
 // dscpMappingWarning warns when the NIC's default DSCP-to-priority mapping
 // (priority = DSCP >> 3) does not put d on the RDMA priority. Only DSCP
 // trust classifies by DSCP, so the warning applies to it alone.
-func (c TrafficClass) dscpMappingWarning(path string, d int) Findings {
+func (c TrafficClass) dscpMappingWarning(at violation.Field, d int) violation.List {
 	if c.Trust != TrustDSCP || c.Priority < 0 || c.Priority > 7 || d>>3 == c.Priority {
 		return nil
 	}
-	return Findings{warnf(path, "DSCP Needs an Explicit NIC Mapping",
-		"%s is %d, which the NIC's default dscp2prio maps to priority %d, not rdma.priority %d: "+
-			"the NIC needs an explicit mapping (mlnx_qos --dscp2prio set,%d,%d), or use a DSCP in %d..%d",
-		path, d, d>>3, c.Priority, d, c.Priority, c.Priority<<3, c.Priority<<3+7)}
+	return violation.List{violation.WarningAt(at, DSCPNeedsMapping{DSCP: d, Priority: c.Priority})}
 }
 
-func (c TrafficClass) validateCNP() Findings {
-	fs := checkRange("cnp.dscp", "a DSCP", int64(c.CNPDSCP), 0, 63)
-	for _, d := range c.DSCP {
-		if d == c.CNPDSCP {
-			fs = append(fs, errorf("cnp.dscp", "CNP DSCP Shared With RDMA",
-				"cnp.dscp is %d, which is also an RDMA data DSCP: CNPs need their own DSCP (default %d)",
-				c.CNPDSCP, DefaultCNPDSCP))
-			break
-		}
+func (c TrafficClass) validateCNP() violation.List {
+	vs := checkRange(FieldCNPDSCP, "a DSCP", int64(c.CNPDSCP), 0, 63)
+	if slices.Contains(c.DSCP, c.CNPDSCP) {
+		vs = append(vs, violation.ErrorAt(FieldCNPDSCP, CNPDSCPShared{DSCP: c.CNPDSCP}))
 	}
 	if c.CNPPriority == c.Priority && c.Priority >= 0 && c.Priority <= 7 {
-		fs = append(fs, errorf("cnp.priority", "CNP Priority Shared With RDMA",
-			"cnp.priority is %d, the same as rdma.priority: CNPs must not wait behind paused RDMA data; use a separate priority (default %d)",
-			c.CNPPriority, DefaultCNPPriority))
+		vs = append(vs, violation.ErrorAt(FieldCNPPriority, CNPPriorityShared{Priority: c.CNPPriority}))
 	}
-	return fs
+	return vs
 }
 
-func (c TrafficClass) validateECNBits() Findings {
-	if r := checkRange("rdma.ecn_bits", "an ECN field", int64(c.ECNBits), 0, 3); r != nil {
+func (c TrafficClass) validateECNBits() violation.List {
+	if r := checkRange(FieldECNBits, "an ECN field", int64(c.ECNBits), 0, 3); r != nil {
 		return r
 	}
-	switch c.ECNBits {
-	case 0:
-		return Findings{warnf("rdma.ecn_bits", "RDMA Traffic Not ECN-Capable",
-			"rdma.ecn_bits is 0 (Not-ECT): switches cannot mark congestion, so DCQCN never reacts; use %d (ECT(0))", ECNBitsECT0)}
-	case 3:
-		return Findings{warnf("rdma.ecn_bits", "RDMA Traffic Pre-Marked Congested",
-			"rdma.ecn_bits is 3 (CE): every packet arrives marked, so receivers send CNPs constantly; use %d (ECT(0))", ECNBitsECT0)}
+	if c.ECNBits == 0 || c.ECNBits == 3 {
+		return violation.List{violation.WarningAt(FieldECNBits, ECNBitsUnusable{Bits: c.ECNBits})}
 	}
 	return nil
+}
+
+// TrustUnknown: a trust mode that is neither DSCP nor PCP.
+type TrustUnknown struct{ Trust string }
+
+func (r TrustUnknown) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Invalid Trust Mode", fmt.Sprintf("%s is %q; it must be %q or %q: use %q for RoCEv2",
+		name(at), r.Trust, TrustDSCP, TrustPCP, TrustDSCP)
+}
+
+// DSCPMissing: no DSCP for RoCE data.
+type DSCPMissing struct{}
+
+func (DSCPMissing) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Missing RDMA DSCP", fmt.Sprintf("%s is empty; RoCE data needs at least one DSCP: set it to [%d]", name(at), DefaultRDMADSCP)
+}
+
+// DSCPRepeated: a DSCP listed twice.
+type DSCPRepeated struct{ DSCP int }
+
+func (r DSCPRepeated) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Repeated RDMA DSCP", fmt.Sprintf("%s repeats DSCP %d: list each DSCP once", name(at), r.DSCP)
+}
+
+// DSCPNeedsMapping: a DSCP the NIC's default dscp2prio (DSCP >> 3) puts on another priority.
+type DSCPNeedsMapping struct{ DSCP, Priority int }
+
+func (r DSCPNeedsMapping) Words(at violation.Field, name violation.Names) (string, string) {
+	return "DSCP Needs an Explicit NIC Mapping", fmt.Sprintf(
+		"%s is %d, which the NIC's default dscp2prio maps to priority %d, not %s %d: "+
+			"the NIC needs an explicit mapping (mlnx_qos --dscp2prio set,%d,%d), or use a DSCP in %d..%d",
+		name(at), r.DSCP, r.DSCP>>3, name(FieldRDMAPriority), r.Priority, r.DSCP, r.Priority, r.Priority<<3, r.Priority<<3+7)
+}
+
+// CNPDSCPShared: the CNP DSCP is also a data DSCP.
+type CNPDSCPShared struct{ DSCP int }
+
+func (r CNPDSCPShared) Words(at violation.Field, name violation.Names) (string, string) {
+	return "CNP DSCP Shared With RDMA", fmt.Sprintf("%s is %d, which is also an RDMA data DSCP: CNPs need their own DSCP (default %d)",
+		name(at), r.DSCP, DefaultCNPDSCP)
+}
+
+// CNPPriorityShared: CNPs on the data priority.
+type CNPPriorityShared struct{ Priority int }
+
+func (r CNPPriorityShared) Words(at violation.Field, name violation.Names) (string, string) {
+	return "CNP Priority Shared With RDMA", fmt.Sprintf(
+		"%s is %d, the same as %s: CNPs must not wait behind paused RDMA data; use a separate priority (default %d)",
+		name(at), r.Priority, name(FieldRDMAPriority), DefaultCNPPriority)
+}
+
+// ECNBitsUnusable: ECN bits 0 (Not-ECT) or 3 (CE), with which DCQCN cannot work.
+type ECNBitsUnusable struct{ Bits int }
+
+func (r ECNBitsUnusable) Words(at violation.Field, name violation.Names) (string, string) {
+	if r.Bits == 0 {
+		return "RDMA Traffic Not ECN-Capable", fmt.Sprintf(
+			"%s is 0 (Not-ECT): switches cannot mark congestion, so DCQCN never reacts; use %d (ECT(0))", name(at), ECNBitsECT0)
+	}
+	return "RDMA Traffic Pre-Marked Congested", fmt.Sprintf(
+		"%s is 3 (CE): every packet arrives marked, so receivers send CNPs constantly; use %d (ECT(0))", name(at), ECNBitsECT0)
 }
 
 // ToS returns the ToS / traffic class byte of RoCE data, DSCP[0]<<2 |

@@ -55,7 +55,7 @@ func TestTrafficClassValidate(t *testing.T) {
 func TestTrafficClassMappingWarningNamesTheFix(t *testing.T) {
 	c := DefaultTrafficClass()
 	c.Priority = 5
-	fs := c.Validate()
+	fs := render(c.Validate())
 	if len(fs) != 1 {
 		t.Fatalf("Validate() = %v, want one warning", fs)
 	}

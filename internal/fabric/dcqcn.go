@@ -3,6 +3,8 @@ package fabric
 import (
 	"fmt"
 	"math"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // DCQCN is the mlx5 congestion-control configuration in human units (units
@@ -60,45 +62,88 @@ func DefaultDCQCN() DCQCN {
 	}
 }
 
-// Validate checks every field against the firmware range of its knob.
-// Paths are "dcqcn." plus the snake_case field name, e.g. "dcqcn.gain",
-// "dcqcn.alpha_update_period_us", "dcqcn.cut_floor_percent".
-func (d DCQCN) Validate() Findings {
-	fs := checkFraction("dcqcn.gain", "gain", d.Gain, 1, dcqcnFixedPoint)
-	fs = append(fs, checkFraction("dcqcn.initial_alpha", "initial alpha", d.InitialAlpha, 1, dcqcnFixedPoint-1)...)
+// DCQCN fields that rules other than a knob's range name.
+var (
+	FieldDCQCNGain             = violation.At("DCQCN.Gain")
+	FieldDCQCNInitialAlpha     = violation.At("DCQCN.InitialAlpha")
+	FieldDCQCNMinRate          = violation.At("DCQCN.MinRateMbps")
+	FieldDCQCNMaxRate          = violation.At("DCQCN.MaxRateMbps")
+	FieldDCQCNAdditiveIncrease = violation.At("DCQCN.AdditiveIncreaseMbps")
+	FieldDCQCNHyperIncrease    = violation.At("DCQCN.HyperIncreaseMbps")
+)
+
+// Validate checks every field against the firmware range of its knob; fields are named
+// "DCQCN." plus the Go field name.
+func (d DCQCN) Validate() violation.List {
+	vs := checkFraction(FieldDCQCNGain, "gain", d.Gain, 1, dcqcnFixedPoint)
+	vs = append(vs, checkFraction(FieldDCQCNInitialAlpha, "initial alpha", d.InitialAlpha, 1, dcqcnFixedPoint-1)...)
 	for _, s := range intKnobs {
-		fs = append(fs, checkRange(s.path, "it", s.get(d), s.lo, s.hi)...)
+		vs = append(vs, checkRange(s.at, "it", s.get(d), s.lo, s.hi)...)
 	}
 	if d.MaxRateMbps > 0 && d.MinRateMbps > d.MaxRateMbps {
-		fs = append(fs, errorf("dcqcn.min_rate_mbps", "DCQCN Rates Out of Order",
-			"dcqcn.min_rate_mbps (%d) exceeds dcqcn.max_rate_mbps (%d): lower the minimum or raise the cap",
-			d.MinRateMbps, d.MaxRateMbps))
+		vs = append(vs, violation.ErrorAt(FieldDCQCNMinRate, RatesOutOfOrder{MinMbps: d.MinRateMbps, MaxMbps: d.MaxRateMbps}))
 	}
 	if d.HyperIncreaseMbps < d.AdditiveIncreaseMbps {
-		fs = append(fs, warnf("dcqcn.hyper_increase_mbps", "Hyper Increase Below Additive Increase",
-			"dcqcn.hyper_increase_mbps (%d) is below dcqcn.additive_increase_mbps (%d); hyper increase is the faster step: use at least %d",
-			d.HyperIncreaseMbps, d.AdditiveIncreaseMbps, d.AdditiveIncreaseMbps))
+		vs = append(vs, violation.WarningAt(FieldDCQCNHyperIncrease, HyperBelowAdditive{HyperMbps: d.HyperIncreaseMbps, AdditiveMbps: d.AdditiveIncreaseMbps}))
 	}
-	return fs
+	return vs
 }
 
 // checkFraction checks that v*1024 rounds into lo..hi and warns when v is
 // not a multiple of 1/1024, since the firmware keeps only that precision.
-func checkFraction(path, what string, v float64, lo, hi int64) Findings {
+func checkFraction(at violation.Field, what string, v float64, lo, hi int64) violation.List {
+	r := Fraction{What: what, Value: v, Lo: lo, Hi: hi}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return Findings{errorf(path, "Value Out of Range", "%s is %v: use a number between %s and %s", path, v, fracString(lo), fracString(hi))}
+		return violation.List{violation.ErrorAt(at, r)}
 	}
 	scaled := math.Round(v * dcqcnFixedPoint)
 	if scaled < float64(lo) || scaled > float64(hi) {
-		return Findings{errorf(path, "Value Out of Range",
-			"%s is %v; the %s must be between %s and %s (%d/1024..%d/1024): set a value in that range", path, v, what, fracString(lo), fracString(hi), lo, hi)}
+		return violation.List{violation.ErrorAt(at, r)}
 	}
 	if scaled != v*dcqcnFixedPoint {
-		return Findings{warnf(path, "Value Rounded by Firmware",
-			"%s is %v, which the firmware stores in 1/1024 steps as %d/1024 = %s: use that value to avoid a permanent diff",
-			path, v, int64(scaled), fracString(int64(scaled)))}
+		r.Stored = int64(scaled)
+		return violation.List{violation.WarningAt(at, r)}
 	}
 	return nil
+}
+
+// Fraction: a fixed-point knob (n/1024) that is not a finite number, is outside lo/1024 ..
+// hi/1024, or (Stored > 0, a warning) is no multiple of 1/1024 and is stored rounded.
+type Fraction struct {
+	What   string
+	Value  float64
+	Lo, Hi int64
+	Stored int64
+}
+
+func (r Fraction) Words(at violation.Field, name violation.Names) (string, string) {
+	switch {
+	case r.Stored > 0:
+		return "Value Rounded by Firmware", fmt.Sprintf(
+			"%s is %v, which the firmware stores in 1/1024 steps as %d/1024 = %s: use that value to avoid a permanent diff",
+			name(at), r.Value, r.Stored, fracString(r.Stored))
+	case math.IsNaN(r.Value) || math.IsInf(r.Value, 0):
+		return "Value Out of Range", fmt.Sprintf("%s is %v: use a number between %s and %s", name(at), r.Value, fracString(r.Lo), fracString(r.Hi))
+	}
+	return "Value Out of Range", fmt.Sprintf("%s is %v; the %s must be between %s and %s (%d/1024..%d/1024): set a value in that range",
+		name(at), r.Value, r.What, fracString(r.Lo), fracString(r.Hi), r.Lo, r.Hi)
+}
+
+// RatesOutOfOrder: a minimum rate above the cap.
+type RatesOutOfOrder struct{ MinMbps, MaxMbps int }
+
+func (r RatesOutOfOrder) Words(at violation.Field, name violation.Names) (string, string) {
+	return "DCQCN Rates Out of Order", fmt.Sprintf("%s (%d) exceeds %s (%d): lower the minimum or raise the cap",
+		name(at), r.MinMbps, name(FieldDCQCNMaxRate), r.MaxMbps)
+}
+
+// HyperBelowAdditive: the fast increase step below the slow one.
+type HyperBelowAdditive struct{ HyperMbps, AdditiveMbps int }
+
+func (r HyperBelowAdditive) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Hyper Increase Below Additive Increase", fmt.Sprintf(
+		"%s (%d) is below %s (%d); hyper increase is the faster step: use at least %d",
+		name(at), r.HyperMbps, name(FieldDCQCNAdditiveIncrease), r.AdditiveMbps, r.AdditiveMbps)
 }
 
 func fracString(n int64) string {

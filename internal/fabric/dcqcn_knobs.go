@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Knob is one mlx5 congestion-control firmware value. Name is the OFED
@@ -27,23 +29,23 @@ type DCQCNKnobs struct {
 	NP []Knob
 }
 
-// knobSpec ties one integer knob to its field, schema path and firmware range.
+// knobSpec ties one integer knob to its field and firmware range.
 type knobSpec struct {
 	name   string
-	path   string
+	at     violation.Field
 	lo, hi int64
 	get    func(DCQCN) int64
 	set    func(*DCQCN, int64)
 }
 
-func intKnob(name, path string, lo, hi int64, field func(*DCQCN) *int) knobSpec {
-	return knobSpec{name: name, path: path, lo: lo, hi: hi,
+func intKnob(name string, at violation.Field, lo, hi int64, field func(*DCQCN) *int) knobSpec {
+	return knobSpec{name: name, at: at, lo: lo, hi: hi,
 		get: func(d DCQCN) int64 { return int64(*field(&d)) },
 		set: func(d *DCQCN, v int64) { *field(d) = int(v) }}
 }
 
-func boolKnob(name, path string, field func(*DCQCN) *bool) knobSpec {
-	return knobSpec{name: name, path: path, lo: 0, hi: 1,
+func boolKnob(name string, at violation.Field, field func(*DCQCN) *bool) knobSpec {
+	return knobSpec{name: name, at: at, lo: 0, hi: 1,
 		get: func(d DCQCN) int64 {
 			if *field(&d) {
 				return 1
@@ -58,29 +60,29 @@ func boolKnob(name, path string, field func(*DCQCN) *bool) knobSpec {
 // sysfs/net_class_ecn.go also records them (line-rate bounds use
 // MaxLineRateMbps).
 var intKnobs = []knobSpec{
-	intKnob("rpg_time_reset", "dcqcn.time_reset_us", 1, 131071, func(d *DCQCN) *int { return &d.TimeResetUS }),
-	intKnob("rpg_byte_reset", "dcqcn.byte_reset", 1, 32767, func(d *DCQCN) *int { return &d.ByteReset }),
-	intKnob("rpg_threshold", "dcqcn.threshold", 1, 31, func(d *DCQCN) *int { return &d.Threshold }),
-	intKnob("rpg_max_rate", "dcqcn.max_rate_mbps", 0, MaxLineRateMbps, func(d *DCQCN) *int { return &d.MaxRateMbps }),
-	intKnob("rpg_ai_rate", "dcqcn.additive_increase_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.AdditiveIncreaseMbps }),
-	intKnob("rpg_hai_rate", "dcqcn.hyper_increase_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.HyperIncreaseMbps }),
-	intKnob("rpg_gd", "dcqcn.decrease_shift", 10, 11, func(d *DCQCN) *int { return &d.DecreaseShift }),
-	intKnob("rpg_min_dec_fac", "dcqcn.cut_floor_percent", 0, 100, func(d *DCQCN) *int { return &d.CutFloorPercent }),
-	intKnob("rpg_min_rate", "dcqcn.min_rate_mbps", 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.MinRateMbps }),
-	intKnob("rate_to_set_on_first_cnp", "dcqcn.rate_on_first_cnp_mbps", 0, MaxLineRateMbps, func(d *DCQCN) *int { return &d.RateOnFirstCNPMbps }),
-	intKnob("dce_tcp_rtt", "dcqcn.alpha_update_period_us", 1, 131071, func(d *DCQCN) *int { return &d.AlphaUpdatePeriodUS }),
-	intKnob("rate_reduce_monitor_period", "dcqcn.rate_reduce_monitor_period_us", 1, math.MaxUint32, func(d *DCQCN) *int { return &d.RateReduceMonitorPeriodUS }),
-	intKnob("min_time_between_cnps", "dcqcn.min_time_between_cnps_us", 0, 4095, func(d *DCQCN) *int { return &d.MinTimeBetweenCNPsUS }),
-	boolKnob("clamp_tgt_rate", "dcqcn.clamp_target_rate", func(d *DCQCN) *bool { return &d.ClampTargetRate }),
-	boolKnob("clamp_tgt_rate_after_time_inc", "dcqcn.clamp_target_rate_after_time_inc", func(d *DCQCN) *bool { return &d.ClampTargetRateAfterTimeInc }),
+	intKnob("rpg_time_reset", violation.At("DCQCN.TimeResetUS"), 1, 131071, func(d *DCQCN) *int { return &d.TimeResetUS }),
+	intKnob("rpg_byte_reset", violation.At("DCQCN.ByteReset"), 1, 32767, func(d *DCQCN) *int { return &d.ByteReset }),
+	intKnob("rpg_threshold", violation.At("DCQCN.Threshold"), 1, 31, func(d *DCQCN) *int { return &d.Threshold }),
+	intKnob("rpg_max_rate", violation.At("DCQCN.MaxRateMbps"), 0, MaxLineRateMbps, func(d *DCQCN) *int { return &d.MaxRateMbps }),
+	intKnob("rpg_ai_rate", violation.At("DCQCN.AdditiveIncreaseMbps"), 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.AdditiveIncreaseMbps }),
+	intKnob("rpg_hai_rate", violation.At("DCQCN.HyperIncreaseMbps"), 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.HyperIncreaseMbps }),
+	intKnob("rpg_gd", violation.At("DCQCN.DecreaseShift"), 10, 11, func(d *DCQCN) *int { return &d.DecreaseShift }),
+	intKnob("rpg_min_dec_fac", violation.At("DCQCN.CutFloorPercent"), 0, 100, func(d *DCQCN) *int { return &d.CutFloorPercent }),
+	intKnob("rpg_min_rate", violation.At("DCQCN.MinRateMbps"), 1, MaxLineRateMbps, func(d *DCQCN) *int { return &d.MinRateMbps }),
+	intKnob("rate_to_set_on_first_cnp", violation.At("DCQCN.RateOnFirstCNPMbps"), 0, MaxLineRateMbps, func(d *DCQCN) *int { return &d.RateOnFirstCNPMbps }),
+	intKnob("dce_tcp_rtt", violation.At("DCQCN.AlphaUpdatePeriodUS"), 1, 131071, func(d *DCQCN) *int { return &d.AlphaUpdatePeriodUS }),
+	intKnob("rate_reduce_monitor_period", violation.At("DCQCN.RateReduceMonitorPeriodUS"), 1, math.MaxUint32, func(d *DCQCN) *int { return &d.RateReduceMonitorPeriodUS }),
+	intKnob("min_time_between_cnps", violation.At("DCQCN.MinTimeBetweenCNPsUS"), 0, 4095, func(d *DCQCN) *int { return &d.MinTimeBetweenCNPsUS }),
+	boolKnob("clamp_tgt_rate", violation.At("DCQCN.ClampTargetRate"), func(d *DCQCN) *bool { return &d.ClampTargetRate }),
+	boolKnob("clamp_tgt_rate_after_time_inc", violation.At("DCQCN.ClampTargetRateAfterTimeInc"), func(d *DCQCN) *bool { return &d.ClampTargetRateAfterTimeInc }),
 }
 
 // fractionKnobs are the fixed-point knobs (value / 1024).
 var fractionKnobs = []knobSpec{
-	{name: "dce_tcp_g", path: "dcqcn.gain", lo: 0, hi: dcqcnFixedPoint - 1,
+	{name: "dce_tcp_g", at: FieldDCQCNGain, lo: 0, hi: dcqcnFixedPoint - 1,
 		get: func(d DCQCN) int64 { return dcqcnFixedPoint - int64(math.Round(d.Gain*dcqcnFixedPoint)) },
 		set: func(d *DCQCN, v int64) { d.Gain = float64(dcqcnFixedPoint-v) / dcqcnFixedPoint }},
-	{name: "initial_alpha_value", path: "dcqcn.initial_alpha", lo: 1, hi: dcqcnFixedPoint - 1,
+	{name: "initial_alpha_value", at: FieldDCQCNInitialAlpha, lo: 1, hi: dcqcnFixedPoint - 1,
 		get: func(d DCQCN) int64 { return int64(math.Round(d.InitialAlpha * dcqcnFixedPoint)) },
 		set: func(d *DCQCN, v int64) { d.InitialAlpha = float64(v) / dcqcnFixedPoint }},
 }

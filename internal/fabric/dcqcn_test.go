@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -78,8 +79,8 @@ func TestDCQCNValidate(t *testing.T) {
 func TestDCQCNValidateRoundingMessage(t *testing.T) {
 	d := DefaultDCQCN()
 	d.Gain = 0.005
-	fs := d.Validate()
-	want := Findings{{SeverityWarning, "dcqcn.gain", "Value Rounded by Firmware",
+	fs := render(d.Validate())
+	want := []found{{violation.Warning, "dcqcn.gain", "Value Rounded by Firmware",
 		"dcqcn.gain is 0.005, which the firmware stores in 1/1024 steps as 5/1024 = 0.00488281: use that value to avoid a permanent diff"}}
 	if diff := cmp.Diff(want, fs); diff != "" {
 		t.Errorf("Validate mismatch (-want +got):\n%s", diff)
@@ -142,7 +143,7 @@ func TestDCQCNKnobsRejectsInvalid(t *testing.T) {
 	if err == nil {
 		t.Fatal("Knobs accepted gain 2 and threshold 0")
 	}
-	for _, want := range []string{"invalid dcqcn settings", "dcqcn.gain is 2", "dcqcn.threshold is 0"} {
+	for _, want := range []string{"invalid dcqcn settings", "DCQCN.Gain is 2", "DCQCN.Threshold is 0"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not contain %q", err, want)
 		}

@@ -5,6 +5,7 @@
 // rendering.
 //
 // The package does no I/O and knows nothing of Terraform. Rule checks return
-// Findings, each naming the provider schema attribute it concerns, so the
-// same rules serve resources, provider functions and module examples.
+// violations on the Go fields they concern (FieldECNMin, FieldRDMADSCP, ...),
+// and each caller words them in its own attribute names, so the same rules
+// serve resources, provider functions and module examples.
 package fabric

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 func ExampleToS() {
@@ -31,12 +32,13 @@ func ExampleComputeHeadroom() {
 	fmt.Printf("xon %d B, xoff %d B, size %d B\n", h.XonBytes, h.XoffBytes, h.SizeBytes)
 
 	sn5600, _ := fabric.LookupPlatform("SN5600")
-	for _, f := range fabric.CheckCapacity(sn5600, h.SizeBytes, 256) {
-		fmt.Println(f)
+	// A caller names the rules' fields as its users know them; GoNames uses the Go names.
+	for _, v := range fabric.CheckCapacity(sn5600, h.SizeBytes, 256) {
+		fmt.Println(v.Line(violation.GoNames))
 	}
 	// Output:
 	// xon 38912 B, xoff 362496 B, size 410624 B
-	// error: ports: Lossless Buffer Exhausted: 256 ports x 410624 B = 105119744 B exceeds the SN5600 ingress lossless pool of 67737959 B: reserve at most 264601 B per port or use fewer lossless ports
+	// error: Capacity.Ports: Lossless Buffer Exhausted: 256 ports x 410624 B = 105119744 B exceeds the SN5600 ingress lossless pool of 67737959 B: reserve at most 264601 B per port or use fewer lossless ports
 }
 
 func ExampleRenderNCCLConf() {

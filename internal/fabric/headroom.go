@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Spectrum-4 constants of the Mellanox headroom model (sonic-swss
@@ -36,14 +38,21 @@ func SupportedSpeedsGbps() []int {
 	return speeds
 }
 
-// CheckSpeed returns an error finding at path when speedGbps is not a port speed
+// CheckSpeed returns an UnsupportedSpeed error at field at when speedGbps is not a port speed
 // ComputeHeadroom knows (SupportedSpeedsGbps).
-func CheckSpeed(path string, speedGbps int64) Findings {
+func CheckSpeed(at violation.Field, speedGbps int64) violation.List {
 	if _, ok := pauseQuanta[int(speedGbps)]; ok && speedGbps == int64(int(speedGbps)) {
 		return nil
 	}
-	return Findings{errorf(path, "Unsupported Port Speed",
-		"%s is %d; the headroom model knows %s Gb/s: set one of them", path, speedGbps, joinInts(SupportedSpeedsGbps()))}
+	return violation.List{violation.ErrorAt(at, UnsupportedSpeed{Gbps: speedGbps})}
+}
+
+// UnsupportedSpeed: a port speed the headroom model does not know.
+type UnsupportedSpeed struct{ Gbps int64 }
+
+func (r UnsupportedSpeed) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Unsupported Port Speed", fmt.Sprintf("%s is %d; the headroom model knows %s Gb/s: set one of them",
+		name(at), r.Gbps, joinInts(SupportedSpeedsGbps()))
 }
 
 // Port describes one lossless switch port. Lanes 0 means the SN5600

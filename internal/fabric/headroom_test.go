@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -169,12 +170,12 @@ func TestComputeHeadroomSlackOnlyWhenBelowWorstCase(t *testing.T) {
 
 func TestCheckSpeed(t *testing.T) {
 	for _, s := range SupportedSpeedsGbps() {
-		if fs := CheckSpeed("port_speed_gbps", int64(s)); fs != nil {
+		if fs := CheckSpeed(violation.At("port_speed_gbps"), int64(s)); fs != nil {
 			t.Errorf("CheckSpeed(%d) = %v", s, fs)
 		}
 	}
 	for _, s := range []int64{0, -400, 300, 1 << 40} {
-		fs := CheckSpeed("port_speed_gbps", s)
+		fs := render(CheckSpeed(violation.At("port_speed_gbps"), s))
 		want := "the headroom model knows 10, 25, 40, 50, 100, 200, 400, 800 Gb/s"
 		if len(fs) != 1 || fs[0].Path != "port_speed_gbps" || !strings.Contains(fs[0].Detail, want) {
 			t.Errorf("CheckSpeed(%d) = %v, want one error containing %q", s, fs, want)

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // ncclMaxHCAs is the most entries NCCL reads from NCCL_IB_HCA.
@@ -123,43 +125,43 @@ func (h HCASpec) String() string {
 // v2.21.5-1). With no known devices (at plan time) it warns about each entry
 // of a prefix list whose name ends in a digit (mlx5_1 would also select
 // mlx5_10). With known devices it warns about entries that match none of them
-// and about entries that select other devices as well. The findings are on
-// path, the attribute that holds the value (e.g. `env["NCCL_IB_HCA"]`), and
-// their details name it.
-func HCAPrefixWarnings(h HCASpec, known []string, path string) Findings {
-	return hcaWarnings(h, known, hcaCheck{path: path})
+// and about entries that select other devices as well. The warnings are on
+// at, the caller's field that holds the value.
+func HCAPrefixWarnings(h HCASpec, known []string, at violation.Field) violation.List {
+	return hcaWarnings(h, known, at, hcaCheck{})
 }
 
 // HCADeviceWarnings checks h against the RDMA devices of hosts, which all have
 // the names devices, and names the hosts in its warnings: entries that match
 // none of the devices, and entries that select other devices as well. It
-// leaves out what HCAPrefixWarnings(h, nil, path) says at plan time: an entry
+// leaves out what HCAPrefixWarnings(h, nil, at) says at plan time: an entry
 // warned about there gets no second prefix warning here.
-func HCADeviceWarnings(h HCASpec, hosts, devices []string, path string) Findings {
+func HCADeviceWarnings(h HCASpec, hosts, devices []string, at violation.Field) violation.List {
 	if len(devices) == 0 {
 		return nil
 	}
-	return hcaWarnings(h, devices, hcaCheck{path: path, on: strings.Join(hosts, ", "), planned: true})
+	return hcaWarnings(h, devices, at, hcaCheck{on: strings.Join(hosts, ", "), planned: true})
 }
 
-// hcaCheck is how hcaWarnings words and filters its findings.
+// hcaCheck is how hcaWarnings words and filters its warnings.
 type hcaCheck struct {
-	path string
 	// on names the hosts the known devices are from; empty for none.
 	on string
 	// planned leaves out the prefix warnings that the check without known devices gives.
 	planned bool
 }
 
-func hcaWarnings(h HCASpec, known []string, c hcaCheck) Findings {
-	var fs Findings
+func hcaWarnings(h HCASpec, known []string, at violation.Field, c hcaCheck) violation.List {
+	var vs violation.List
 	for _, e := range h.Entries {
-		fs = append(fs, hcaEntryWarnings(h, e, known, c)...)
+		if r, ok := hcaEntryWarning(h, e, known, c); ok {
+			vs = append(vs, violation.WarningAt(at, r))
+		}
 	}
-	return fs
+	return vs
 }
 
-func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string, c hcaCheck) Findings {
+func hcaEntryWarning(h HCASpec, e HCAEntry, known []string, c hcaCheck) (HCAMatch, bool) {
 	var matched, extra []string
 	for _, k := range known {
 		if k == e.Device {
@@ -170,35 +172,74 @@ func hcaEntryWarnings(h HCASpec, e HCAEntry, known []string, c hcaCheck) Finding
 		}
 	}
 	prefixWarned := !h.Exact && endsInDigit(e.Device)
-	on := ""
-	if c.on != "" {
-		on = " on " + c.on
-	}
+	r := HCAMatch{Entry: e.Device, On: c.on}
 	switch {
 	case len(known) > 0 && len(matched) == 0:
-		devices := "the devices " + strings.Join(known, ", ")
-		if c.on != "" {
-			devices = "the devices of " + c.on + " (" + strings.Join(known, ", ") + ")"
-		}
-		return Findings{warnf(c.path, "HCA Not Found",
-			"%s entry %q matches none of %s: check the device name", c.path, e.Device, devices)}
+		r.Kind, r.Devices = HCANotFound, known
 	case len(extra) > 0 && c.planned && prefixWarned:
-		return nil
+		return r, false
 	case len(extra) > 0 && len(extra) == len(matched):
 		// No device has the entry's own name: the prefix is the point, and "=" would select none.
-		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
-			"%s entry %q is no device name and selects %s%s as a prefix: list the devices with = (%q) so that a device added later is not selected too",
-			c.path, e.Device, strings.Join(extra, ", "), on, exactWith(h, e, extra))}
+		r.Kind, r.Devices, r.Fix = HCAOnlyPrefix, extra, exactWith(h, e, extra)
 	case len(extra) > 0:
-		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
-			"%s entry %q also matches %s%s because NCCL_IB_HCA names are prefixes: start the list with = (%q) for exact names",
-			c.path, e.Device, strings.Join(extra, ", "), on, exactForm(h))}
+		r.Kind, r.Devices, r.Fix = HCAAlsoMatches, extra, exactForm(h)
 	case len(known) == 0 && prefixWarned:
-		return Findings{warnf(c.path, "HCA Name Matches as a Prefix",
-			"%s entry %q is a prefix and would also match %s0..%s9 and longer names: start the list with = (%q) for exact names",
-			c.path, e.Device, e.Device, e.Device, exactForm(h))}
+		r.Kind, r.Fix = HCAPrefixUnknown, exactForm(h)
+	default:
+		return r, false
 	}
-	return nil
+	return r, true
+}
+
+// HCAMatchKind is how an NCCL_IB_HCA entry matches devices unexpectedly.
+type HCAMatchKind int
+
+const (
+	// HCANotFound: the entry matches none of the devices.
+	HCANotFound HCAMatchKind = iota
+	// HCAOnlyPrefix: no device has the entry's name; it selects others as a prefix.
+	HCAOnlyPrefix
+	// HCAAlsoMatches: the entry selects its device and others as a prefix.
+	HCAAlsoMatches
+	// HCAPrefixUnknown: devices unknown, and the entry would select longer names.
+	HCAPrefixUnknown
+)
+
+// HCAMatch: an NCCL_IB_HCA entry that matches devices it probably should not, with the
+// devices (all known ones for HCANotFound, the extra ones otherwise), the hosts they are on
+// (empty when unknown) and the list to write instead.
+type HCAMatch struct {
+	Kind    HCAMatchKind
+	Entry   string
+	Devices []string
+	On      string
+	Fix     string
+}
+
+func (r HCAMatch) Words(at violation.Field, name violation.Names) (string, string) {
+	on := ""
+	if r.On != "" {
+		on = " on " + r.On
+	}
+	switch r.Kind {
+	case HCANotFound:
+		devices := "the devices " + strings.Join(r.Devices, ", ")
+		if r.On != "" {
+			devices = "the devices of " + r.On + " (" + strings.Join(r.Devices, ", ") + ")"
+		}
+		return "HCA Not Found", fmt.Sprintf("%s entry %q matches none of %s: check the device name", name(at), r.Entry, devices)
+	case HCAOnlyPrefix:
+		return "HCA Name Matches as a Prefix", fmt.Sprintf(
+			"%s entry %q is no device name and selects %s%s as a prefix: list the devices with = (%q) so that a device added later is not selected too",
+			name(at), r.Entry, strings.Join(r.Devices, ", "), on, r.Fix)
+	case HCAAlsoMatches:
+		return "HCA Name Matches as a Prefix", fmt.Sprintf(
+			"%s entry %q also matches %s%s because NCCL_IB_HCA names are prefixes: start the list with = (%q) for exact names",
+			name(at), r.Entry, strings.Join(r.Devices, ", "), on, r.Fix)
+	}
+	return "HCA Name Matches as a Prefix", fmt.Sprintf(
+		"%s entry %q is a prefix and would also match %s0..%s9 and longer names: start the list with = (%q) for exact names",
+		name(at), r.Entry, r.Entry, r.Entry, r.Fix)
 }
 
 // exactWith is h in the exact form with entry e replaced by the devices it selects.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -88,19 +89,19 @@ func TestHCAPrefixWarnings(t *testing.T) {
 		name  string
 		spec  string
 		known []string
-		want  Findings
+		want  []found
 	}{
 		{"exact list is clean", "=mlx5_0,mlx5_1", known, nil},
 		{"prefix without collision is clean", "mlx5_0,mlx5_2", known, nil},
-		{"mlx5_1 also matches mlx5_10", "mlx5_0,mlx5_1", known, Findings{{SeverityWarning, "hcas", "HCA Name Matches as a Prefix",
+		{"mlx5_1 also matches mlx5_10", "mlx5_0,mlx5_1", known, []found{{violation.Warning, "hcas", "HCA Name Matches as a Prefix",
 			`hcas entry "mlx5_1" also matches mlx5_10, mlx5_11 because NCCL_IB_HCA names are prefixes: start the list with = ("=mlx5_0,mlx5_1") for exact names`}}},
-		{"exclude list collides too", "^mlx5_1", known, Findings{{SeverityWarning, "hcas", "HCA Name Matches as a Prefix",
+		{"exclude list collides too", "^mlx5_1", known, []found{{violation.Warning, "hcas", "HCA Name Matches as a Prefix",
 			`hcas entry "mlx5_1" also matches mlx5_10, mlx5_11 because NCCL_IB_HCA names are prefixes: start the list with = ("^=mlx5_1") for exact names`}}},
-		{"unknown device", "=mlx5_7", known, Findings{{SeverityWarning, "hcas", "HCA Not Found",
+		{"unknown device", "=mlx5_7", known, []found{{violation.Warning, "hcas", "HCA Not Found",
 			`hcas entry "mlx5_7" matches none of the devices mlx5_0, mlx5_1, mlx5_10, mlx5_11, mlx5_2: check the device name`}}},
-		{"intended prefix matches several", "mlx5:1", known, Findings{{SeverityWarning, "hcas", "HCA Name Matches as a Prefix",
+		{"intended prefix matches several", "mlx5:1", known, []found{{violation.Warning, "hcas", "HCA Name Matches as a Prefix",
 			`hcas entry "mlx5" is no device name and selects mlx5_0, mlx5_1, mlx5_10, mlx5_11, mlx5_2 as a prefix: list the devices with = ("=mlx5_0:1,mlx5_1:1,mlx5_10:1,mlx5_11:1,mlx5_2:1") so that a device added later is not selected too`}}},
-		{"no known devices: trailing digit warns", "mlx5_0:1,mlx5_bond", nil, Findings{{SeverityWarning, "hcas", "HCA Name Matches as a Prefix",
+		{"no known devices: trailing digit warns", "mlx5_0:1,mlx5_bond", nil, []found{{violation.Warning, "hcas", "HCA Name Matches as a Prefix",
 			`hcas entry "mlx5_0" is a prefix and would also match mlx5_00..mlx5_09 and longer names: start the list with = ("=mlx5_0:1,mlx5_bond") for exact names`}}},
 		{"no known devices: exact is clean", "=mlx5_0", nil, nil},
 	}
@@ -110,7 +111,7 @@ func TestHCAPrefixWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, HCAPrefixWarnings(spec, tt.known, "hcas")); diff != "" {
+			if diff := cmp.Diff(tt.want, render(HCAPrefixWarnings(spec, tt.known, violation.At("hcas")))); diff != "" {
 				t.Errorf("HCAPrefixWarnings mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -123,9 +124,9 @@ func TestHCAPrefixWarningsPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	const path = `env["NCCL_IB_HCA"]`
-	want := Findings{{SeverityWarning, path, "HCA Name Matches as a Prefix",
+	want := []found{{violation.Warning, path, "HCA Name Matches as a Prefix",
 		`env["NCCL_IB_HCA"] entry "mlx5_1" is a prefix and would also match mlx5_10..mlx5_19 and longer names: start the list with = ("=mlx5_1") for exact names`}}
-	if diff := cmp.Diff(want, HCAPrefixWarnings(spec, nil, path)); diff != "" {
+	if diff := cmp.Diff(want, render(HCAPrefixWarnings(spec, nil, violation.At("env").Entry("NCCL_IB_HCA")))); diff != "" {
 		t.Errorf("HCAPrefixWarnings mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -138,17 +139,17 @@ func TestHCADeviceWarnings(t *testing.T) {
 		name    string
 		spec    string
 		devices []string
-		want    Findings
+		want    []found
 	}{
 		{"exact and present is clean", "=mlx5_0,mlx5_1", devices, nil},
 		{"plan already warned about mlx5_1", "mlx5_1", devices, nil},
-		{"plan already warned, still not found", "mlx5_7", devices, Findings{{SeverityWarning, path, "HCA Not Found",
+		{"plan already warned, still not found", "mlx5_7", devices, []found{{violation.Warning, path, "HCA Not Found",
 			`env["NCCL_IB_HCA"] entry "mlx5_7" matches none of the devices of node1, node2 (mlx5_0, mlx5_1, mlx5_10, mlx5_bond_0): check the device name`}}},
-		{"not found in an exact list", "=mlx5_0,mlx5_2", devices, Findings{{SeverityWarning, path, "HCA Not Found",
+		{"not found in an exact list", "=mlx5_0,mlx5_2", devices, []found{{violation.Warning, path, "HCA Not Found",
 			`env["NCCL_IB_HCA"] entry "mlx5_2" matches none of the devices of node1, node2 (mlx5_0, mlx5_1, mlx5_10, mlx5_bond_0): check the device name`}}},
-		{"a name without a digit collides", "mlx5_bond", []string{"mlx5_bond", "mlx5_bond_0"}, Findings{{SeverityWarning, path, "HCA Name Matches as a Prefix",
+		{"a name without a digit collides", "mlx5_bond", []string{"mlx5_bond", "mlx5_bond_0"}, []found{{violation.Warning, path, "HCA Name Matches as a Prefix",
 			`env["NCCL_IB_HCA"] entry "mlx5_bond" also matches mlx5_bond_0 on node1, node2 because NCCL_IB_HCA names are prefixes: start the list with = ("=mlx5_bond") for exact names`}}},
-		{"a prefix that names no device", "^mlx5_b", devices, Findings{{SeverityWarning, path, "HCA Name Matches as a Prefix",
+		{"a prefix that names no device", "^mlx5_b", devices, []found{{violation.Warning, path, "HCA Name Matches as a Prefix",
 			`env["NCCL_IB_HCA"] entry "mlx5_b" is no device name and selects mlx5_bond_0 on node1, node2 as a prefix: list the devices with = ("^=mlx5_bond_0") so that a device added later is not selected too`}}},
 		{"no devices read: nothing to say", "mlx5_7", nil, nil},
 	}
@@ -158,7 +159,7 @@ func TestHCADeviceWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, HCADeviceWarnings(spec, hosts, tt.devices, path)); diff != "" {
+			if diff := cmp.Diff(tt.want, render(HCADeviceWarnings(spec, hosts, tt.devices, violation.At("env").Entry("NCCL_IB_HCA")))); diff != "" {
 				t.Errorf("HCADeviceWarnings mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -100,24 +101,24 @@ func TestCheckThresholdsMessages(t *testing.T) {
 	tests := []struct {
 		name string
 		th   Thresholds
-		want Findings
+		want []found
 	}{
 		{"ratio error", Thresholds{ECNMinBytes: 102_400, ECNMaxBytes: 200_000, PFCPauseBytes: 512_000, SpeedGbps: 400},
-			Findings{{SeverityError, "pfc.pause_threshold_bytes", "PFC/ECN Ratio Outside Window",
+			[]found{{violation.Error, "pfc.pause_threshold_bytes", "PFC/ECN Ratio Outside Window",
 				"pfc.pause_threshold_bytes is 512000, 5.00 x ecn.min_threshold_bytes (102400); the allowed window is 2.00-3.00 x (target 2.50): set it near 256000"}}},
 		{"ratio warning", Thresholds{ECNMinBytes: 100_000, ECNMaxBytes: 200_000, PFCPauseBytes: 210_000},
-			Findings{{SeverityWarning, "pfc.pause_threshold_bytes", "PFC/ECN Ratio Off Target",
+			[]found{{violation.Warning, "pfc.pause_threshold_bytes", "PFC/ECN Ratio Off Target",
 				"pfc.pause_threshold_bytes is 210000, 2.10 x ecn.min_threshold_bytes (100000); the target is 2.50 +/- 0.25 x: set it near 250000"}}},
 		{"400G band", Thresholds{ECNMinBytes: 150_000, ECNMaxBytes: 300_000, PFCPauseBytes: 375_000, SpeedGbps: 400},
-			Findings{{SeverityWarning, "ecn.min_threshold_bytes", "ECN Threshold Unusual for 400G",
+			[]found{{violation.Warning, "ecn.min_threshold_bytes", "ECN Threshold Unusual for 400G",
 				"ecn.min_threshold_bytes is 150000; at 400G ECN marking usually starts at 80-120 KB (80000-120000 bytes): set it near 100000"}}},
 		{"order", Thresholds{ECNMinBytes: 100_000, ECNMaxBytes: 260_000, PFCPauseBytes: 250_000},
-			Findings{{SeverityError, "ecn.max_threshold_bytes", "ECN Marks After PFC Pauses",
+			[]found{{violation.Error, "ecn.max_threshold_bytes", "ECN Marks After PFC Pauses",
 				"ecn.max_threshold_bytes (260000) exceeds pfc.pause_threshold_bytes (250000); ECN must act before PFC: set it to at most 250000"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, CheckThresholds(tt.th, DefaultRatioWindow())); diff != "" {
+			if diff := cmp.Diff(tt.want, render(CheckThresholds(tt.th, DefaultRatioWindow()))); diff != "" {
 				t.Errorf("CheckThresholds mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -125,7 +126,7 @@ func TestCheckThresholdsMessages(t *testing.T) {
 }
 
 func TestCheckECNForSpeed(t *testing.T) {
-	if fs := CheckECNForSpeed(150000, 400); len(fs) != 1 || fs[0].Severity != SeverityWarning || fs[0].Path != "ecn.min_threshold_bytes" {
+	if fs := render(CheckECNForSpeed(150000, 400)); len(fs) != 1 || fs[0].Severity != violation.Warning || fs[0].Path != "ecn.min_threshold_bytes" {
 		t.Errorf("150000 B at 400G: %v, want one warning on ecn.min_threshold_bytes", fs)
 	}
 	if fs := CheckECNForSpeed(102400, 400); len(fs) != 0 {
@@ -138,8 +139,9 @@ func TestCheckECNForSpeed(t *testing.T) {
 
 func TestCheckMarkProbability(t *testing.T) {
 	for p, ok := range map[int]bool{0: false, 1: true, 100: true, 101: false, -1: false} {
-		fs := CheckMarkProbability(p)
-		if fs.HasErrors() == ok {
+		vs := CheckMarkProbability(p)
+		fs := render(vs)
+		if vs.HasErrors() == ok {
 			t.Errorf("CheckMarkProbability(%d) = %v", p, fs)
 		}
 		if !ok && (fs[0].Path != "ecn.mark_probability_percent" || !strings.Contains(fs[0].Detail, "must be 1..100")) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // GID index modes.
@@ -128,33 +129,54 @@ func (p Profile) Notes(gids []facts.GIDEntry) []string {
 	return []string{fmt.Sprintf("gid_index = \"auto\": NCCL %s (%s) selects the RoCE v2 GID per HCA itself, so NCCL_IB_GID_INDEX is left unset", p.Version(), p.versionSource())}
 }
 
-// Validate checks the profile without a host; findings carry the resource's attribute paths.
-func (p Profile) Validate() fabric.Findings {
-	var fs fabric.Findings
+// The profile's fields, as violations name them.
+var (
+	FieldHCAs        = violation.At("Profile.HCAs")
+	FieldRDMADSCP    = violation.At("Profile.RDMADSCP")
+	FieldGIDIndex    = violation.At("Profile.GIDIndex")
+	FieldNCCLVersion = violation.At("Profile.NCCLVersion")
+	FieldExtra       = violation.At("Profile.Extra")
+
+	FieldSocketIfname     = violation.At("Profile.SocketIfname")
+	FieldQPsPerConnection = violation.At("Profile.QPsPerConnection")
+	FieldCrossNIC         = violation.At("Profile.CrossNIC")
+	FieldGDRLevel         = violation.At("Profile.GDRLevel")
+	FieldDebug            = violation.At("Profile.Debug")
+	FieldDebugSubsys      = violation.At("Profile.DebugSubsys")
+	// FieldConfPath is where the caller writes the file.
+	FieldConfPath = violation.At("ConfPath")
+)
+
+// Validate checks the profile without a host.
+func (p Profile) Validate() violation.List {
+	var vs violation.List
 	for i, h := range p.HCAs {
 		if h == "" || strings.ContainsAny(h, "=^,: \t") {
-			fs = append(fs, errorAt(fmt.Sprintf("hcas[%d]", i), "Invalid HCA Name",
-				fmt.Sprintf("hcas[%d] is %q; give an RDMA device name such as \"mlx5_0\" (the provider adds the exact-match prefix).", i, h)))
+			vs = append(vs, errorAt(FieldHCAs.Elem(i), "Invalid HCA Name", func(name violation.Names) string {
+				return fmt.Sprintf("%s is %q; give an RDMA device name such as \"mlx5_0\" (the provider adds the exact-match prefix).", name(FieldHCAs.Elem(i)), h)
+			}))
 		}
 	}
 	if _, err := fabric.ToS(p.RDMADSCP, fabric.ECNBitsECT0); err != nil {
-		fs = append(fs, errorAt("rdma_dscp", "Invalid DSCP", err.Error()))
+		vs = append(vs, errorAt(FieldRDMADSCP, "Invalid DSCP", func(violation.Names) string { return err.Error() }))
 	}
 	if p.GIDIndex != GIDAuto && p.GIDIndex != GIDDetect {
 		if n, err := strconv.Atoi(p.GIDIndex); err != nil || n < 0 || n > 255 {
-			fs = append(fs, errorAt("gid_index", "Invalid GID Index",
-				fmt.Sprintf("gid_index is %q; use \"auto\" (NCCL >= 2.21 picks it), \"detect\" (read it from the host's GID table) or a number 0-255.", p.GIDIndex)))
+			vs = append(vs, errorAt(FieldGIDIndex, "Invalid GID Index", func(name violation.Names) string {
+				return fmt.Sprintf("%s is %q; use \"auto\" (NCCL >= 2.21 picks it), \"detect\" (read it from the host's GID table) or a number 0-255.", name(FieldGIDIndex), p.GIDIndex)
+			}))
 		}
 	}
 	if err := fabric.ValidateNCCLVersion(p.NCCLVersion); err != nil {
-		fs = append(fs, errorAt("nccl_version", "Invalid NCCL Version",
-			fmt.Sprintf("nccl_version is %q, which is not a version: give the installed NCCL's version in a form such as 2.26.2, or leave it unset.", p.NCCLVersion)))
+		vs = append(vs, errorAt(FieldNCCLVersion, "Invalid NCCL Version", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %q, which is not a version: give the installed NCCL's version in a form such as 2.26.2, or leave it unset.", name(FieldNCCLVersion), p.NCCLVersion)
+		}))
 	}
-	badHCAs := len(fs) > 0 && strings.HasPrefix(fs[0].Path, "hcas")
+	badHCAs := len(vs) > 0 && vs[0].At.Name == FieldHCAs.Name
 	settings, extra := p.typedSettings(), p.validateExtraNames()
-	fs = append(fs, extra...)
+	vs = append(vs, extra...)
 	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
-		if !slices.ContainsFunc(extra, func(f fabric.Finding) bool { return f.Path == extraPath(name) }) {
+		if !slices.ContainsFunc(extra, func(v violation.Violation) bool { return v.At == FieldExtra.Entry(name) }) {
 			settings = append(settings, fabric.NCCLSetting{Name: name, Value: p.Extra[name]})
 		}
 	}
@@ -162,22 +184,29 @@ func (p Profile) Validate() fabric.Findings {
 		if s.Name == "NCCL_IB_HCA" && badHCAs {
 			continue // already reported per element
 		}
-		at := attributeOf(s.Name)
+		at := fieldOf(s.Name)
 		err := fabric.ValidateNCCLValueFor(s.Name, s.Value, p.validVersion())
 		var unknown *fabric.UnknownNCCLVarError
 		switch {
 		case errors.As(err, &unknown):
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: at, Summary: "Unknown NCCL Variable",
-				Detail: fmt.Sprintf("%s is not in the provider's table of NCCL variables (%v); it is written as given.", s.Name, err)})
+			vs = append(vs, violation.WarningAt(at, violation.Worded{Summary: "Unknown NCCL Variable", Detail: func(violation.Names) string {
+				return fmt.Sprintf("%s is not in the provider's table of NCCL variables (%v); it is written as given.", s.Name, err)
+			}}))
 		case err != nil:
-			detail := fmt.Sprintf("%s=%s: %v", s.Name, s.Value, err)
-			if p.NCCLVersion == "" && p.Installed != "" {
-				detail += fmt.Sprintf(" (NCCL %s is the host's %s; set nccl_version if the jobs run another)", p.Installed, p.InstalledFrom)
-			}
-			fs = append(fs, errorAt(at, "Invalid NCCL Value", detail))
+			vs = append(vs, errorAt(at, "Invalid NCCL Value", func(name violation.Names) string {
+				detail := fmt.Sprintf("%s=%s: %v", s.Name, s.Value, err)
+				if p.NCCLVersion == "" && p.Installed != "" {
+					detail += fmt.Sprintf(" (NCCL %s is the host's %s; set %s if the jobs run another)", p.Installed, p.InstalledFrom, name(FieldNCCLVersion))
+				}
+				return detail
+			}))
 		}
 	}
-	return append(fs, p.validateAddrRange()...)
+	return append(vs, p.validateAddrRange()...)
+}
+
+func errorAt(at violation.Field, summary string, detail func(violation.Names) string) violation.Violation {
+	return violation.ErrorAt(at, violation.Worded{Summary: summary, Detail: detail})
 }
 
 // validVersion is Version when it parses, else "" (nccl_version's own finding reports it).
@@ -191,7 +220,7 @@ func (p Profile) validVersion() string {
 // validateAddrRange refuses an NCCL_IB_ADDR_RANGE of the other address family than
 // NCCL_IB_ADDR_FAMILY: NCCL parses the prefix in that family and silently drops a mismatch
 // (src/transport/net_ib.cc v2.21.5-1 .. net_ib/init.cc v2.30.7-1).
-func (p Profile) validateAddrRange() fabric.Findings {
+func (p Profile) validateAddrRange() violation.List {
 	r, ok := p.Extra["NCCL_IB_ADDR_RANGE"]
 	prefix, err := netip.ParsePrefix(r)
 	if !ok || err != nil {
@@ -208,9 +237,10 @@ func (p Profile) validateAddrRange() fabric.Findings {
 	if prefix.Addr().Is4() {
 		want = "AF_INET"
 	}
-	return fabric.Findings{errorAt(extraPath("NCCL_IB_ADDR_RANGE"), "Invalid NCCL Value",
-		fmt.Sprintf("NCCL_IB_ADDR_RANGE=%s is an %s prefix but NCCL_IB_ADDR_FAMILY is %s, so NCCL would ignore the range: set NCCL_IB_ADDR_FAMILY=%s or give a prefix of that family.",
-			r, strings.TrimPrefix(want, "AF_"), family, want))}
+	return violation.List{errorAt(FieldExtra.Entry("NCCL_IB_ADDR_RANGE"), "Invalid NCCL Value", func(violation.Names) string {
+		return fmt.Sprintf("NCCL_IB_ADDR_RANGE=%s is an %s prefix but NCCL_IB_ADDR_FAMILY is %s, so NCCL would ignore the range: set NCCL_IB_ADDR_FAMILY=%s or give a prefix of that family.",
+			r, strings.TrimPrefix(want, "AF_"), family, want)
+	})}
 }
 
 // Settings returns the variables in the order they are written. gids is the host's GID
@@ -262,20 +292,22 @@ func (p Profile) TrafficClass() int {
 }
 
 // validateExtraNames refuses extra variables that have their own attribute or a name NCCL
-// would not read, one finding per variable.
-func (p Profile) validateExtraNames() fabric.Findings {
-	var fs fabric.Findings
+// would not read, one violation per variable.
+func (p Profile) validateExtraNames() violation.List {
+	var vs violation.List
 	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
-		at := extraPath(name)
-		if attr, typed := typedAttribute[name]; typed {
-			fs = append(fs, errorAt(at, "Invalid NCCL Variables",
-				fmt.Sprintf("extra sets %s, which has its own attribute %s: set it there.", name, attr)))
+		at := FieldExtra.Entry(name)
+		if own, typed := typedField[name]; typed {
+			vs = append(vs, errorAt(at, "Invalid NCCL Variables", func(n violation.Names) string {
+				return fmt.Sprintf("%s sets %s, which has its own attribute %s: set it there.", n(FieldExtra), name, n(own))
+			}))
 			continue
 		}
 		if name == "NCCL_CONF_FILE" {
 			// src/misc/param.cc reads it with getenv before any file.
-			fs = append(fs, errorAt(at, "Invalid NCCL Variables",
-				"extra sets NCCL_CONF_FILE, which NCCL reads from the process environment only: a line in a configuration file is ignored. Set it in the job's environment, or set path to the file NCCL reads."))
+			vs = append(vs, errorAt(at, "Invalid NCCL Variables", func(n violation.Names) string {
+				return fmt.Sprintf("%s sets NCCL_CONF_FILE, which NCCL reads from the process environment only: a line in a configuration file is ignored. Set it in the job's environment, or set %s to the file NCCL reads.", n(FieldExtra), n(FieldConfPath))
+			}))
 			continue
 		}
 		if err := fabric.ValidateNCCLName(name); err != nil {
@@ -283,10 +315,10 @@ func (p Profile) validateExtraNames() fabric.Findings {
 			if errors.As(fabric.ValidateNCCLValue(name, "x"), &unknown) && unknown.Suggestion != "" {
 				err = fmt.Errorf("%w (did you mean %s?)", err, unknown.Suggestion)
 			}
-			fs = append(fs, errorAt(at, "Invalid NCCL Variable Name", fmt.Sprintf("%s: %v.", at, err)))
+			vs = append(vs, errorAt(at, "Invalid NCCL Variable Name", func(n violation.Names) string { return fmt.Sprintf("%s: %v.", n(at), err) }))
 		}
 	}
-	return fs
+	return vs
 }
 
 // fixedSettings are the typed settings, then the extra variables by name. An extra variable
@@ -295,8 +327,8 @@ func (p Profile) validateExtraNames() fabric.Findings {
 func (p Profile) fixedSettings() ([]fabric.NCCLSetting, error) {
 	out := p.typedSettings()
 	for _, name := range slices.Sorted(maps.Keys(p.Extra)) {
-		if _, typed := typedAttribute[name]; typed {
-			return nil, fmt.Errorf("extra sets %s, which has its own attribute %s: set it there", name, typedAttribute[name])
+		if own, typed := typedField[name]; typed {
+			return nil, fmt.Errorf("Profile.Extra sets %s, which has its own field %s: set it there", name, own)
 		}
 		out = append(out, fabric.NCCLSetting{Name: name, Value: p.Extra[name]})
 	}
@@ -329,24 +361,19 @@ func (p Profile) typedSettings() []fabric.NCCLSetting {
 	return out
 }
 
-// typedAttribute maps the variables the resource has attributes for to those attributes.
-var typedAttribute = map[string]string{
-	"NCCL_IB_HCA": "hcas", "NCCL_SOCKET_IFNAME": "socket_ifname", "NCCL_IB_TC": "rdma_dscp",
-	"NCCL_IB_GID_INDEX": "gid_index", "NCCL_IB_QPS_PER_CONNECTION": "qps_per_connection",
-	"NCCL_CROSS_NIC": "cross_nic", "NCCL_NET_GDR_LEVEL": "gdr_level", "NCCL_DEBUG": "debug",
-	"NCCL_DEBUG_SUBSYS": "debug_subsys",
+// typedField maps the variables the profile has fields for to those fields.
+var typedField = map[string]violation.Field{
+	"NCCL_IB_HCA": FieldHCAs, "NCCL_SOCKET_IFNAME": FieldSocketIfname, "NCCL_IB_TC": FieldRDMADSCP,
+	"NCCL_IB_GID_INDEX": FieldGIDIndex, "NCCL_IB_QPS_PER_CONNECTION": FieldQPsPerConnection,
+	"NCCL_CROSS_NIC": FieldCrossNIC, "NCCL_NET_GDR_LEVEL": FieldGDRLevel,
+	"NCCL_DEBUG": FieldDebug, "NCCL_DEBUG_SUBSYS": FieldDebugSubsys,
 }
 
-func attributeOf(name string) string {
-	if a, ok := typedAttribute[name]; ok {
-		return a
+func fieldOf(name string) violation.Field {
+	if f, ok := typedField[name]; ok {
+		return f
 	}
-	return extraPath(name)
-}
-
-// extraPath is the path of one variable of extra, a map element: extra["NCCL_IB_TIMEOUT"].
-func extraPath(name string) string {
-	return fmt.Sprintf("extra[%q]", name)
+	return FieldExtra.Entry(name)
 }
 
 // detectGIDIndex returns the RoCE v2 IPv4 GID index shared by the HCAs (every RDMA device
@@ -384,8 +411,4 @@ func detectGIDIndex(gids []facts.GIDEntry, hcas []string, mode string) (int, err
 		return idx, nil
 	}
 	return 0, nil
-}
-
-func errorAt(path, summary, detail string) fabric.Finding {
-	return fabric.Finding{Severity: fabric.SeverityError, Path: path, Summary: summary, Detail: detail}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 func ptr(i int) *int { return &i }
@@ -98,21 +99,21 @@ func TestValidate(t *testing.T) {
 		want   []string
 	}{
 		{"sound", func(*Profile) {}, nil},
-		{"prefix syntax in hca", func(p *Profile) { p.HCAs = []string{"=mlx5_0"} }, []string{"error hcas[0]"}},
-		{"dscp", func(p *Profile) { p.RDMADSCP = 64 }, []string{"error rdma_dscp"}},
-		{"gid index", func(p *Profile) { p.GIDIndex = "3rd" }, []string{"error gid_index"}},
-		{"qps", func(p *Profile) { p.QPsPerConnection = ptr(0) }, []string{"error qps_per_connection"}},
-		{"gdr level", func(p *Profile) { p.GDRLevel = "NEAR" }, []string{"error gdr_level"}},
-		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ZZZ_UNKNOWN": "Ring"} }, []string{`warning extra["NCCL_ZZZ_UNKNOWN"]`}},
-		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{`error extra["NCCL_IB_TC"]`}},
-		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{`error extra["NCCL_IB_TIMEOUT"]`}},
-		{"empty extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_DISABLE": ""} }, []string{`error extra["NCCL_IB_DISABLE"]`}},
-		{"lower-case extra name", func(p *Profile) { p.Extra = map[string]string{"nccl_ib_timeout": "5"} }, []string{`error extra["nccl_ib_timeout"]`}},
-		{"extra name without NCCL_", func(p *Profile) { p.Extra = map[string]string{"IB_TIMEOUT": "5"} }, []string{`error extra["IB_TIMEOUT"]`}},
+		{"prefix syntax in hca", func(p *Profile) { p.HCAs = []string{"=mlx5_0"} }, []string{"error Profile.HCAs[0]"}},
+		{"dscp", func(p *Profile) { p.RDMADSCP = 64 }, []string{"error Profile.RDMADSCP"}},
+		{"gid index", func(p *Profile) { p.GIDIndex = "3rd" }, []string{"error Profile.GIDIndex"}},
+		{"qps", func(p *Profile) { p.QPsPerConnection = ptr(0) }, []string{"error Profile.QPsPerConnection"}},
+		{"gdr level", func(p *Profile) { p.GDRLevel = "NEAR" }, []string{"error Profile.GDRLevel"}},
+		{"unknown extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_ZZZ_UNKNOWN": "Ring"} }, []string{`warning Profile.Extra["NCCL_ZZZ_UNKNOWN"]`}},
+		{"typed in extra", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TC": "106"} }, []string{`error Profile.Extra["NCCL_IB_TC"]`}},
+		{"bad extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_TIMEOUT": "99"} }, []string{`error Profile.Extra["NCCL_IB_TIMEOUT"]`}},
+		{"empty extra value", func(p *Profile) { p.Extra = map[string]string{"NCCL_IB_DISABLE": ""} }, []string{`error Profile.Extra["NCCL_IB_DISABLE"]`}},
+		{"lower-case extra name", func(p *Profile) { p.Extra = map[string]string{"nccl_ib_timeout": "5"} }, []string{`error Profile.Extra["nccl_ib_timeout"]`}},
+		{"extra name without NCCL_", func(p *Profile) { p.Extra = map[string]string{"IB_TIMEOUT": "5"} }, []string{`error Profile.Extra["IB_TIMEOUT"]`}},
 		{"several extras", func(p *Profile) {
 			p.Extra = map[string]string{"NCCL_IB_TC": "106", "NCCL_IB_TIMEOUT": "99", "NCCL_ZZZ_UNKNOWN": "Ring", "nccl_x": "1"}
-		}, []string{`error extra["NCCL_IB_TC"]`, `error extra["nccl_x"]`, `error extra["NCCL_IB_TIMEOUT"]`, `warning extra["NCCL_ZZZ_UNKNOWN"]`}},
-		{"nccl version", func(p *Profile) { p.NCCLVersion = "two" }, []string{"error nccl_version"}},
+		}, []string{`error Profile.Extra["NCCL_IB_TC"]`, `error Profile.Extra["nccl_x"]`, `error Profile.Extra["NCCL_IB_TIMEOUT"]`, `warning Profile.Extra["NCCL_ZZZ_UNKNOWN"]`}},
+		{"nccl version", func(p *Profile) { p.NCCLVersion = "two" }, []string{"error Profile.NCCLVersion"}},
 		{"nccl version with build", func(p *Profile) { p.NCCLVersion = "2.26.2-1+cuda12.8" }, nil},
 	}
 	for _, tt := range tests {
@@ -121,7 +122,7 @@ func TestValidate(t *testing.T) {
 			tt.change(&p)
 			var got []string
 			for _, f := range p.Validate() {
-				got = append(got, f.Severity.String()+" "+f.Path)
+				got = append(got, f.Severity.String()+" "+f.At.String())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)
@@ -142,8 +143,8 @@ func TestValidateNamesTheVariable(t *testing.T) {
 	p := railProfile()
 	p.Extra = map[string]string{"nccl_ib_timeout": "5"}
 	fs := p.Validate()
-	want := `extra["nccl_ib_timeout"]: variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores (did you mean NCCL_IB_TIMEOUT?)`
-	if len(fs) != 1 || !strings.Contains(fs[0].Detail, want) {
+	want := `Profile.Extra["nccl_ib_timeout"]: variable name "nccl_ib_timeout" is invalid: use NCCL_ followed by upper-case letters, digits and underscores (did you mean NCCL_IB_TIMEOUT?)`
+	if len(fs) != 1 || !strings.Contains(detail(fs[0]), want) {
 		t.Errorf("findings %v, want one whose detail contains %q", fs, want)
 	}
 }
@@ -206,8 +207,8 @@ func TestValidateByVersion(t *testing.T) {
 	p.Installed, p.InstalledFrom = "2.21.5", "package libnccl2 2.21.5-1+cuda12.4"
 	p.Extra = map[string]string{"NCCL_IB_ECE_ENABLE": "0"}
 	fs := p.Validate()
-	if len(fs) != 1 || fs[0].Path != `extra["NCCL_IB_ECE_ENABLE"]` ||
-		!strings.Contains(fs[0].Detail, "NCCL 2.21.5 does not read NCCL_IB_ECE_ENABLE") || !strings.Contains(fs[0].Detail, "host's package libnccl2") {
+	if len(fs) != 1 || fs[0].At.String() != `Profile.Extra["NCCL_IB_ECE_ENABLE"]` ||
+		!strings.Contains(detail(fs[0]), "NCCL 2.21.5 does not read NCCL_IB_ECE_ENABLE") || !strings.Contains(detail(fs[0]), "host's package libnccl2") {
 		t.Fatalf("findings %+v", fs)
 	}
 	p.NCCLVersion = "2.23.4"
@@ -232,8 +233,14 @@ func TestValidateConfFileAndAddrRange(t *testing.T) {
 		switch {
 		case tc.want == "" && len(fs) != 0:
 			t.Errorf("%v: findings %+v, want none", tc.extra, fs)
-		case tc.want != "" && (len(fs) != 1 || !strings.Contains(fs[0].Detail, tc.want)):
+		case tc.want != "" && (len(fs) != 1 || !strings.Contains(detail(fs[0]), tc.want)):
 			t.Errorf("%v: findings %+v, want one containing %q", tc.extra, fs, tc.want)
 		}
 	}
+}
+
+// detail is a violation's detail in the Go names of its fields.
+func detail(v violation.Violation) string {
+	_, d := v.Words(violation.GoNames)
+	return d
 }

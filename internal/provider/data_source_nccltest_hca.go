@@ -15,16 +15,24 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // envHCA is the variable of roce_nccl_test's env that selects the RDMA devices, and
-// envHCAAttr the attribute that holds it, as a finding path and as the details name it.
+// envHCAAttr the attribute that holds it, as the details name it.
 const (
 	envHCA     = "NCCL_IB_HCA"
 	envHCAAttr = `env["NCCL_IB_HCA"]`
 )
 
 var envHCAPath = path.Root("env").AtMapKey(envHCA)
+
+// envHCAField is env's NCCL_IB_HCA as the HCA rules are given it, and ncclTestNames the
+// data source's names for it.
+var (
+	envHCAField   = violation.At("env").Entry(envHCA)
+	ncclTestNames = fieldNames{"env": path.Root("env")}
+)
 
 // envHCASpec parses env's NCCL_IB_HCA. ok is false when env does not set it, or sets it
 // empty, which NCCL reads as no list at all (parseStringList returns no entry and
@@ -57,7 +65,9 @@ func validateEnvHCA(diags *diag.Diagnostics, env map[string]string) {
 		return
 	}
 	if ok {
-		addFindings(diags, fabric.HCAPrefixWarnings(spec, nil, envHCAAttr), nil)
+		var ps problems
+		ps.add(fabric.HCAPrefixWarnings(spec, nil, envHCAField), ncclTestNames)
+		ps.report(diags)
 	}
 }
 
@@ -67,9 +77,9 @@ type hostDevices struct {
 	devices []string
 }
 
-// hcaDeviceFindings checks spec against each host's devices. Hosts with the same device
-// names share their findings, which name them all.
-func hcaDeviceFindings(spec fabric.HCASpec, hosts []hostDevices) fabric.Findings {
+// hcaDeviceWarnings checks spec against each host's devices. Hosts with the same device
+// names share their warnings, which name them all.
+func hcaDeviceWarnings(spec fabric.HCASpec, hosts []hostDevices) violation.List {
 	var groups [][]hostDevices
 	for _, h := range hosts {
 		i := slices.IndexFunc(groups, func(g []hostDevices) bool { return slices.Equal(g[0].devices, h.devices) })
@@ -79,15 +89,15 @@ func hcaDeviceFindings(spec fabric.HCASpec, hosts []hostDevices) fabric.Findings
 		}
 		groups[i] = append(groups[i], h)
 	}
-	var fs fabric.Findings
+	var vs violation.List
 	for _, g := range groups {
 		names := make([]string, len(g))
 		for i, h := range g {
 			names[i] = h.host
 		}
-		fs = append(fs, fabric.HCADeviceWarnings(spec, names, g[0].devices, envHCAAttr)...)
+		vs = append(vs, fabric.HCADeviceWarnings(spec, names, g[0].devices, envHCAField)...)
 	}
-	return fs
+	return vs
 }
 
 // warnEnvHCADevices checks env's NCCL_IB_HCA against the RDMA devices of the hosts (one
@@ -112,7 +122,9 @@ func (d *ncclTestDataSource) warnEnvHCADevices(ctx context.Context, diags *diag.
 	}
 	wg.Wait()
 	read = slices.DeleteFunc(read, func(h hostDevices) bool { return h.devices == nil })
-	addFindings(diags, hcaDeviceFindings(spec, read), nil)
+	var ps problems
+	ps.add(hcaDeviceWarnings(spec, read), ncclTestNames)
+	ps.report(diags)
 }
 
 // rdmaDevices lists the RDMA devices of a host, nil when it cannot be read.

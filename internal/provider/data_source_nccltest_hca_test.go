@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
@@ -64,19 +65,18 @@ func TestNCCLTestEnvHCADevices(t *testing.T) {
 		t.Fatal(err)
 	}
 	four := []string{"mlx5_0", "mlx5_1", "mlx5_2", "mlx5_3"}
-	got := hcaDeviceFindings(spec, []hostDevices{
+	vs := hcaDeviceWarnings(spec, []hostDevices{
 		{host: "10.0.0.1", devices: four},
 		{host: "10.0.0.2", devices: []string{"mlx5_0", "mlx5_4"}},
 		{host: "10.0.0.3", devices: four},
 		{host: "10.0.0.4", devices: []string{}},
 	})
-	want := fabric.Findings{{Severity: fabric.SeverityWarning, Path: envHCAAttr, Summary: "HCA Not Found",
-		Detail: `env["NCCL_IB_HCA"] entry "mlx5_4" matches none of the devices of 10.0.0.1, 10.0.0.3 (mlx5_0, mlx5_1, mlx5_2, mlx5_3): check the device name`}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("hcaDeviceFindings mismatch (-want +got):\n%s", diff)
-	}
-	if p := findingPath(got[0].Path); !p.Equal(envHCAPath) {
-		t.Errorf("findingPath(%q) = %s, want %s", got[0].Path, p, envHCAPath)
+	var got problems
+	got.add(vs, ncclTestNames)
+	want := problems{{warning: true, at: envHCAPath, summary: "HCA Not Found",
+		detail: `env["NCCL_IB_HCA"] entry "mlx5_4" matches none of the devices of 10.0.0.1, 10.0.0.3 (mlx5_0, mlx5_1, mlx5_2, mlx5_3): check the device name`}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(problem{}), cmp.Comparer(func(a, b path.Path) bool { return a.Equal(b) })); diff != "" {
+		t.Errorf("hcaDeviceWarnings mismatch (-want +got):\n%s", diff)
 	}
 }
 

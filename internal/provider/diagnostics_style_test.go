@@ -35,12 +35,13 @@ func titleCaseProblem(s string) string {
 	return ""
 }
 
-// TestDiagnosticSummariesAreTitleCase walks every diagnostic the provider, switchcfg and fabric
-// raise (the summaries of AddError, AddWarning and their attribute forms, and of findings) and
-// requires the house style's Title Case.
+// TestDiagnosticSummariesAreTitleCase walks every diagnostic the provider and the rules it
+// words raise (the summaries of AddError, AddWarning and their attribute forms, of the
+// problems and violations made at a field, and what rules' Words return) and requires the
+// house style's Title Case.
 func TestDiagnosticSummariesAreTitleCase(t *testing.T) {
 	var files []string
-	for _, dir := range []string{".", "../switchcfg", "../fabric"} {
+	for _, dir := range []string{".", "../switchcfg", "../switchcfg/sonic", "../switchcfg/cumulus", "../fabric", "../ncclprofile"} {
 		more, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
@@ -83,10 +84,20 @@ func TestDiagnosticSummariesAreTitleCase(t *testing.T) {
 					check(n.Args[0])
 				case (fn == "AddAttributeError" || fn == "AddAttributeWarning") && len(n.Args) == 3:
 					check(n.Args[1])
-				case (fn == "errorAt" || fn == "errorf") && len(n.Args) >= 2:
+				case slices.Contains([]string{"errorAt", "warningAt", "ErrorAt", "WarningAt"}, fn) && len(n.Args) >= 2:
 					check(n.Args[1])
 				}
-			case *ast.CompositeLit: // fabric.Finding{Summary: ...}; function definitions' summaries are sentences
+			case *ast.FuncDecl: // a rule's Words returns its summary first
+				if n.Name.Name != "Words" || n.Recv == nil || n.Body == nil {
+					return true
+				}
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					if r, ok := m.(*ast.ReturnStmt); ok && len(r.Results) == 2 {
+						check(r.Results[0])
+					}
+					return true
+				})
+			case *ast.CompositeLit: // violation.Worded{Summary: ...}; function definitions' summaries are sentences
 				typ := ""
 				switch t := n.Type.(type) {
 				case *ast.SelectorExpr:
@@ -94,7 +105,7 @@ func TestDiagnosticSummariesAreTitleCase(t *testing.T) {
 				case *ast.Ident:
 					typ = t.Name
 				}
-				if typ != "Finding" {
+				if typ != "Worded" {
 					return true
 				}
 				for _, el := range n.Elts {

@@ -2,30 +2,123 @@ package provider
 
 import (
 	"context"
-	"regexp"
-	"strconv"
-	"strings"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
+
+// problem is one thing wrong with a configuration, on the attribute to fix, in the
+// resource's words: what a domain violation becomes once a resource names its fields, and
+// what a resource's own rules say directly.
+type problem struct {
+	warning         bool
+	at              path.Path
+	summary, detail string
+}
+
+// problems are what a configuration's rules found, in the order they ran.
+type problems []problem
+
+func (ps *problems) errorAt(at path.Path, summary, detail string) {
+	*ps = append(*ps, problem{at: at, summary: summary, detail: detail})
+}
+
+func (ps *problems) warningAt(at path.Path, summary, detail string) {
+	*ps = append(*ps, problem{warning: true, at: at, summary: summary, detail: detail})
+}
+
+// add words the violations in names' attributes and appends them.
+func (ps *problems) add(vs violation.List, names fieldNames) {
+	for _, v := range vs {
+		summary, detail := v.Words(names.name)
+		*ps = append(*ps, problem{warning: v.Severity == violation.Warning, at: names.path(v.At), summary: summary, detail: detail})
+	}
+}
+
+func (ps problems) hasErrors() bool {
+	return slices.ContainsFunc(ps, func(p problem) bool { return !p.warning })
+}
+
+// report adds the problems to diags on their attributes.
+func (ps problems) report(diags *diag.Diagnostics) {
+	for _, p := range ps {
+		if p.warning {
+			diags.AddAttributeWarning(p.at, p.summary, p.detail)
+		} else {
+			diags.AddAttributeError(p.at, p.summary, p.detail)
+		}
+	}
+}
+
+// fieldNames is a resource's table from the fields its rules name (violation.Field names, or
+// the whole "TrafficClass.DSCP[0]" form for one element) to its attributes. A list or map
+// field's element is the attribute's element, unless the element itself is in the table.
+type fieldNames map[string]path.Path
+
+// path is the attribute of f; a field the table lacks is put on the resource as a whole.
+func (t fieldNames) path(f violation.Field) path.Path {
+	if p, ok := t[f.String()]; ok {
+		return p
+	}
+	p, ok := t[f.Name]
+	if !ok {
+		return path.Empty()
+	}
+	if f.Index >= 0 {
+		p = p.AtListIndex(f.Index)
+	}
+	if f.Key != "" {
+		p = p.AtMapKey(f.Key)
+	}
+	return p
+}
+
+// name is how users write the attribute of f: "ecn.min_threshold_bytes", "rdma.dscp[1]",
+// `extra["NCCL_IB_TIMEOUT"]`; a field the table lacks by its Go name.
+func (t fieldNames) name(f violation.Field) string {
+	if p := t.path(f); !p.Equal(path.Empty()) {
+		return p.String()
+	}
+	return f.String()
+}
+
+// with is t plus more, for a resource that shares a table and names some fields itself.
+func (t fieldNames) with(more fieldNames) fieldNames {
+	out := fieldNames{}
+	for _, m := range []fieldNames{t, more} {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// attrPath is a path from dot-separated attribute names, for the tables.
+func attrPath(names ...string) path.Path {
+	p := path.Root(names[0])
+	for _, n := range names[1:] {
+		p = p.AtName(n)
+	}
+	return p
+}
 
 // checkedModel is a resource model that applies its own rules once its values are known.
 type checkedModel interface {
 	known() bool
-	validate() fabric.Findings
+	validate() problems
 }
 
 // validateConfig is a resource's ValidateConfig: it reads the configuration into a new M and
-// adds the model's findings, renamed onto the resource's attributes. A configuration with
-// values from variables or other resources is checked once they are known (ModifyPlan).
+// reports the model's problems. A configuration with values from variables or other
+// resources is checked once they are known (ModifyPlan).
 func validateConfig[M any, P interface {
 	*M
 	checkedModel
-}](ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse, renames map[string]string) {
+}](ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
 	if !req.Config.Raw.IsFullyKnown() {
 		return
 	}
@@ -34,53 +127,5 @@ func validateConfig[M any, P interface {
 	if resp.Diagnostics.HasError() || !m.known() {
 		return
 	}
-	addFindings(&resp.Diagnostics, m.validate(), renames)
-}
-
-// addFindings turns domain findings into diagnostics on the attributes they name. renames maps
-// the attribute names of a shared rule onto the resource's own where they differ, in the
-// findings' paths and in their text (see fabric.Findings.Rename).
-func addFindings(diags *diag.Diagnostics, fs fabric.Findings, renames map[string]string) {
-	for _, f := range fs.Rename(renames) {
-		p := findingPath(f.Path)
-		if f.Severity == fabric.SeverityWarning {
-			diags.AddAttributeWarning(p, f.Summary, f.Detail)
-		} else {
-			diags.AddAttributeError(p, f.Summary, f.Detail)
-		}
-	}
-}
-
-// pathStep is one step of a finding path: an attribute name, then a list index [1] or a map
-// key ["NCCL_IB_TIMEOUT"] (a Go-quoted string).
-var pathStep = regexp.MustCompile(`^([a-z0-9_]+)(?:\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\])?`)
-
-// findingPath reads a finding's "ecn.min_threshold_bytes", "rdma.dscp[1]" or
-// `extra["NCCL_IB_TIMEOUT"]` as a path; it stops at the first step it cannot read.
-func findingPath(s string) path.Path {
-	p := path.Empty()
-	for s != "" {
-		m := pathStep.FindStringSubmatch(s)
-		if m == nil {
-			return p
-		}
-		p = p.AtName(m[1])
-		switch {
-		case m[2] != "":
-			i, _ := strconv.Atoi(m[2])
-			p = p.AtListIndex(i)
-		case m[3] != "":
-			key, err := strconv.Unquote(m[3])
-			if err != nil {
-				return p
-			}
-			p = p.AtMapKey(key)
-		}
-		rest := s[len(m[0]):]
-		if rest != "" && !strings.HasPrefix(rest, ".") {
-			return p
-		}
-		s = strings.TrimPrefix(rest, ".")
-	}
-	return p
+	m.validate().report(&resp.Diagnostics)
 }

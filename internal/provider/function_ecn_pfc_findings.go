@@ -48,7 +48,7 @@ func (f *ecnPFCFindingsFunction) Run(ctx context.Context, req function.RunReques
 	)
 	lines := make([]string, 0, len(findings))
 	for _, finding := range findings {
-		lines = append(lines, finding.String())
+		lines = append(lines, finding.Line(thresholdNames.name))
 	}
 	resp.Error = resp.Result.Set(ctx, lines)
 }

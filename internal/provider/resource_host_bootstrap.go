@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 )
@@ -170,7 +170,7 @@ func (r *hostBootstrapResource) Configure(_ context.Context, req resource.Config
 // (flavor, version and constraint, package version, family, repository, key, packages, lock
 // timeout), each on its own attribute.
 func (r *hostBootstrapResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateConfig[hostBootstrapModel](ctx, req, resp, nil)
+	validateConfig[hostBootstrapModel](ctx, req, resp)
 }
 
 func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -222,8 +222,7 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if err != nil {
 		if at, ok := ofedAttribute(err); ok {
 			// A setting the host refuses (a family it does not have, say): on that attribute.
-			addFindings(&resp.Diagnostics, fabric.Findings{{Severity: fabric.SeverityError, Path: at,
-				Summary: "Cannot Plan Host Bootstrap", Detail: address + ": " + err.Error()}}, nil)
+			resp.Diagnostics.AddAttributeError(at, "Cannot Plan Host Bootstrap", address+": "+err.Error())
 			return
 		}
 		if !isConnectionError(err) {
@@ -517,8 +516,8 @@ func planPhasesFrom(ctx context.Context, e host.Engine, f host.Facts, phases [][
 // validPhases checks m (validate: each finding on its attribute) and returns its phases;
 // false when it added an error.
 func (m *hostBootstrapModel) validPhases(diags *diag.Diagnostics) ([][]host.Task, bool) {
-	if fs := m.validate().Errors(); fs != nil {
-		addFindings(diags, fs, nil)
+	if ps := m.validate(); ps.hasErrors() {
+		ps.report(diags)
 		return nil, false
 	}
 	phases, err := m.phases()
@@ -536,7 +535,7 @@ func (m *hostBootstrapModel) statePhases(diags *diag.Diagnostics) ([][]host.Task
 	phases, err := m.phases()
 	if err != nil {
 		at, _ := ofedAttribute(err)
-		addFindings(diags, fabric.Findings{{Severity: fabric.SeverityError, Path: at, Summary: "Invalid Host Bootstrap Settings", Detail: err.Error()}}, nil)
+		diags.AddAttributeError(at, "Invalid Host Bootstrap Settings", err.Error())
 		return nil, false
 	}
 	return phases, true
@@ -587,20 +586,19 @@ func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
 }
 
 // validate applies the rules that need no host, each finding on the attribute at fault.
-func (m *hostBootstrapModel) validate() fabric.Findings {
-	var fs fabric.Findings
+func (m *hostBootstrapModel) validate() problems {
+	var ps problems
 	switch mode := m.GPUDirect.ValueString(); mode {
 	case "", tasks.GPUDirectAuto, tasks.GPUDirectPeermem, tasks.GPUDirectDMABUF, gpuDirectNone:
 	default:
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "gpudirect", Summary: "Invalid GPUDirect Mode",
-			Detail: fmt.Sprintf("gpudirect is %q; use auto, peermem, dmabuf or none.", mode)})
+		ps.errorAt(path.Root("gpudirect"), "Invalid GPUDirect Mode", fmt.Sprintf("gpudirect is %q; use auto, peermem, dmabuf or none.", mode))
 	}
 	if m.OFED == nil {
-		return fs
+		return ps
 	}
 	if a := m.OFED.RepoAuth; a != nil {
-		if f, bad := a.passwordRule(); bad {
-			return append(fs, f)
+		if p, bad := a.passwordRule(); bad {
+			return append(ps, p)
 		}
 	}
 	pin, err := m.ofedPin()
@@ -610,54 +608,60 @@ func (m *hostBootstrapModel) validate() fabric.Findings {
 	if err != nil {
 		at, _ := ofedAttribute(err)
 		detail := err.Error()
-		if !strings.HasPrefix(detail, at+" ") {
-			detail = at + ": " + detail
+		if !strings.HasPrefix(detail, at.String()+" ") {
+			detail = at.String() + ": " + detail
 		}
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid OFED Settings", Detail: detail})
+		ps.errorAt(at, "Invalid OFED Settings", detail)
 	}
-	return append(fs, m.trustWarnings()...)
+	return append(ps, m.trustWarnings()...)
 }
 
 // passwordRule refuses a login with both or neither of password and password_wo.
-func (a *repoAuthModel) passwordRule() (fabric.Finding, bool) {
+func (a *repoAuthModel) passwordRule() (problem, bool) {
 	wo := !a.PasswordWO.IsNull() || a.writeOnly != ""
 	switch {
 	case !a.Password.IsNull() && wo:
-		return fabric.Finding{Severity: fabric.SeverityError, Path: "ofed.repo_auth.password_wo", Summary: "Two Repository Passwords",
-			Detail: "ofed.repo_auth sets both password and password_wo; keep password_wo, which stays out of the state, and remove password."}, true
+		return problem{at: attrPath("ofed", "repo_auth", "password_wo"), summary: "Two Repository Passwords",
+			detail: "ofed.repo_auth sets both password and password_wo; keep password_wo, which stays out of the state, and remove password."}, true
 	case a.Password.IsNull() && !wo:
-		return fabric.Finding{Severity: fabric.SeverityError, Path: "ofed.repo_auth", Summary: "Repository Password Missing",
-			Detail: "ofed.repo_auth has a username but no password: set password_wo (Terraform 1.11 or later; never kept in the state) or password."}, true
+		return problem{at: attrPath("ofed", "repo_auth"), summary: "Repository Password Missing",
+			detail: "ofed.repo_auth has a username but no password: set password_wo (Terraform 1.11 or later; never kept in the state) or password."}, true
 	}
-	return fabric.Finding{}, false
+	return problem{}, false
 }
 
 // trustWarnings are the OFED settings that weaken what protects the host, warned on every plan.
-func (m *hostBootstrapModel) trustWarnings() fabric.Findings {
-	var fs fabric.Findings
+func (m *hostBootstrapModel) trustWarnings() problems {
+	var ps problems
 	o, host := m.OFED, m.Host.ValueString()
 	if o.Trusted.ValueBool() {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "ofed.trusted", Summary: "OFED Packages Not Verified",
-			Detail: fmt.Sprintf("ofed.trusted is true for %s: the package manager installs %s without checking its signature, and its kernel modules load as root. Set key to the repository's signing key outside test rigs.", host, o.RepoURL.ValueString())})
+		ps.warningAt(attrPath("ofed", "trusted"), "OFED Packages Not Verified", fmt.Sprintf("ofed.trusted is true for %s: the package manager installs %s without checking its signature, and its kernel modules load as root. Set key to the repository's signing key outside test rigs.", host, o.RepoURL.ValueString()))
 	}
 	if o.RepoAuth != nil && strings.HasPrefix(strings.ToLower(o.RepoURL.ValueString()), "http://") {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "ofed.repo_auth", Summary: "Repository Password Without TLS",
-			Detail: fmt.Sprintf("ofed.repo_auth is sent to %s over plain http from %s: anyone on the path can read the password. Use an https repo_url.", o.RepoURL.ValueString(), host)})
+		ps.warningAt(attrPath("ofed", "repo_auth"), "Repository Password Without TLS", fmt.Sprintf("ofed.repo_auth is sent to %s over plain http from %s: anyone on the path can read the password. Use an https repo_url.", o.RepoURL.ValueString(), host))
 	}
-	return fs
+	return ps
 }
 
-// ofedAttribute is the attribute a *tasks.FieldError in err names: "ofed.<field>", or
-// "family" or "gpudirect", resource attributes beside ofed; "ofed" and false without one.
-func ofedAttribute(err error) (string, bool) {
+// ofedAttribute is the attribute a *tasks.FieldError in err names: ofed.<field>, or
+// family or gpudirect, resource attributes beside ofed; ofed and false without one.
+func ofedAttribute(err error) (path.Path, bool) {
 	var fe *tasks.FieldError
 	switch {
 	case !errors.As(err, &fe):
-		return "ofed", false
+		return path.Root("ofed"), false
 	case fe.Field == "family", fe.Field == "gpudirect":
-		return fe.Field, true
+		return path.Root(fe.Field), true
 	}
-	return "ofed." + fe.Field, true
+	at := path.Root("ofed")
+	for _, step := range strings.Split(fe.Field, ".") {
+		name, index, isElem := strings.Cut(strings.TrimSuffix(step, "]"), "[")
+		at = at.AtName(name)
+		if i, err := strconv.Atoi(index); isElem && err == nil {
+			at = at.AtListIndex(i)
+		}
+	}
+	return at, true
 }
 
 func (m *hostBootstrapModel) known() bool {

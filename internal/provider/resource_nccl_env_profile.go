@@ -122,7 +122,7 @@ func (r *ncclEnvProfileResource) Configure(_ context.Context, req resource.Confi
 }
 
 func (r *ncclEnvProfileResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateConfig[ncclEnvProfileModel](ctx, req, resp, nil)
+	validateConfig[ncclEnvProfileModel](ctx, req, resp)
 }
 
 // ModifyPlan renders the file into the plan. Only gid_index = "detect" reads the host (one
@@ -143,7 +143,7 @@ func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.Mo
 	out, err := r.render(ctx, &plan)
 	switch {
 	case err == nil:
-		addFindings(&resp.Diagnostics, out.findings, nil)
+		out.problems.report(&resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -339,7 +339,7 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 		diags.AddAttributeError(path.Root("host"), "Cannot Render NCCL Profile", fmt.Sprintf("%s: %v", address, err))
 		return false
 	}
-	addFindings(diags, out.findings, nil)
+	out.problems.report(diags)
 	if diags.HasError() {
 		return false
 	}
@@ -400,8 +400,8 @@ func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileMo
 type rendered struct {
 	conf, script string
 	notes        []string
-	// findings are the profile's rules checked against the host's NCCL version.
-	findings fabric.Findings
+	// problems are the profile's rules checked against the host's NCCL version.
+	problems problems
 }
 
 // render returns the files' content, reading the host's installed NCCL (nccl_version unset)
@@ -421,8 +421,8 @@ func (r *ncclEnvProfileResource) render(ctx context.Context, m *ncclEnvProfileMo
 	}
 	out := rendered{notes: p.Notes(f.GIDs)}
 	if p.Installed != "" {
-		out.findings = p.Validate().Errors()
-		if out.findings.HasErrors() {
+		if errs := p.Validate().Errors(); errs != nil {
+			out.problems.add(errs, ncclEnvProfileNames)
 			return out, nil
 		}
 	}
@@ -435,20 +435,37 @@ func (r *ncclEnvProfileResource) engine(hostAddr string) (host.Engine, string, e
 	return r.data.hostEngine(hostAddr)
 }
 
+// ncclEnvProfileNames are the resource's attributes of the profile's fields.
+var ncclEnvProfileNames = fieldNames{
+	ncclprofile.FieldHCAs.Name:             path.Root("hcas"),
+	ncclprofile.FieldSocketIfname.Name:     path.Root("socket_ifname"),
+	ncclprofile.FieldRDMADSCP.Name:         path.Root("rdma_dscp"),
+	ncclprofile.FieldGIDIndex.Name:         path.Root("gid_index"),
+	ncclprofile.FieldQPsPerConnection.Name: path.Root("qps_per_connection"),
+	ncclprofile.FieldCrossNIC.Name:         path.Root("cross_nic"),
+	ncclprofile.FieldGDRLevel.Name:         path.Root("gdr_level"),
+	ncclprofile.FieldDebug.Name:            path.Root("debug"),
+	ncclprofile.FieldDebugSubsys.Name:      path.Root("debug_subsys"),
+	ncclprofile.FieldNCCLVersion.Name:      path.Root("nccl_version"),
+	ncclprofile.FieldExtra.Name:            path.Root("extra"),
+	ncclprofile.FieldConfPath.Name:         path.Root("path"),
+}
+
 // validate applies every rule that needs no host: the profile's, and absolute file paths.
-func (m *ncclEnvProfileModel) validate() fabric.Findings {
-	fs := m.profile().Validate()
+func (m *ncclEnvProfileModel) validate() problems {
+	var ps problems
+	ps.add(m.profile().Validate(), ncclEnvProfileNames)
 	for _, a := range []struct {
 		name, example string
 		v             types.String
 	}{{"path", defaultNCCLConfPath, m.Path}, {"profile_script_path", "/etc/profile.d/nccl.sh", m.ProfileScriptPath}} {
 		// profile_script_path = "" is no script, as when it is unset.
 		if isSet(a.v) && !strings.HasPrefix(a.v.ValueString(), "/") && (a.name == "path" || a.v.ValueString() != "") {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: a.name, Summary: "Relative Path",
-				Detail: fmt.Sprintf("%s is %q; the provider writes the file on the host and needs an absolute path, such as %s.", a.name, a.v.ValueString(), a.example)})
+			ps.errorAt(path.Root(a.name), "Relative Path",
+				fmt.Sprintf("%s is %q; the provider writes the file on the host and needs an absolute path, such as %s.", a.name, a.v.ValueString(), a.example))
 		}
 	}
-	return fs
+	return ps
 }
 
 // hostFacts are the facts the profile needs from its host (none when it needs none).

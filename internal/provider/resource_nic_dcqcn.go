@@ -77,19 +77,36 @@ func (r *nicDCQCNResource) Configure(_ context.Context, req resource.ConfigureRe
 }
 
 func (r *nicDCQCNResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateConfig[nicDCQCNModel](ctx, req, resp, nicDCQCNRenames)
+	validateConfig[nicDCQCNModel](ctx, req, resp)
 }
 
-// nicDCQCNRenames maps the names the fabric rules give the traffic class and DCQCN fields onto
-// this resource's attributes, in finding paths and text: the resource has one RDMA DSCP, a
-// scalar, and its own names for the increase rates.
-var nicDCQCNRenames = map[string]string{
-	"rdma.priority":                "priority",
-	"rdma.dscp[0]":                 "rdma_dscp",
-	"rdma.dscp":                    "rdma_dscp",
-	"dcqcn.additive_increase_mbps": "dcqcn.ai_rate_mbps",
-	"dcqcn.hyper_increase_mbps":    "dcqcn.hai_rate_mbps",
-}
+// nicDCQCNNames are the resource's attributes of the traffic class's and DCQCN's fields: one
+// RDMA DSCP, a scalar, and the dcqcn block.
+var nicDCQCNNames = fieldNames{
+	fabric.FieldRDMAPriority.Name:         path.Root("priority"),
+	fabric.FieldRDMADSCP.Name:             path.Root("rdma_dscp"),
+	fabric.FieldRDMADSCP.Elem(0).String(): path.Root("rdma_dscp"),
+	fabric.FieldCNPDSCP.Name:              attrPath("cnp", "dscp"),
+	fabric.FieldCNPPriority.Name:          attrPath("cnp", "priority"),
+	fabric.FieldECNBits.Name:              attrPath("rdma", "ecn_bits"),
+	fabric.FieldTrust.Name:                path.Root("trust"),
+}.with(dcqcnNames)
+
+// dcqcnNames are the dcqcn block's attributes of the DCQCN fields.
+var dcqcnNames = func() fieldNames {
+	t := fieldNames{}
+	for field, name := range map[string]string{
+		"AdditiveIncreaseMbps": "ai_rate_mbps", "HyperIncreaseMbps": "hai_rate_mbps", "Gain": "gain", "InitialAlpha": "initial_alpha", "TimeResetUS": "time_reset_us", "ByteReset": "byte_reset",
+		"Threshold": "threshold", "MaxRateMbps": "max_rate_mbps", "DecreaseShift": "decrease_shift",
+		"CutFloorPercent": "cut_floor_percent", "MinRateMbps": "min_rate_mbps", "RateOnFirstCNPMbps": "rate_on_first_cnp_mbps",
+		"AlphaUpdatePeriodUS": "alpha_update_period_us", "RateReduceMonitorPeriodUS": "rate_reduce_monitor_period_us",
+		"MinTimeBetweenCNPsUS": "min_time_between_cnps_us", "ClampTargetRate": "clamp_target_rate",
+		"ClampTargetRateAfterTimeInc": "clamp_target_rate_after_time_inc",
+	} {
+		t["DCQCN."+field] = attrPath("dcqcn", name)
+	}
+	return t
+}()
 
 // ModifyPlan reads the host (one round trip) when the configuration changed or the last
 // refresh found drift, and shows the exact changes.
@@ -427,64 +444,60 @@ func (m *nicDCQCNModel) params() fabric.DCQCN {
 
 // validNetdevs checks device names as the kernel's dev_valid_name does (1 to 15 bytes, not
 // "." or "..", no '/', ':' or white space) and refuses a name given twice.
-func validNetdevs(l types.List) fabric.Findings {
-	var fs fabric.Findings
+func validNetdevs(l types.List) problems {
+	var ps problems
 	seen := map[string]bool{}
 	for i, name := range stringsOf(l) {
-		at := fmt.Sprintf("devices[%d]", i)
+		at := path.Root("devices").AtListIndex(i)
 		switch {
 		case name == "" || len(name) > 15 || name == "." || name == ".." || strings.ContainsAny(name, "/: \t\n\r\v\f"):
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Invalid Device Name",
-				Detail: fmt.Sprintf("%s is %q, which cannot be a network interface name (1 to 15 characters, no '/', ':' or spaces). "+
-					"Use the netdev names `ibdev2netdev` or `ip link` show, such as ens1f0np0.", at, name)})
+			ps.errorAt(at, "Invalid Device Name", fmt.Sprintf("%s is %q, which cannot be a network interface name (1 to 15 characters, no '/', ':' or spaces). "+
+				"Use the netdev names `ibdev2netdev` or `ip link` show, such as ens1f0np0.", at, name))
 		case seen[name]:
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at, Summary: "Repeated Device",
-				Detail: fmt.Sprintf("%s repeats %q; list each device once.", at, name)})
+			ps.errorAt(at, "Repeated Device", fmt.Sprintf("%s repeats %q; list each device once.", at, name))
 		}
 		seen[name] = true
 	}
-	return fs
+	return ps
 }
 
 // validate applies the fabric rules to the NIC side of the contract.
-func (m *nicDCQCNModel) validate() fabric.Findings {
+func (m *nicDCQCNModel) validate() problems {
 	class := fabric.DefaultTrafficClass()
 	class.Priority = intOr(m.Priority, fabric.DefaultRDMAPriority)
 	class.DSCP = []int{intOr(m.RDMADSCP, fabric.DefaultRDMADSCP)}
 	if m.CNP != nil {
 		class.CNPDSCP, class.CNPPriority = intOr(m.CNP.DSCP, fabric.DefaultCNPDSCP), intOr(m.CNP.Priority, fabric.DefaultCNPPriority)
 	}
-	fs := class.Validate()
-	fs = append(fs, m.params().Validate()...)
-	fs = append(fs, validNetdevs(m.Devices)...)
+	var ps problems
+	ps.add(class.Validate(), nicDCQCNNames)
+	ps.add(m.params().Validate(), nicDCQCNNames)
+	ps = append(ps, validNetdevs(m.Devices)...)
 	if d := m.DCQCN; d != nil && isSet(d.CutFloorPercent) && isSet(d.MinDecreaseFactorPercent) && !d.CutFloorPercent.Equal(d.MinDecreaseFactorPercent) {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "dcqcn." + dcqcnCutFloorOld, Summary: "Conflicting DCQCN Settings",
-			Detail: fmt.Sprintf("dcqcn.%s is %d and dcqcn.cut_floor_percent is %d, two names of one knob (rpg_min_dec_fac): set only cut_floor_percent.",
-				dcqcnCutFloorOld, d.MinDecreaseFactorPercent.ValueInt64(), d.CutFloorPercent.ValueInt64())})
+		ps.errorAt(attrPath("dcqcn", dcqcnCutFloorOld), "Conflicting DCQCN Settings",
+			fmt.Sprintf("dcqcn.%s is %d and dcqcn.cut_floor_percent is %d, two names of one knob (rpg_min_dec_fac): set only cut_floor_percent.",
+				dcqcnCutFloorOld, d.MinDecreaseFactorPercent.ValueInt64(), d.CutFloorPercent.ValueInt64()))
 	}
 	if isSet(m.PFCPriorities) && len(m.PFCPriorities.Elements()) == 0 {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "pfc_priorities", Summary: "No PFC Priority",
-			Detail: fmt.Sprintf("pfc_priorities is empty, which would turn PFC off on every priority and leave RoCE lossy. "+
-				"List the lossless priorities (normally [%d], the RDMA priority), or leave it unset for [priority].", class.Priority)})
+		ps.errorAt(path.Root("pfc_priorities"), "No PFC Priority",
+			fmt.Sprintf("pfc_priorities is empty, which would turn PFC off on every priority and leave RoCE lossy. "+
+				"List the lossless priorities (normally [%d], the RDMA priority), or leave it unset for [priority].", class.Priority))
 	}
 	seen := map[int]bool{}
 	for i, p := range intsOf(m.PFCPriorities) {
-		at := fmt.Sprintf("pfc_priorities[%d]", i)
+		at := path.Root("pfc_priorities").AtListIndex(i)
 		switch {
 		case p < 0 || p > 7:
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at,
-				Summary: "Priority Out of Range", Detail: fmt.Sprintf("%s is %d; priorities are 0 to 7.", at, p)})
+			ps.errorAt(at, "Priority Out of Range", fmt.Sprintf("%s is %d; priorities are 0 to 7.", at, p))
 		case seen[p]:
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: at,
-				Summary: "Repeated PFC Priority", Detail: fmt.Sprintf("%s repeats priority %d; list each priority once.", at, p)})
+			ps.errorAt(at, "Repeated PFC Priority", fmt.Sprintf("%s repeats priority %d; list each priority once.", at, p))
 		}
 		seen[p] = true
 	}
 	if v := m.CMARoCETos; isSet(v) && (v.ValueInt64() < 0 || v.ValueInt64() > 255) {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "cma_roce_tos", Summary: "Value Out of Range",
-			Detail: fmt.Sprintf("cma_roce_tos is %d; a ToS byte is 0..255 (DSCP << 2 | ECN bits, e.g. 106 for DSCP 26 with ECT(0)): set a value in that range, or leave it unset.", v.ValueInt64())})
+		ps.errorAt(path.Root("cma_roce_tos"), "Value Out of Range", fmt.Sprintf("cma_roce_tos is %d; a ToS byte is 0..255 (DSCP << 2 | ECN bits, e.g. 106 for DSCP 26 with ECT(0)): set a value in that range, or leave it unset.", v.ValueInt64()))
 	}
-	return fs
+	return ps
 }
 
 func (m *nicDCQCNModel) known() bool {

@@ -57,7 +57,7 @@ func (r *switchQoSResource) Configure(_ context.Context, req resource.ConfigureR
 // ordering, schedulers, watchdog, name and port name syntax (the driver's), the port speed
 // override, a pinned release and the resource's own login settings.
 func (r *switchQoSResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	validateConfig[switchQoSModel](ctx, req, resp, switchQoSRenames)
+	validateConfig[switchQoSModel](ctx, req, resp)
 }
 
 // ModifyPlan reads the switch when something is to change and plans the exact operations,
@@ -372,8 +372,8 @@ func (r *switchQoSResource) apply(ctx context.Context, prior *switchcfg.Policy, 
 	}
 	policy := plan.policy()
 	// Values unknown at plan time were not validated then.
-	if fs := plan.validate(); fs.HasErrors() {
-		addFindings(diags, fs, switchQoSRenames)
+	if ps := plan.validate(); ps.hasErrors() {
+		ps.report(diags)
 		return nil
 	}
 	snap = obs.Snapshot(prior, policy, snap)
@@ -474,8 +474,10 @@ func (r *switchQoSResource) observe(ctx context.Context, m *switchQoSModel, diag
 // checkSwitch applies the rules that need the switch (switchcfg.Observation.Check) and returns
 // the headroom it will reserve.
 func (r *switchQoSResource) checkSwitch(obs switchcfg.Observation, m *switchQoSModel, diags *diag.Diagnostics) (fabric.Headroom, bool) {
-	h, fs := obs.Check(m.policy(), int(m.PortSpeedGbps.ValueInt64()))
-	addFindings(diags, fs, nil)
+	h, vs := obs.Check(m.policy(), int(m.PortSpeedGbps.ValueInt64()))
+	var ps problems
+	ps.add(vs, switchQoSNames)
+	ps.report(diags)
 	return h, !diags.HasError()
 }
 

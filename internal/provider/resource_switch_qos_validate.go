@@ -15,72 +15,108 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
 )
 
-// switchQoSRenames maps the fabric package's names of the ratio window onto this resource's
-// attributes, in finding paths and text.
-var switchQoSRenames = map[string]string{
-	"ratio_window.min":    "pfc.ratio_min",
-	"ratio_window.max":    "pfc.ratio_max",
-	"ratio_window.target": "pfc.ratio_target",
+// thresholdNames are the attributes of the ECN/PFC rule's fields where a schema keeps the
+// rule's own names (the ecn_pfc_findings function).
+var thresholdNames = fieldNames{
+	fabric.FieldECNMin.Name:          attrPath("ecn", "min_threshold_bytes"),
+	fabric.FieldECNMax.Name:          attrPath("ecn", "max_threshold_bytes"),
+	fabric.FieldPFCPause.Name:        attrPath("pfc", "pause_threshold_bytes"),
+	fabric.FieldMarkProbability.Name: attrPath("ecn", "mark_probability_percent"),
+	fabric.FieldRatioMin.Name:        attrPath("ratio_window", "min"),
+	fabric.FieldRatioMax.Name:        attrPath("ratio_window", "max"),
+	fabric.FieldRatioTarget.Name:     attrPath("ratio_window", "target"),
+	fabric.FieldRatioTargetBand.Name: attrPath("ratio_window", "target_band"),
 }
+
+// switchQoSNames are roce_switch_qos's attributes of the policy's fields; the ratio window is
+// part of its pfc block.
+var switchQoSNames = thresholdNames.with(fieldNames{
+	fabric.FieldRatioMin.Name:             attrPath("pfc", "ratio_min"),
+	fabric.FieldRatioMax.Name:             attrPath("pfc", "ratio_max"),
+	fabric.FieldRatioTarget.Name:          attrPath("pfc", "ratio_target"),
+	fabric.FieldRDMADSCP.Name:             attrPath("rdma", "dscp"),
+	fabric.FieldRDMAPriority.Name:         attrPath("rdma", "priority"),
+	fabric.FieldECNBits.Name:              attrPath("rdma", "ecn_bits"),
+	fabric.FieldCNPDSCP.Name:              attrPath("cnp", "dscp"),
+	fabric.FieldCNPPriority.Name:          attrPath("cnp", "priority"),
+	fabric.FieldTrust.Name:                path.Root("trust"),
+	fabric.FieldPorts.Name:                path.Root("ports"),
+	fabric.FieldPerPortReservation.Name:   path.Root("per_port_reservation_bytes"),
+	switchcfg.FieldName.Name:              path.Root("name"),
+	switchcfg.FieldPorts.Name:             path.Root("ports"),
+	switchcfg.FieldCableLength.Name:       path.Root("cable_length_m"),
+	switchcfg.FieldECN.Name:               path.Root("ecn"),
+	switchcfg.FieldPFC.Name:               path.Root("pfc"),
+	switchcfg.FieldRDMASchedulerMode.Name: attrPath("rdma_scheduler", "mode"),
+	switchcfg.FieldRDMAWeight.Name:        attrPath("rdma_scheduler", "weight"),
+	switchcfg.FieldCNPSchedulerMode.Name:  attrPath("cnp_scheduler", "mode"),
+	switchcfg.FieldCNPWeight.Name:         attrPath("cnp_scheduler", "weight"),
+	switchcfg.FieldWatchdog.Name:          path.Root("pfc_watchdog"),
+	switchcfg.FieldWatchdogAction.Name:    attrPath("pfc_watchdog", "action"),
+	switchcfg.FieldWatchdogDetection.Name: attrPath("pfc_watchdog", "detection_time_ms"),
+	switchcfg.FieldWatchdogRestore.Name:   attrPath("pfc_watchdog", "restoration_time_ms"),
+	switchcfg.FieldOS.Name:                path.Root("os"),
+	switchcfg.FieldSpeedOverride.Name:     path.Root("port_speed_gbps"),
+})
 
 // validate applies every rule that needs neither the switch nor the provider's settings: the
 // policy (its ports as the switch's OS names them), the port speed override, the OS, a pinned
 // release and the resource's own login settings, which must be those of the OS's transport.
-func (m *switchQoSModel) validate() fabric.Findings {
-	var fs fabric.Findings
+func (m *switchQoSModel) validate() problems {
+	var ps problems
 	drv, err := switchDriver(m.os())
 	if err != nil {
-		return fabric.Findings{{Severity: fabric.SeverityError, Path: "os", Summary: "Unknown Switch Operating System",
-			Detail: fmt.Sprintf("os is %q; use one of %s.", m.os(), quoteAll(drivers.OSes()))}}
+		ps.errorAt(path.Root("os"), "Unknown Switch Operating System", fmt.Sprintf("os is %q; use one of %s.", m.os(), quoteAll(drivers.OSes())))
+		return ps
 	}
 	about := drv.About()
-	fs = append(fs, m.policy().Validate(m.ratioWindow(), drv)...)
+	ps.add(m.policy().Validate(m.ratioWindow(), drv), switchQoSNames)
 	if v := m.PortSpeedGbps; !v.IsNull() && !v.IsUnknown() {
-		fs = append(fs, fabric.CheckSpeed("port_speed_gbps", v.ValueInt64())...)
+		ps.add(fabric.CheckSpeed(switchcfg.FieldSpeedOverride, v.ValueInt64()), switchQoSNames)
 	}
 	for attr, t := range map[string]switchcfg.Transport{"gnmi": switchcfg.TransportGNMI, "nvue": switchcfg.TransportNVUE} {
 		set := attr == "gnmi" && m.GNMI != nil || attr == "nvue" && m.NVUE != nil
 		if set && t != about.Transport {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: attr, Summary: "Login Setting for Another Operating System",
-				Detail: fmt.Sprintf("%s is set, but os is %q: %s switches are reached with the %s settings. Remove %s, or set the os it belongs to.",
-					attr, about.OS, about.Name, about.Transport, attr)})
+			ps.errorAt(path.Root(attr), "Login Setting for Another Operating System",
+				fmt.Sprintf("%s is set, but os is %q: %s switches are reached with the %s settings. Remove %s, or set the os it belongs to.",
+					attr, about.OS, about.Name, about.Transport, attr))
 		}
 	}
 	if v := m.SONiCRelease; !v.IsNull() && !v.IsUnknown() {
 		if why := drv.CheckRelease(v.ValueString()); why != "" {
-			fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: "sonic_release", Summary: fmt.Sprintf("Invalid %s Release", about.Name),
-				Detail: fmt.Sprintf("sonic_release %q: %s", v.ValueString(), why)})
+			ps.errorAt(path.Root("sonic_release"), fmt.Sprintf("Invalid %s Release", about.Name),
+				fmt.Sprintf("sonic_release %q: %s", v.ValueString(), why))
 		}
 	}
 	if m.GNMI != nil {
-		fs = append(fs, m.GNMI.conflicts()...)
+		ps = append(ps, m.GNMI.conflicts()...)
 	}
 	if m.NVUE != nil {
-		fs = append(fs, m.NVUE.conflicts()...)
+		ps = append(ps, m.NVUE.conflicts()...)
 	}
-	return fs
+	return ps
 }
 
 // conflicts are what a resource's gnmi block gets wrong whatever the provider's block adds:
 // insecure = true with TLS settings. A pair it leaves half set may be completed by the
 // provider's; checkConnection judges the two together.
-func (o *gnmiLoginModel) conflicts() fabric.Findings {
-	return findings(ownProblems(o.over(gnmi.Config{}).Check(), gnmiLoginFields(o), switchGNMIProblem, gnmi.RuleInsecureTLS, gnmi.RulePin))
+func (o *gnmiLoginModel) conflicts() problems {
+	return ownErrors(ownProblems(o.over(gnmi.Config{}).Check(), gnmiLoginFields(o), switchGNMIProblem, gnmi.RuleInsecureTLS, gnmi.RulePin))
 }
 
 // conflicts are what a resource's nvue block gets wrong whatever the provider's block adds:
 // insecure = true with a CA file.
-func (o *nvueLoginModel) conflicts() fabric.Findings {
-	return findings(ownProblems(o.over(nvue.Config{}).Check(), nvueLoginFields(o), switchNVUEProblem, nvue.RuleInsecureCA, nvue.RulePin))
+func (o *nvueLoginModel) conflicts() problems {
+	return ownErrors(ownProblems(o.over(nvue.Config{}).Check(), nvueLoginFields(o), switchNVUEProblem, nvue.RuleInsecureCA, nvue.RulePin))
 }
 
-// findings are problems of the resource's settings as validation reports them.
-func findings(ps []ownProblem) fabric.Findings {
-	var fs fabric.Findings
-	for _, p := range ps {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityError, Path: p.at.String(), Summary: p.summary, Detail: p.detail})
+// ownErrors are problems of the resource's settings as validation reports them.
+func ownErrors(own []ownProblem) problems {
+	var ps problems
+	for _, p := range own {
+		ps.errorAt(p.at, p.summary, p.detail)
 	}
-	return fs
+	return ps
 }
 
 // checkConnection refuses what the resource's gnmi or nvue settings get wrong once laid over

@@ -78,14 +78,16 @@ func TestSwitchQoSValidateLeavesUnsetAlone(t *testing.T) {
 		}
 	}
 	m := base()
-	if fs := m.validate(); fs.HasErrors() {
+	if fs := m.validate(); fs.hasErrors() {
 		t.Fatalf("unset attributes: %v", fs)
 	}
 	m.Name = types.StringValue("")
 	m.ECN.MarkProbabilityPercent = types.Int64Value(0)
 	var got []string
-	for _, f := range m.validate().Errors() {
-		got = append(got, f.Path)
+	for _, p := range m.validate() {
+		if !p.warning {
+			got = append(got, p.at.String())
+		}
 	}
 	if strings.Join(got, " ") != "ecn.mark_probability_percent name" {
 		t.Errorf("errors on %v, want ecn.mark_probability_percent and name", got)
@@ -97,7 +99,7 @@ func TestSwitchQoSValidateLeavesUnsetAlone(t *testing.T) {
 func TestSwitchQoSValidateGNMIConflicts(t *testing.T) {
 	o := &gnmiLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem"), Username: types.StringValue("admin")}
 	fs := o.conflicts()
-	if len(fs) != 1 || fs[0].Path != "gnmi.insecure" || !strings.Contains(fs[0].Detail, "yet gnmi.ca_file is set") {
+	if len(fs) != 1 || !fs[0].at.Equal(attrPath("gnmi", "insecure")) || !strings.Contains(fs[0].detail, "yet gnmi.ca_file is set") {
 		t.Errorf("conflicts() = %v, want one on gnmi.insecure naming gnmi.ca_file", fs)
 	}
 	if fs := (&gnmiLoginModel{Insecure: types.BoolUnknown(), CAFile: types.StringValue("/ca.pem")}).conflicts(); len(fs) != 0 {
@@ -148,7 +150,7 @@ func TestSwitchQoSCheckNVUE(t *testing.T) {
 		})
 	}
 	fs := (&nvueLoginModel{Insecure: types.BoolValue(true), CAFile: types.StringValue("/ca.pem")}).conflicts()
-	if len(fs) != 1 || fs[0].Path != "nvue.insecure" || !strings.Contains(fs[0].Detail, "yet nvue.ca_file is set") {
+	if len(fs) != 1 || !fs[0].at.Equal(attrPath("nvue", "insecure")) || !strings.Contains(fs[0].detail, "yet nvue.ca_file is set") {
 		t.Errorf("conflicts() = %v, want one on nvue.insecure", fs)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/health"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // TestSwitchQoSThirdOperatingSystem registers a driver the provider has never heard of and
@@ -146,7 +147,7 @@ type fakeObservation struct{ held map[string]string }
 
 func (fakeObservation) Describe() string { return "FakeOS 1" }
 
-func (fakeObservation) Check(switchcfg.Policy, int) (fabric.Headroom, fabric.Findings) {
+func (fakeObservation) Check(switchcfg.Policy, int) (fabric.Headroom, violation.List) {
 	return fabric.Headroom{XonBytes: 1, XoffBytes: 2, SizeBytes: 3}, nil
 }
 

@@ -1,7 +1,7 @@
 // Package switchcfg turns a fabric QoS policy into switch configuration and reads it back.
 //
 // The resource layer speaks to a Backend and to the Observation and Changes it returns, which
-// say nothing of the transport: a provider renders their lines, findings and problems as they
+// say nothing of the transport: a provider renders their lines, violations and problems as they
 // are. There are two backends: SONiC, which writes CONFIG_DB through gNMI (package sonicdb)
 // and reads its buffer manager's results back, and NVIDIA Cumulus, which stages and applies
 // an NVUE revision over REST (package nvue).
@@ -12,6 +12,7 @@ import (
 	"errors"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Backend is a switch the provider can configure: one read of everything a plan needs, and
@@ -30,8 +31,8 @@ type Observation interface {
 	// Check applies to p the rules that need the switch (ports, release, buffer model) and
 	// returns the lossless headroom the switch will reserve for p's fastest port.
 	// speedOverride, when positive, replaces the port speeds the switch reports.
-	Check(p Policy, speedOverride int) (fabric.Headroom, fabric.Findings)
-	// Headroom is Check's headroom without the findings, for a refresh.
+	Check(p Policy, speedOverride int) (fabric.Headroom, violation.List)
+	// Headroom is Check's headroom without the violations, for a refresh.
 	Headroom(p Policy, speedOverride int) fabric.Headroom
 	// PlanUpdate returns the transaction that moves the switch from policy prior (nil when there
 	// is none) to p, restoring from snap what prior set and p no longer does. Empty Changes mean

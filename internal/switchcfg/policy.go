@@ -5,6 +5,7 @@ import (
 	"regexp"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Scheduler modes a traffic class can have.
@@ -62,95 +63,125 @@ var (
 	objectNamePattern = regexp.MustCompile(`^[a-zA-Z0-9][-a-zA-Z0-9_]{0,22}$`)
 )
 
+// The policy's fields, as violations name them. The traffic class and thresholds are
+// named by fabric's fields.
+var (
+	FieldName              = violation.At("Policy.Name")
+	FieldPorts             = violation.At("Policy.Ports")
+	FieldCableLength       = violation.At("Policy.CableLengthM")
+	FieldECN               = violation.At("Policy.ECN")
+	FieldPFC               = violation.At("Policy.PFC")
+	FieldRDMASchedulerMode = violation.At("Policy.RDMA.Mode")
+	FieldRDMAWeight        = violation.At("Policy.RDMA.Weight")
+	FieldCNPSchedulerMode  = violation.At("Policy.CNP.Mode")
+	FieldCNPWeight         = violation.At("Policy.CNP.Weight")
+	FieldWatchdog          = violation.At("Policy.Watchdog")
+	FieldWatchdogAction    = violation.At("Policy.Watchdog.Action")
+	FieldWatchdogDetection = violation.At("Policy.Watchdog.DetectionTimeMs")
+	FieldWatchdogRestore   = violation.At("Policy.Watchdog.RestoreTimeMs")
+	// FieldOS is the switch's operating system, which the caller chose the driver by.
+	FieldOS = violation.At("OS")
+	// FieldSpeedOverride is the port speed the caller gives instead of the switch's.
+	FieldSpeedOverride = violation.At("SpeedOverride")
+)
+
 // Validate checks the policy without looking at a switch: the traffic class, the ECN/PFC
 // rule, schedulers, the watchdog and the syntax of names, the ports' as ports names them.
-// Findings carry the resource's attribute paths.
-func (p Policy) Validate(window fabric.RatioWindow, ports PortNamer) fabric.Findings {
-	var fs fabric.Findings
-	fs = append(fs, p.Class.Validate()...)
-	fs = append(fs, fabric.CheckThresholds(fabric.Thresholds{
+func (p Policy) Validate(window fabric.RatioWindow, ports PortNamer) violation.List {
+	var vs violation.List
+	vs = append(vs, p.Class.Validate()...)
+	vs = append(vs, fabric.CheckThresholds(fabric.Thresholds{
 		ECNMinBytes:   p.ECN.MinBytes,
 		ECNMaxBytes:   p.ECN.MaxBytes,
 		PFCPauseBytes: p.PFC.PauseThresholdBytes,
 	}, window)...)
 	// A policy always writes its probability (green_drop_probability), so 0 is a value here.
-	fs = append(fs, fabric.CheckMarkProbability(p.ECN.MarkProbabilityPercent)...)
-	fs = append(fs, p.validateNames(ports)...)
-	fs = append(fs, p.RDMA.validate("rdma_scheduler")...)
-	fs = append(fs, p.CNP.validate("cnp_scheduler")...)
+	vs = append(vs, fabric.CheckMarkProbability(p.ECN.MarkProbabilityPercent)...)
+	vs = append(vs, p.validateNames(ports)...)
+	vs = append(vs, p.RDMA.validate(FieldRDMASchedulerMode, FieldRDMAWeight)...)
+	vs = append(vs, p.CNP.validate(FieldCNPSchedulerMode, FieldCNPWeight)...)
 	if p.RDMA.Mode == SchedulerStrict {
-		fs = append(fs, fabric.Finding{
-			Severity: fabric.SeverityWarning, Path: "rdma_scheduler.mode",
-			Summary: "Strict Priority for RDMA",
-			Detail: "rdma_scheduler.mode is strict: RDMA traffic can starve every other class on these ports. " +
-				"NVIDIA's RoCE defaults serve the RDMA class with DWRR (weight 50) and only CNPs strict; use mode = \"dwrr\" unless the ports carry nothing else.",
-		})
+		vs = append(vs, WarningAt(FieldRDMASchedulerMode, "Strict Priority for RDMA", func(name violation.Names) string {
+			return name(FieldRDMASchedulerMode) + " is strict: RDMA traffic can starve every other class on these ports. " +
+				"NVIDIA's RoCE defaults serve the RDMA class with DWRR (weight 50) and only CNPs strict; use mode = \"dwrr\" unless the ports carry nothing else."
+		}))
 	}
 	if p.Watchdog != nil {
-		fs = append(fs, p.Watchdog.validate()...)
+		vs = append(vs, p.Watchdog.validate()...)
 	}
 	if p.CableLengthM < 0 || p.CableLengthM > 10000 {
-		fs = append(fs, ErrorAt("cable_length_m", "Cable Length Out of Range",
-			fmt.Sprintf("cable_length_m is %d; use the real cable length in metres, 0 to 10000.", p.CableLengthM)))
+		vs = append(vs, ErrorAt(FieldCableLength, "Cable Length Out of Range", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %d; use the real cable length in metres, 0 to 10000.", name(FieldCableLength), p.CableLengthM)
+		}))
 	}
-	return fs
+	return vs
 }
 
-func (p Policy) validateNames(names PortNamer) fabric.Findings {
-	var fs fabric.Findings
+func (p Policy) validateNames(names PortNamer) violation.List {
+	var vs violation.List
 	if !objectNamePattern.MatchString(p.Name) {
-		fs = append(fs, ErrorAt("name", "Invalid Object Name",
-			fmt.Sprintf("name is %q; use 1-23 letters, digits, '-' or '_', starting with a letter or digit (SONiC object names are at most 32 characters, and the provider adds \"_LOSSLESS\" to name its WRED profile).", p.Name)))
+		vs = append(vs, ErrorAt(FieldName, "Invalid Object Name", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %q; use 1-23 letters, digits, '-' or '_', starting with a letter or digit (SONiC object names are at most 32 characters, and the provider adds \"_LOSSLESS\" to name its WRED profile).", name(FieldName), p.Name)
+		}))
 	}
 	if len(p.Ports) == 0 {
-		fs = append(fs, ErrorAt("ports", "No Ports", "ports is empty; list the switch ports that carry RoCE traffic."))
+		vs = append(vs, ErrorAt(FieldPorts, "No Ports", func(name violation.Names) string {
+			return name(FieldPorts) + " is empty; list the switch ports that carry RoCE traffic."
+		}))
 	}
 	seen := map[string]bool{}
 	for i, port := range p.Ports {
-		at := fmt.Sprintf("ports[%d]", i)
+		at := FieldPorts.Elem(i)
 		switch why := names.CheckPort(port); {
 		case why != "":
-			fs = append(fs, ErrorAt(at, "Invalid Port Name", fmt.Sprintf("%s is %q; %s", at, port, why)))
+			vs = append(vs, ErrorAt(at, "Invalid Port Name", func(name violation.Names) string { return fmt.Sprintf("%s is %q; %s", name(at), port, why) }))
 		case seen[port]:
-			fs = append(fs, ErrorAt(at, "Repeated Port", fmt.Sprintf("%s repeats %q; list each port once.", at, port)))
+			vs = append(vs, ErrorAt(at, "Repeated Port", func(name violation.Names) string {
+				return fmt.Sprintf("%s repeats %q; list each port once.", name(at), port)
+			}))
 		}
 		seen[port] = true
 	}
-	return fs
+	return vs
 }
 
-func (s Scheduler) validate(at string) fabric.Findings {
+func (s Scheduler) validate(mode, weight violation.Field) violation.List {
 	switch s.Mode {
 	case SchedulerStrict:
 		return nil
 	case SchedulerDWRR:
 		if s.Weight < 1 || s.Weight > 100 {
-			return fabric.Findings{ErrorAt(at+".weight", "DWRR Weight Out of Range",
-				fmt.Sprintf("%s.weight is %d; a DWRR weight is 1 to 100.", at, s.Weight))}
+			return violation.List{ErrorAt(weight, "DWRR Weight Out of Range", func(name violation.Names) string {
+				return fmt.Sprintf("%s is %d; a DWRR weight is 1 to 100.", name(weight), s.Weight)
+			})}
 		}
 		return nil
 	}
-	return fabric.Findings{ErrorAt(at+".mode", "Unknown Scheduler Mode",
-		fmt.Sprintf("%s.mode is %q; use \"strict\" or \"dwrr\".", at, s.Mode))}
+	return violation.List{ErrorAt(mode, "Unknown Scheduler Mode", func(name violation.Names) string {
+		return fmt.Sprintf("%s is %q; use \"strict\" or \"dwrr\".", name(mode), s.Mode)
+	})}
 }
 
-func (w Watchdog) validate() fabric.Findings {
-	var fs fabric.Findings
+func (w Watchdog) validate() violation.List {
+	var vs violation.List
 	switch w.Action {
 	case "drop", "forward", "alert":
 	default:
-		fs = append(fs, ErrorAt("pfc_watchdog.action", "Unknown Watchdog Action",
-			fmt.Sprintf("pfc_watchdog.action is %q; use \"drop\", \"forward\" or \"alert\".", w.Action)))
+		vs = append(vs, ErrorAt(FieldWatchdogAction, "Unknown Watchdog Action", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %q; use \"drop\", \"forward\" or \"alert\".", name(FieldWatchdogAction), w.Action)
+		}))
 	}
 	if w.DetectionTimeMs < 100 || w.DetectionTimeMs > 5000 {
-		fs = append(fs, ErrorAt("pfc_watchdog.detection_time_ms", "Detection Time Out of Range",
-			fmt.Sprintf("pfc_watchdog.detection_time_ms is %d; SONiC accepts 100 to 5000 ms.", w.DetectionTimeMs)))
+		vs = append(vs, ErrorAt(FieldWatchdogDetection, "Detection Time Out of Range", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %d; SONiC accepts 100 to 5000 ms.", name(FieldWatchdogDetection), w.DetectionTimeMs)
+		}))
 	}
 	if w.RestoreTimeMs < 100 || w.RestoreTimeMs > 60000 {
-		fs = append(fs, ErrorAt("pfc_watchdog.restoration_time_ms", "Restoration Time Out of Range",
-			fmt.Sprintf("pfc_watchdog.restoration_time_ms is %d; SONiC accepts 100 to 60000 ms.", w.RestoreTimeMs)))
+		vs = append(vs, ErrorAt(FieldWatchdogRestore, "Restoration Time Out of Range", func(name violation.Names) string {
+			return fmt.Sprintf("%s is %d; SONiC accepts 100 to 60000 ms.", name(FieldWatchdogRestore), w.RestoreTimeMs)
+		}))
 	}
-	return fs
+	return vs
 }
 
 // PortNamer says why a name cannot be a port of a switch ("" when it can): a Driver.
@@ -158,7 +189,12 @@ type PortNamer interface {
 	CheckPort(name string) string
 }
 
-// ErrorAt is an error finding on the resource attribute path.
-func ErrorAt(path, summary, detail string) fabric.Finding {
-	return fabric.Finding{Severity: fabric.SeverityError, Path: path, Summary: summary, Detail: detail}
+// ErrorAt is an error on field at, worded by detail in the caller's names.
+func ErrorAt(at violation.Field, summary string, detail func(violation.Names) string) violation.Violation {
+	return violation.ErrorAt(at, violation.Worded{Summary: summary, Detail: detail})
+}
+
+// WarningAt is a warning on field at, worded by detail in the caller's names.
+func WarningAt(at violation.Field, summary string, detail func(violation.Names) string) violation.Violation {
+	return violation.WarningAt(at, violation.Worded{Summary: summary, Detail: detail})
 }

@@ -16,18 +16,18 @@ func TestPolicyValidate(t *testing.T) {
 		want   []string // "severity path"
 	}{
 		{"sound", func(*Policy) {}, nil},
-		{"ratio 1.5", func(p *Policy) { p.PFC.PauseThresholdBytes = 153600 }, []string{"error pfc.pause_threshold_bytes"}},
-		{"ecn min above max", func(p *Policy) { p.ECN.MaxBytes = 100000 }, []string{"error ecn.min_threshold_bytes"}},
-		{"cnp on rdma priority", func(p *Policy) { p.Class.CNPPriority = 3 }, []string{"error cnp.priority"}},
-		{"bad port", func(p *Policy) { p.Ports = []string{"Ethernet0", "eth1"} }, []string{"error ports[1]"}},
-		{"repeated port", func(p *Policy) { p.Ports = []string{"Ethernet0", "Ethernet0"} }, []string{"error ports[1]"}},
-		{"strict rdma", func(p *Policy) { p.RDMA = Scheduler{Mode: SchedulerStrict} }, []string{"warning rdma_scheduler.mode"}},
-		{"dwrr weight 0", func(p *Policy) { p.CNP = Scheduler{Mode: SchedulerDWRR} }, []string{"error cnp_scheduler.weight"}},
+		{"ratio 1.5", func(p *Policy) { p.PFC.PauseThresholdBytes = 153600 }, []string{"error Thresholds.PFCPauseBytes"}},
+		{"ecn min above max", func(p *Policy) { p.ECN.MaxBytes = 100000 }, []string{"error Thresholds.ECNMinBytes"}},
+		{"cnp on rdma priority", func(p *Policy) { p.Class.CNPPriority = 3 }, []string{"error TrafficClass.CNPPriority"}},
+		{"bad port", func(p *Policy) { p.Ports = []string{"Ethernet0", "eth1"} }, []string{"error Policy.Ports[1]"}},
+		{"repeated port", func(p *Policy) { p.Ports = []string{"Ethernet0", "Ethernet0"} }, []string{"error Policy.Ports[1]"}},
+		{"strict rdma", func(p *Policy) { p.RDMA = Scheduler{Mode: SchedulerStrict} }, []string{"warning Policy.RDMA.Mode"}},
+		{"dwrr weight 0", func(p *Policy) { p.CNP = Scheduler{Mode: SchedulerDWRR} }, []string{"error Policy.CNP.Weight"}},
 		{"watchdog", func(p *Policy) { p.Watchdog = &Watchdog{Action: "panic", DetectionTimeMs: 50, RestoreTimeMs: 200} },
-			[]string{"error pfc_watchdog.action", "error pfc_watchdog.detection_time_ms"}},
-		{"name", func(p *Policy) { p.Name = "RoCE policy" }, []string{"error name"}},
-		{"empty name", func(p *Policy) { p.Name = "" }, []string{"error name"}},
-		{"mark probability 0", func(p *Policy) { p.ECN.MarkProbabilityPercent = 0 }, []string{"error ecn.mark_probability_percent"}},
+			[]string{"error Policy.Watchdog.Action", "error Policy.Watchdog.DetectionTimeMs"}},
+		{"name", func(p *Policy) { p.Name = "RoCE policy" }, []string{"error Policy.Name"}},
+		{"empty name", func(p *Policy) { p.Name = "" }, []string{"error Policy.Name"}},
+		{"mark probability 0", func(p *Policy) { p.ECN.MarkProbabilityPercent = 0 }, []string{"error Thresholds.MarkProbabilityPercent"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestPolicyValidate(t *testing.T) {
 			tt.change(&p)
 			var got []string
 			for _, f := range p.Validate(fabric.DefaultRatioWindow(), ethernetPorts{}) {
-				got = append(got, f.Severity.String()+" "+f.Path)
+				got = append(got, f.Severity.String()+" "+f.At.String())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("findings (-want +got):\n%s", diff)

@@ -20,30 +20,31 @@ const module = "github.com/clusterbid/terraform-provider-roce/"
 var allowed = map[string][]string{
 	"":                                    {"internal/provider"},
 	"internal/shell":                      {},
-	"internal/configcheck":                {},                 // the transports' problem type: no I/O
-	"internal/tlspin":                     {},                 // certificate pins for the TLS transports: no I/O
-	"internal/fabric":                     {"internal/shell"}, // quoting for the rendered nccl.conf only: no I/O
+	"internal/configcheck":                {},                                       // the transports' problem type: no I/O
+	"internal/tlspin":                     {},                                       // certificate pins for the TLS transports: no I/O
+	"internal/violation":                  {},                                       // the plan-time rules' result shape: no I/O
+	"internal/fabric":                     {"internal/shell", "internal/violation"}, // quoting for the rendered nccl.conf only: no I/O
 	"internal/sonic":                      {"internal/fabric"},
 	"internal/gnmi":                       {"internal/configcheck", "internal/tlspin"},   // the transport: no switch data model
 	"internal/gnmi/gnmitest":              {"internal/gnmi", "internal/twin/switchtwin"}, // test support
 	"internal/sonicdb":                    {"internal/gnmi", "internal/sonic"},
 	"internal/nvue":                       {"internal/configcheck", "internal/tlspin"},
-	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/health", "internal/nvue"}, // the driver seam: no OS
-	"internal/switchcfg/sonic":            {"internal/fabric", "internal/gnmi", "internal/health", "internal/sonic", "internal/sonicdb", "internal/switchcfg"},
-	"internal/switchcfg/cumulus":          {"internal/fabric", "internal/health", "internal/nvue", "internal/sonic", "internal/switchcfg"},    // sonic: natural port order
-	"internal/switchcfg/drivers":          {"internal/sonic", "internal/switchcfg", "internal/switchcfg/cumulus", "internal/switchcfg/sonic"}, // the registry
-	"internal/switchcfg/switchcfgtest":    {"internal/fabric", "internal/switchcfg"},                                                          // test support
+	"internal/switchcfg":                  {"internal/fabric", "internal/gnmi", "internal/health", "internal/nvue", "internal/violation"}, // the driver seam: no OS
+	"internal/switchcfg/sonic":            {"internal/fabric", "internal/gnmi", "internal/health", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/violation"},
+	"internal/switchcfg/cumulus":          {"internal/fabric", "internal/health", "internal/nvue", "internal/sonic", "internal/switchcfg", "internal/violation"}, // sonic: natural port order
+	"internal/switchcfg/drivers":          {"internal/sonic", "internal/switchcfg", "internal/switchcfg/cumulus", "internal/switchcfg/sonic"},                    // the registry
+	"internal/switchcfg/switchcfgtest":    {"internal/fabric", "internal/switchcfg", "internal/violation"},                                                       // test support
 	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/host/tasks":                 {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
-	"internal/ncclprofile":                {"internal/fabric", "internal/host/facts"},
+	"internal/ncclprofile":                {"internal/fabric", "internal/host/facts", "internal/violation"},
 	"internal/verdict":                    {}, // the one verdict shape: no I/O
 	"internal/preflight":                  {"internal/host", "internal/host/facts", "internal/verdict"},
 	"internal/health":                     {"internal/verdict"}, // verdicts from counter deltas: no I/O
 	"internal/nccltest":                   {"internal/host/facts", "internal/preflight", "internal/shell", "internal/verdict"},
 	"internal/telemetry":                  {"internal/health", "internal/host", "internal/host/facts"}, // host counters
-	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest", "internal/verdict"},
+	"internal/provider":                   {"internal/configcheck", "internal/fabric", "internal/gnmi", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/host/tasks", "internal/ncclprofile", "internal/preflight", "internal/shell", "internal/nvue", "internal/sonic", "internal/sonicdb", "internal/switchcfg", "internal/switchcfg/drivers", "internal/health", "internal/telemetry", "internal/nccltest", "internal/verdict", "internal/violation"},
 	"internal/twin/hostprofile":           {"internal/shell"},
 	"internal/twin/hosttwin":              {"internal/twin/hostprofile"},
 	"internal/twin/hosttwin/hosttwintest": {"internal/twin/hosttwin"},

@@ -126,7 +126,7 @@ func TestDCQCNInvalid(t *testing.T) {
 		{"cnp dscp", func(d *DCQCN) { d.CNPDSCP = 64 }, "CNP DSCP 64: want 0..63"},
 		{"cnp priority", func(d *DCQCN) { d.CNPPriority = 9 }, "CNP priority 9: want 0..7"},
 		{"shared priority", func(d *DCQCN) { d.CNPPriority = 3 }, "CNP priority 3 is the RoCE data priority"},
-		{"params", func(d *DCQCN) { d.Params = fabric.DCQCN{} }, "dcqcn.gain is 0"},
+		{"params", func(d *DCQCN) { d.Params = fabric.DCQCN{} }, "DCQCN.Gain is 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Backend is the backend for switches running NVIDIA Cumulus Linux: it reads the applied
@@ -100,27 +101,31 @@ func (o nvueObservation) minor() int {
 // Check applies the rules that need the switch: a release whose NVUE the backend speaks, the
 // ports exist, Cumulus' own RoCE mode is off or lossless (roce.go), the cable length is one NVUE
 // takes, and the ECN band for the fastest port.
-func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
-	var fs fabric.Findings
-	if n := o.minor(); n < 9 || n > 14 {
-		return fabric.Headroom{}, fabric.Findings{switchcfg.ErrorAt("os", "Unsupported Cumulus Release",
-			fmt.Sprintf("The switch runs Cumulus Linux %s; the provider configures 5.9 to 5.14 (5.15 renamed the enable/disable values of NVUE's QoS settings). Use os = \"cumulus\" on 5.9 to 5.14.", o.release))}
+func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, violation.List) {
+	var fs violation.List
+	if minor := o.minor(); minor < 9 || minor > 14 {
+		return fabric.Headroom{}, violation.List{switchcfg.ErrorAt(switchcfg.FieldOS, "Unsupported Cumulus Release", func(n violation.Names) string {
+			return fmt.Sprintf("The switch runs Cumulus Linux %s; the provider configures 5.9 to 5.14 (5.15 renamed the enable/disable values of NVUE's QoS settings). Use %s = \"cumulus\" on 5.9 to 5.14.", o.release, n(switchcfg.FieldOS))
+		})}
 	}
 	for i, port := range p.Ports {
 		if nvue.Object(o.links, port)["type"] != "swp" {
-			fs = append(fs, switchcfg.ErrorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
-				fmt.Sprintf("ports[%d] is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", i, port, o.release)))
+			fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldPorts.Elem(i), "Unknown Port", func(n violation.Names) string {
+				return fmt.Sprintf("%s is %q, which the switch (Cumulus Linux %s) has no switch port of; check the name (swp1, swp2, swp1s0 on a breakout).", n(switchcfg.FieldPorts.Elem(i)), port, o.release)
+			}))
 		}
 	}
 	fs = append(fs, roceChecks(o.roce(), p)...)
 	if p.CableLengthM < 1 {
-		fs = append(fs, switchcfg.ErrorAt("cable_length_m", "Cable Length Out of Range",
-			fmt.Sprintf("cable_length_m is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", p.CableLengthM)))
+		fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldCableLength, "Cable Length Out of Range", func(n violation.Names) string {
+			return fmt.Sprintf("%s is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", n(switchcfg.FieldCableLength), p.CableLengthM)
+		}))
 	}
 	if p.Watchdog != nil {
-		fs = append(fs, fabric.Finding{Severity: fabric.SeverityWarning, Path: "pfc_watchdog", Summary: "Watchdog Times Set by Cumulus",
-			Detail: fmt.Sprintf("On Cumulus the PFC watchdog is switched on per port; it detects a storm after robustness x polling-interval (%v x %v ms on this switch) and restores by itself, so pfc_watchdog's action and times are not written.",
-				nvueValue(o.qos, "pfc-watchdog", "robustness"), nvueValue(o.qos, "pfc-watchdog", "polling-interval"))})
+		fs = append(fs, switchcfg.WarningAt(switchcfg.FieldWatchdog, "Watchdog Times Set by Cumulus", func(n violation.Names) string {
+			return fmt.Sprintf("On Cumulus the PFC watchdog is switched on per port; it detects a storm after robustness x polling-interval (%v x %v ms on this switch) and restores by itself, so %s's action and times are not written.",
+				nvueValue(o.qos, "pfc-watchdog", "robustness"), nvueValue(o.qos, "pfc-watchdog", "polling-interval"), n(switchcfg.FieldWatchdog))
+		}))
 	}
 	if fs.HasErrors() {
 		return fabric.Headroom{}, fs
@@ -128,7 +133,9 @@ func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.He
 	speed := o.fastest(p.Ports, speedOverride)
 	h, err := fabric.ComputeHeadroom(fabric.Port{SpeedGbps: speed, CableLengthM: float64(p.CableLengthM), MTU: 9216}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
 	if err != nil {
-		fs = append(fs, switchcfg.ErrorAt("ports", "Cannot Compute Headroom", err.Error()))
+		fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldPorts, "Cannot Compute Headroom", func(violation.Names) string {
+			return err.Error()
+		}))
 	}
 	fs = append(fs, fabric.CheckECNForSpeed(p.ECN.MinBytes, speed)...)
 	return h, fs

@@ -139,8 +139,8 @@ func TestNVUECheckRefuses(t *testing.T) {
 	p := cumulusPolicy()
 	p.Ports = []string{"swp1", "swp99"}
 	_, fs := nvueObserve(t, b).Check(p, 0)
-	text := switchcfgtest.FindingText(fs)
-	for _, want := range []string{`ports[1] is "swp99"`, "RoCE mode lossy (nv show qos roce), in which NVUE takes no PFC profile"} {
+	text := switchcfgtest.ViolationText(fs)
+	for _, want := range []string{`Policy.Ports[1] is "swp99"`, "RoCE mode lossy (nv show qos roce), in which NVUE takes no PFC profile"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("findings lack %q:\n%s", want, text)
 		}
@@ -178,7 +178,7 @@ func TestNVUEPortsAndSpeedsFromTheOperationalState(t *testing.T) {
 		t.Errorf("headroom %+v, want the 400G one %+v", h, want)
 	}
 	p.Ports = []string{"swp1", "swp99"}
-	if _, fs := o.Check(p, 0); !fs.HasErrors() || !strings.Contains(fs.Errors()[0].Detail, `"swp99"`) {
+	if _, fs := o.Check(p, 0); !fs.HasErrors() || !strings.Contains(switchcfgtest.Detail(fs.Errors()[0]), `"swp99"`) {
 		t.Errorf("check of a port the switch lacks: %v", fs)
 	}
 }

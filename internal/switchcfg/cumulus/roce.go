@@ -6,6 +6,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Cumulus' RoCE mode (nv set qos roce) and this resource.
@@ -69,22 +70,24 @@ func roceLosslessMode(mode string) bool {
 	return mode == roceLossless || mode == "lossless-single-ipool"
 }
 
-// roceChecks are the plan's findings about RoCE mode: a refusal in a lossy mode, and in
+// roceChecks are the plan's violations about RoCE mode: a refusal in a lossy mode, and in
 // lossless mode a warning where the policy's lossless priority is not RoCE's.
-func roceChecks(mode string, p switchcfg.Policy) fabric.Findings {
+func roceChecks(mode string, p switchcfg.Policy) violation.List {
 	switch {
 	case mode == "":
 		return nil
 	case !roceLosslessMode(mode):
-		return fabric.Findings{switchcfg.ErrorAt("pfc", "Cumulus RoCE Mode Is Lossy",
-			fmt.Sprintf("The switch runs Cumulus' RoCE mode %s (nv show qos roce), in which NVUE takes no PFC profile: a PFC profile needs the default-lossless or roce-lossless traffic pool or RoCE lossless mode, and RoCE %s refuses both pools. "+
-				"pfc asks for PFC on switch priority %d. Switch RoCE to lossless (nv set qos roce mode lossless; nv config apply) or off (nv unset qos roce; nv config apply), then plan again.",
-				mode, mode, p.Class.Priority))}
+		return violation.List{switchcfg.ErrorAt(switchcfg.FieldPFC, "Cumulus RoCE Mode Is Lossy", func(n violation.Names) string {
+			return fmt.Sprintf("The switch runs Cumulus' RoCE mode %s (nv show qos roce), in which NVUE takes no PFC profile: a PFC profile needs the default-lossless or roce-lossless traffic pool or RoCE lossless mode, and RoCE %s refuses both pools. "+
+				"%s asks for PFC on switch priority %d. Switch RoCE to lossless (nv set qos roce mode lossless; nv config apply) or off (nv unset qos roce; nv config apply), then plan again.",
+				mode, mode, n(switchcfg.FieldPFC), p.Class.Priority)
+		})}
 	case p.Class.Priority != rocePriority:
-		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "rdma.priority", Summary: "Lossless Priority Differs from Cumulus RoCE Mode",
-			Detail: fmt.Sprintf("The switch runs Cumulus' RoCE mode %s, which gives switch priority %d its lossless pool; this resource makes priority %d lossless on its ports with its own PFC profile. "+
+		return violation.List{switchcfg.WarningAt(fabric.FieldRDMAPriority, "Lossless Priority Differs from Cumulus RoCE Mode", func(violation.Names) string {
+			return fmt.Sprintf("The switch runs Cumulus' RoCE mode %s, which gives switch priority %d its lossless pool; this resource makes priority %d lossless on its ports with its own PFC profile. "+
 				"NVIDIA's way of moving RoCE's lossless priority changes only the PFC, DSCP and egress queue mappings, as this resource does: after the apply, check that priority %d is in the roce-reserved pools (nv show qos roce pool-map), or use priority %d.",
-				mode, rocePriority, p.Class.Priority, p.Class.Priority, rocePriority)}}
+				mode, rocePriority, p.Class.Priority, p.Class.Priority, rocePriority)
+		})}
 	}
 	return nil
 }

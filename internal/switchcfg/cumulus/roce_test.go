@@ -13,6 +13,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/switchcfgtest"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 func applyNVUE(t *testing.T, b *Backend, c switchcfg.Changes) {
@@ -59,8 +60,8 @@ func TestNVUEAdoptsRoCELosslessMode(t *testing.T) {
 			before := tw.Applied()
 			p := cumulusPolicy()
 			o := nvueObserve(t, b)
-			if _, fs := o.Check(p, 0); fs.HasErrors() || slices.ContainsFunc(fs, func(f fabric.Finding) bool { return f.Path != "pfc_watchdog" }) {
-				t.Fatalf("findings on a RoCE lossless switch: %v", switchcfgtest.FindingText(fs))
+			if _, fs := o.Check(p, 0); fs.HasErrors() || slices.ContainsFunc(fs, func(v violation.Violation) bool { return v.At != switchcfg.FieldWatchdog }) {
+				t.Fatalf("findings on a RoCE lossless switch: %v", switchcfgtest.ViolationText(fs))
 			}
 			// The restore point keeps the lossy pool as found, should RoCE mode go off later.
 			snap := o.Snapshot(nil, p, nil)
@@ -110,12 +111,12 @@ func TestNVUERefusesRoCELossyMode(t *testing.T) {
 		}
 		_, fs := nvueObserve(t, b).Check(cumulusPolicy(), 0)
 		errs := fs.Errors()
-		if len(errs) != 1 || errs[0].Path != "pfc" {
-			t.Fatalf("%s: findings %v, want one error on pfc", c.mode, switchcfgtest.FindingText(fs))
+		if len(errs) != 1 || errs[0].At != switchcfg.FieldPFC {
+			t.Fatalf("%s: findings %v, want one error on pfc", c.mode, switchcfgtest.ViolationText(fs))
 		}
 		for _, want := range []string{"RoCE mode " + c.mode, "nv set qos roce mode lossless", "nv unset qos roce", "switch priority 3"} {
-			if !strings.Contains(errs[0].Detail, want) {
-				t.Errorf("%s: the refusal lacks %q: %s", c.mode, want, errs[0].Detail)
+			if d := switchcfgtest.Detail(errs[0]); !strings.Contains(d, want) {
+				t.Errorf("%s: the refusal lacks %q: %s", c.mode, want, d)
 			}
 		}
 	}
@@ -136,8 +137,8 @@ func TestNVUERoCEModeOtherPriorityWarns(t *testing.T) {
 	o := nvueObserve(t, b)
 	p.Watchdog = nil
 	_, fs := o.Check(p, 0)
-	if fs.HasErrors() || len(fs) != 1 || fs[0].Path != "rdma.priority" || !strings.Contains(fs[0].Detail, "nv show qos roce pool-map") {
-		t.Fatalf("findings %v, want one warning on rdma.priority", switchcfgtest.FindingText(fs))
+	if fs.HasErrors() || len(fs) != 1 || fs[0].At != fabric.FieldRDMAPriority || !strings.Contains(switchcfgtest.Detail(fs[0]), "nv show qos roce pool-map") {
+		t.Fatalf("findings %v, want one warning on rdma.priority", switchcfgtest.ViolationText(fs))
 	}
 	plan, _ := o.PlanUpdate(nil, p, o.Snapshot(nil, p, nil))
 	applyNVUE(t, b, plan)

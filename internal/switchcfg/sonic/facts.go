@@ -10,6 +10,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Facts are what the provider learns about a switch before planning.
@@ -113,12 +114,13 @@ func (f Facts) PlatformModel() (fabric.Platform, bool) {
 }
 
 // CheckPorts reports policy ports the switch does not have, with the attribute path.
-func (f Facts) CheckPorts(ports []string) fabric.Findings {
-	var fs fabric.Findings
+func (f Facts) CheckPorts(ports []string) violation.List {
+	var fs violation.List
 	for i, port := range ports {
 		if _, ok := f.Ports[port]; !ok {
-			fs = append(fs, switchcfg.ErrorAt(fmt.Sprintf("ports[%d]", i), "Unknown Port",
-				fmt.Sprintf("ports[%d] is %q, which the switch (%s) does not have in its PORT table; check the name (front-panel ports are Ethernet<lane>, e.g. Ethernet0, Ethernet8 on 8-lane ports).", i, port, f.HWSKU)))
+			fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldPorts.Elem(i), "Unknown Port", func(n violation.Names) string {
+				return fmt.Sprintf("%s is %q, which the switch (%s) does not have in its PORT table; check the name (front-panel ports are Ethernet<lane>, e.g. Ethernet0, Ethernet8 on 8-lane ports).", n(switchcfg.FieldPorts.Elem(i)), port, f.HWSKU)
+			}))
 		}
 	}
 	return fs
@@ -130,7 +132,7 @@ func (f Facts) CheckPorts(ports []string) fabric.Findings {
 // switch's LOSSLESS_TRAFFIC_PATTERN at this release, otherwise (an unknown SKU) the formula
 // with the worst-case pattern. It checks that every port's reservation fits the platform's
 // ingress lossless pool. speedOverride, when positive, replaces the speeds the switch reports.
-func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom, violation.List) {
 	var worst fabric.Headroom
 	for _, port := range p.Ports {
 		pf, ok := f.Ports[port]
@@ -155,11 +157,13 @@ func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom,
 			h, err = fabric.ComputeHeadroom(fabric.Port{SpeedGbps: pf.SpeedGbps, CableLengthM: float64(p.CableLengthM), MTU: pf.MTU}, fabric.WorstCasePattern(), fabric.HeadroomModel{})
 		}
 		if err != nil {
-			at := "ports" // the port's own speed or MTU, read from the switch
+			at := switchcfg.FieldPorts // the port's own speed or MTU, read from the switch
 			if speedOverride > 0 {
-				at = "port_speed_gbps"
+				at = switchcfg.FieldSpeedOverride
 			}
-			return worst, fabric.Findings{switchcfg.ErrorAt(at, "Cannot Compute Headroom", fmt.Sprintf("port %s: %v", port, err))}
+			return worst, violation.List{switchcfg.ErrorAt(at, "Cannot Compute Headroom", func(violation.Names) string {
+				return fmt.Sprintf("port %s: %v", port, err)
+			})}
 		}
 		if h.SizeBytes > worst.SizeBytes {
 			worst = h
@@ -167,8 +171,9 @@ func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom,
 	}
 	platform, ok := f.PlatformModel()
 	if !ok {
-		return worst, fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ports", Summary: "Unknown Buffer Size",
-			Detail: fmt.Sprintf("the switch platform %q (HWSKU %q) is not in the provider's table of Spectrum-4 buffer pools, so the lossless reservation of %d ports was not checked against the pool.", f.Platform, f.HWSKU, len(p.Ports))}}
+		return worst, violation.List{switchcfg.WarningAt(switchcfg.FieldPorts, "Unknown Buffer Size", func(violation.Names) string {
+			return fmt.Sprintf("the switch platform %q (HWSKU %q) is not in the provider's table of Spectrum-4 buffer pools, so the lossless reservation of %d ports was not checked against the pool.", f.Platform, f.HWSKU, len(p.Ports))
+		})}
 	}
 	perPort := worst.SizeBytes + p.PFC.PauseThresholdBytes
 	return worst, fabric.CheckCapacity(platform, perPort, len(p.Ports))
@@ -195,24 +200,26 @@ func (f Facts) FastestPort(ports []string, speedOverride int) int {
 // CheckWatchdog refuses watchdog times that sonic-pfcwd.yang rejects on this switch: below
 // the PFC_WD|GLOBAL POLL_INTERVAL, or any time at all when the GLOBAL row has no
 // POLL_INTERVAL (the must compares with nothing and fails).
-func (f Facts) CheckWatchdog(p switchcfg.Policy) fabric.Findings {
+func (f Facts) CheckWatchdog(p switchcfg.Policy) violation.List {
 	w := p.Watchdog
 	if w == nil || !f.WatchdogGlobal {
 		return nil
 	}
 	if f.PollIntervalMs == 0 {
-		return fabric.Findings{switchcfg.ErrorAt("pfc_watchdog", "Switch Has No Watchdog Poll Interval",
-			fmt.Sprintf("The switch (%s) has a PFC_WD|GLOBAL entry without POLL_INTERVAL, so SONiC's YANG model refuses every port's detection and restoration time. Set the poll interval on the switch (config pfcwd interval 200), or remove pfc_watchdog.", f.HWSKU))}
+		return violation.List{switchcfg.ErrorAt(switchcfg.FieldWatchdog, "Switch Has No Watchdog Poll Interval", func(n violation.Names) string {
+			return fmt.Sprintf("The switch (%s) has a PFC_WD|GLOBAL entry without POLL_INTERVAL, so SONiC's YANG model refuses every port's detection and restoration time. Set the poll interval on the switch (config pfcwd interval 200), or remove %s.", f.HWSKU, n(switchcfg.FieldWatchdog))
+		})}
 	}
-	var fs fabric.Findings
+	var fs violation.List
 	for _, t := range []struct {
-		attr string
-		ms   int
-	}{{"detection_time_ms", w.DetectionTimeMs}, {"restoration_time_ms", w.RestoreTimeMs}} {
+		at violation.Field
+		ms int
+	}{{switchcfg.FieldWatchdogDetection, w.DetectionTimeMs}, {switchcfg.FieldWatchdogRestore, w.RestoreTimeMs}} {
 		if t.ms < f.PollIntervalMs {
-			fs = append(fs, switchcfg.ErrorAt("pfc_watchdog."+t.attr, "Watchdog Time Below Poll Interval",
-				fmt.Sprintf("pfc_watchdog.%s is %d ms, below the switch's PFC watchdog poll interval (PFC_WD|GLOBAL POLL_INTERVAL %d ms), which SONiC requires as the minimum (sonic-pfcwd.yang): use %d or more, or lower the poll interval on the switch.",
-					t.attr, t.ms, f.PollIntervalMs, f.PollIntervalMs)))
+			fs = append(fs, switchcfg.ErrorAt(t.at, "Watchdog Time Below Poll Interval", func(n violation.Names) string {
+				return fmt.Sprintf("%s is %d ms, below the switch's PFC watchdog poll interval (PFC_WD|GLOBAL POLL_INTERVAL %d ms), which SONiC requires as the minimum (sonic-pfcwd.yang): use %d or more, or lower the poll interval on the switch.",
+					n(t.at), t.ms, f.PollIntervalMs, f.PollIntervalMs)
+			}))
 		}
 	}
 	return fs
@@ -224,10 +231,11 @@ func (f Facts) CheckWatchdog(p switchcfg.Policy) fabric.Findings {
 // swss cfgmgr/buffermgr.cpp: "No PG profile configured for speed ... and cable length ...",
 // and nothing for 0m); the dynamic one computes headroom for any length but removes the PG
 // at 0m (202505 and later). speedOverride, when positive, replaces the ports' speeds.
-func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) fabric.Findings {
+func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) violation.List {
 	if p.CableLengthM == 0 {
-		return fabric.Findings{switchcfg.ErrorAt("cable_length_m", "No Lossless Buffer at 0 m",
-			"cable_length_m is 0; SONiC's buffer manager builds no lossless priority group for a 0m cable, so RDMA would be dropped instead of paused: give the real cable length.")}
+		return violation.List{switchcfg.ErrorAt(switchcfg.FieldCableLength, "No Lossless Buffer at 0 m", func(n violation.Names) string {
+			return n(switchcfg.FieldCableLength) + " is 0; SONiC's buffer manager builds no lossless priority group for a 0m cable, so RDMA would be dropped instead of paused: give the real cable length."
+		})}
 	}
 	if f.BufferModel == BufferModelDynamic {
 		return f.checkDynamicBuffer()
@@ -235,14 +243,16 @@ func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) fabric.Fi
 	lookup, ok := sonicmodel.LookupLossless(f.HWSKU)
 	switch {
 	case !ok:
-		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "cable_length_m", Summary: "Cable Length Not Checked",
-			Detail: fmt.Sprintf("The switch's HWSKU %q has no pg_profile_lookup.ini table in the provider, so cable_length_m = %d was not checked against the rows the buffer manager can build; a length without a row leaves the ports without a lossless priority group.", f.HWSKU, p.CableLengthM)}}
+		return violation.List{switchcfg.WarningAt(switchcfg.FieldCableLength, "Cable Length Not Checked", func(n violation.Names) string {
+			return fmt.Sprintf("The switch's HWSKU %q has no pg_profile_lookup.ini table in the provider, so %s = %d was not checked against the rows the buffer manager can build; a length without a row leaves the ports without a lossless priority group.", f.HWSKU, n(switchcfg.FieldCableLength), p.CableLengthM)
+		})}
 	case lookup.Lossy:
-		return fabric.Findings{switchcfg.ErrorAt("ports", "Lossy SKU",
-			fmt.Sprintf("The switch runs %s, a lossy-RoCE SKU whose buffer templates build no lossless priority group on any port, so PFC cannot protect the RDMA priority. Use a lossless SKU (ACS-SN5600, Mellanox-SN5600-O128, -V256).", f.HWSKU))}
+		return violation.List{switchcfg.ErrorAt(switchcfg.FieldPorts, "Lossy SKU", func(violation.Names) string {
+			return fmt.Sprintf("The switch runs %s, a lossy-RoCE SKU whose buffer templates build no lossless priority group on any port, so PFC cannot protect the RDMA priority. Use a lossless SKU (ACS-SN5600, Mellanox-SN5600-O128, -V256).", f.HWSKU)
+		})}
 	}
 	cable := strconv.Itoa(p.CableLengthM) + "m"
-	var fs fabric.Findings
+	var fs violation.List
 	seen := map[int]bool{}
 	for _, port := range p.Ports {
 		pf, ok := f.Ports[port]
@@ -263,9 +273,10 @@ func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) fabric.Fi
 			if len(cables) > 0 {
 				fix = "use " + joinOr(cables) + " (the rows at this speed)"
 			}
-			fs = append(fs, switchcfg.ErrorAt("cable_length_m", "No Lossless Profile for Cable Length",
-				fmt.Sprintf("cable_length_m is %d; the switch (%s, traditional buffer model) builds lossless buffers only for the speed and cable rows of its pg_profile_lookup.ini, and has none for %s at %dG (port %s): buffermgrd would leave the port without a lossless priority group, dropping RDMA instead of pausing it. %s, or switch the buffer model to dynamic.",
-					p.CableLengthM, f.HWSKU, cable, speed/1000, port, capitalize(fix))))
+			fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldCableLength, "No Lossless Profile for Cable Length", func(n violation.Names) string {
+				return fmt.Sprintf("%s is %d; the switch (%s, traditional buffer model) builds lossless buffers only for the speed and cable rows of its pg_profile_lookup.ini, and has none for %s at %dG (port %s): buffermgrd would leave the port without a lossless priority group, dropping RDMA instead of pausing it. %s, or switch the buffer model to dynamic.",
+					n(switchcfg.FieldCableLength), p.CableLengthM, f.HWSKU, cable, speed/1000, port, capitalize(fix))
+			}))
 		}
 	}
 	return fs
@@ -274,16 +285,18 @@ func (f Facts) CheckCableLength(p switchcfg.Policy, speedOverride int) fabric.Fi
 // checkDynamicBuffer refuses a dynamic-model switch whose buffer manager cannot size a lossless
 // group (a parameter missing from CONFIG_DB), and warns where the provider cannot compute what
 // it will reserve (not a Spectrum-4 switch).
-func (f Facts) checkDynamicBuffer() fabric.Findings {
+func (f Facts) checkDynamicBuffer() violation.List {
 	switch {
 	case f.DynamicErr == nil:
 		return nil
 	case errors.Is(f.DynamicErr, sonicmodel.ErrNotSpectrum4):
-		return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ports", Summary: "Headroom Not Computed as the Switch Does",
-			Detail: fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, whose headroom the provider computes for Spectrum-4 only: %v. headroom shows the worst-case formula instead.", f.HWSKU, f.DynamicErr)}}
+		return violation.List{switchcfg.WarningAt(switchcfg.FieldPorts, "Headroom Not Computed as the Switch Does", func(violation.Names) string {
+			return fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, whose headroom the provider computes for Spectrum-4 only: %v. headroom shows the worst-case formula instead.", f.HWSKU, f.DynamicErr)
+		})}
 	}
-	return fabric.Findings{switchcfg.ErrorAt("ports", "No Lossless Buffer on the Switch",
-		fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, but %v: its buffer manager would build no lossless priority group, so RDMA would be dropped instead of paused. Restore the parameter on the switch (it comes with the SKU's buffers_dynamic.json.j2), then plan again.", f.HWSKU, f.DynamicErr))}
+	return violation.List{switchcfg.ErrorAt(switchcfg.FieldPorts, "No Lossless Buffer on the Switch", func(violation.Names) string {
+		return fmt.Sprintf("The switch (%s) runs SONiC's dynamic buffer model, but %v: its buffer manager would build no lossless priority group, so RDMA would be dropped instead of paused. Restore the parameter on the switch (it comes with the SKU's buffers_dynamic.json.j2), then plan again.", f.HWSKU, f.DynamicErr)
+	})}
 }
 
 // LosslessRow returns the lookup row the traditional buffer manager uses for a port, when
@@ -346,7 +359,7 @@ func priorityListHas(list string, prio int) bool {
 // port already has. buffermgrd turns pfc_enable into BUFFER_PG keys ("3,4" -> |3-4) and never
 // deletes the old one when pfc_enable changes (sonic-swss cfgmgr/buffermgr.cpp, 202411 to
 // master), so any change would leave an overlapping or orphaned priority group behind.
-func (f Facts) CheckPFCEnable(p switchcfg.Policy) fabric.Findings {
+func (f Facts) CheckPFCEnable(p switchcfg.Policy) violation.List {
 	var bad []string
 	lists := map[string]bool{}
 	for _, port := range p.Ports {
@@ -365,23 +378,25 @@ func (f Facts) CheckPFCEnable(p switchcfg.Policy) fabric.Findings {
 		choices = append(choices, l)
 	}
 	slices.Sort(choices)
-	return fabric.Findings{switchcfg.ErrorAt("rdma.priority", "RDMA Priority Not Lossless on the Ports",
-		fmt.Sprintf("rdma.priority is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
+	return violation.List{switchcfg.ErrorAt(fabric.FieldRDMAPriority, "RDMA Priority Not Lossless on the Ports", func(n violation.Names) string {
+		return fmt.Sprintf("%s is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
 			"Use a priority the ports already make lossless (%s), or change pfc_enable on the switch and remove the stale BUFFER_PG entries by hand first.",
-			p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; ")))}
+			n(fabric.FieldRDMAPriority), p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; "))
+	})}
 }
 
 // CheckSharedWRED warns when the policy tunes the stock WRED profile in place (releases before
 // 202511, whose GCU allows only replacing its green thresholds) and other queues use it: the
 // new ECN thresholds apply to them too, ports the resource does not list included.
-func (f Facts) CheckSharedWRED(p switchcfg.Policy) fabric.Findings {
+func (f Facts) CheckSharedWRED(p switchcfg.Policy) violation.List {
 	others := f.sharedWREDQueues(p)
 	if len(others) == 0 {
 		return nil
 	}
-	return fabric.Findings{{Severity: fabric.SeverityWarning, Path: "ecn", Summary: "Shared WRED Profile",
-		Detail: fmt.Sprintf("SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, so the ECN settings are written there, and %d other queues use it: QUEUE %s. Their ECN marking changes too, on ports this resource does not list. From 202511 the provider writes its own profile instead.",
-			f.Release, stockWREDProfile, len(others), listSome(others))}}
+	return violation.List{switchcfg.WarningAt(switchcfg.FieldECN, "Shared WRED Profile", func(violation.Names) string {
+		return fmt.Sprintf("SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, so the ECN settings are written there, and %d other queues use it: QUEUE %s. Their ECN marking changes too, on ports this resource does not list. From 202511 the provider writes its own profile instead.",
+			f.Release, stockWREDProfile, len(others), listSome(others))
+	})}
 }
 
 // sharedWREDQueues are the queues other than p's RDMA queues bound to the stock WRED profile

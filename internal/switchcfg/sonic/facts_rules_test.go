@@ -21,13 +21,13 @@ func TestCheckWatchdog(t *testing.T) {
 	}{
 		{"no GLOBAL row: no constraint", Facts{}, nil},
 		{"below the poll interval", Facts{WatchdogGlobal: true, PollIntervalMs: 200},
-			[]string{"error pfc_watchdog.detection_time_ms: Watchdog Time Below Poll Interval", "100 ms, below", "POLL_INTERVAL 200 ms", "use 200 or more"}},
+			[]string{"error: Policy.Watchdog.DetectionTimeMs: Watchdog Time Below Poll Interval", "100 ms, below", "POLL_INTERVAL 200 ms", "use 200 or more"}},
 		{"at the poll interval", Facts{WatchdogGlobal: true, PollIntervalMs: 100}, nil},
 		{"GLOBAL without POLL_INTERVAL", Facts{WatchdogGlobal: true, HWSKU: "ACS-SN5600"},
-			[]string{"error pfc_watchdog: Switch Has No Watchdog Poll Interval", "config pfcwd interval"}},
+			[]string{"error: Policy.Watchdog: Switch Has No Watchdog Poll Interval", "config pfcwd interval"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := switchcfgtest.FindingText(tc.facts.CheckWatchdog(p))
+			got := switchcfgtest.ViolationText(tc.facts.CheckWatchdog(p))
 			if len(tc.want) == 0 && got != "" {
 				t.Fatalf("findings:\n%s", got)
 			}
@@ -65,16 +65,16 @@ func TestCheckCableLength(t *testing.T) {
 		{"row 5m", o128, 5, 0, nil},
 		{"row 40m", o128, 40, 0, nil},
 		{"row 300m", o128, 300, 0, nil},
-		{"no row 10m", o128, 10, 0, []string{"error cable_length_m: No Lossless Profile for Cable Length", "has none for 10m at 400G (port Ethernet0)", "Use 5, 40 or 300"}},
+		{"no row 10m", o128, 10, 0, []string{"error: Policy.CableLengthM: No Lossless Profile for Cable Length", "has none for 10m at 400G (port Ethernet0)", "Use 5, 40 or 300"}},
 		{"speed override without the row", o128, 100, 800, []string{"none for 100m at 800G", "Use 5, 40 or 300"}},
-		{"zero", o128, 0, 0, []string{"error cable_length_m: No Lossless Buffer at 0 m"}},
+		{"zero", o128, 0, 0, []string{"error: Policy.CableLengthM: No Lossless Buffer at 0 m"}},
 		{"dynamic any length", dynamic, 17, 0, nil},
 		{"dynamic zero", dynamic, 0, 0, []string{"No Lossless Buffer at 0 m"}},
-		{"lossy SKU", lossy, 5, 0, []string{"error ports: Lossy SKU"}},
-		{"unknown SKU", unknown, 10, 0, []string{"warning cable_length_m: Cable Length Not Checked"}},
+		{"lossy SKU", lossy, 5, 0, []string{"error: Policy.Ports: Lossy SKU"}},
+		{"unknown SKU", unknown, 10, 0, []string{"warning: Policy.CableLengthM: Cable Length Not Checked"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := switchcfgtest.FindingText(tc.facts.CheckCableLength(switchcfg.Policy{Ports: ports, CableLengthM: tc.cable}, tc.speed))
+			got := switchcfgtest.ViolationText(tc.facts.CheckCableLength(switchcfg.Policy{Ports: ports, CableLengthM: tc.cable}, tc.speed))
 			if len(tc.want) == 0 && got != "" {
 				t.Fatalf("findings:\n%s", got)
 			}
@@ -120,10 +120,10 @@ func TestPFCEnableNeverNarrowed(t *testing.T) {
 		}
 	}
 	if fs := f.CheckPFCEnable(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet4", "Ethernet12"}, Class: fabric.TrafficClass{Priority: 3}}); fs != nil {
-		t.Errorf("priority 3: %s", switchcfgtest.FindingText(fs))
+		t.Errorf("priority 3: %s", switchcfgtest.ViolationText(fs))
 	}
-	got := switchcfgtest.FindingText(f.CheckPFCEnable(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet8"}, Class: fabric.TrafficClass{Priority: 3}}))
-	for _, w := range []string{"error rdma.priority: RDMA Priority Not Lossless on the Ports", `Ethernet8 (pfc_enable "4")`, "never removes the old ones"} {
+	got := switchcfgtest.ViolationText(f.CheckPFCEnable(switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet8"}, Class: fabric.TrafficClass{Priority: 3}}))
+	for _, w := range []string{"error: TrafficClass.Priority: RDMA Priority Not Lossless on the Ports", `Ethernet8 (pfc_enable "4")`, "never removes the old ones"} {
 		if !strings.Contains(got, w) {
 			t.Errorf("findings lack %q:\n%s", w, got)
 		}
@@ -143,14 +143,14 @@ func TestCheckSharedWRED(t *testing.T) {
 	}
 	queues := []string{"Ethernet0|3", "Ethernet0|4", "Ethernet4|3", "Ethernet4|4", "Ethernet8|3"}
 	p := switchcfg.Policy{Ports: []string{"Ethernet0", "Ethernet4"}, Class: fabric.TrafficClass{Priority: 3}}
-	got := switchcfgtest.FindingText(Facts{Release: rel("202411"), StockWREDQueues: queues}.CheckSharedWRED(p))
-	for _, w := range []string{"warning ecn: Shared WRED Profile", "AZURE_LOSSLESS", "3 other queues use it: QUEUE Ethernet0|4, Ethernet4|4, Ethernet8|3."} {
+	got := switchcfgtest.ViolationText(Facts{Release: rel("202411"), StockWREDQueues: queues}.CheckSharedWRED(p))
+	for _, w := range []string{"warning: Policy.ECN: Shared WRED Profile", "AZURE_LOSSLESS", "3 other queues use it: QUEUE Ethernet0|4, Ethernet4|4, Ethernet8|3."} {
 		if !strings.Contains(got, w) {
 			t.Errorf("findings lack %q:\n%s", w, got)
 		}
 	}
 	if fs := (Facts{Release: rel("202511"), StockWREDQueues: queues}).CheckSharedWRED(p); fs != nil {
-		t.Errorf("202511 owns its profile: %s", switchcfgtest.FindingText(fs))
+		t.Errorf("202511 owns its profile: %s", switchcfgtest.ViolationText(fs))
 	}
 }
 

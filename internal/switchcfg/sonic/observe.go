@@ -9,6 +9,7 @@ import (
 	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonicdb"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Backend is the backend for switches running SONiC: it reads and writes CONFIG_DB over gNMI.
@@ -71,7 +72,7 @@ func (o sonicObservation) Describe() string {
 // none), the buffer manager can build a lossless group for the cable length, the shared WRED
 // profile, the ECN band for the fastest port, and headroom plus the pause threshold fit the
 // platform's lossless pool. Unknown ports stop the rest.
-func (o sonicObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, fabric.Findings) {
+func (o sonicObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.Headroom, violation.List) {
 	f := o.Facts
 	fs := f.CheckPorts(p.Ports)
 	if fs.HasErrors() {

@@ -268,13 +268,13 @@ func TestFactsHeadroomAndCapacity(t *testing.T) {
 	}
 	p.PFC.PauseThresholdBytes = 400000
 	_, fs = o.Facts.Headroom(p, 0)
-	if !fs.HasErrors() || !strings.Contains(fs.Errors()[0].Detail, "67737959") {
+	if !fs.HasErrors() || !strings.Contains(switchcfgtest.Detail(fs.Errors()[0]), "67737959") {
 		t.Errorf("128 ports × (headroom + 400000 B) should overflow the ingress pool: %v", fs)
 	}
-	if _, fs := o.Facts.Headroom(testPolicy(), 300); len(fs) != 1 || fs[0].Path != "port_speed_gbps" {
+	if _, fs := o.Facts.Headroom(testPolicy(), 300); len(fs) != 1 || fs[0].At != switchcfg.FieldSpeedOverride {
 		t.Errorf("an unsupported speed override: %v, want one error at port_speed_gbps", fs)
 	}
-	if bad := o.Facts.CheckPorts([]string{"Ethernet0", "Ethernet999"}); len(bad) != 1 || bad[0].Path != "ports[1]" {
+	if bad := o.Facts.CheckPorts([]string{"Ethernet0", "Ethernet999"}); len(bad) != 1 || bad[0].At != switchcfg.FieldPorts.Elem(1) {
 		t.Errorf("CheckPorts = %v, want one error at ports[1]", bad)
 	}
 }

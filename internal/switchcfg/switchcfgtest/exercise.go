@@ -6,6 +6,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // Exercise runs on o everything a plan, an apply and a destroy ask of an observation, for
@@ -34,11 +35,18 @@ func Policy() switchcfg.Policy {
 	}
 }
 
-// FindingText renders findings one a line, "severity path: summary: detail", for test failures.
-func FindingText(fs fabric.Findings) string {
+// ViolationText renders violations one a line in Go names, "severity: field: summary:
+// detail", for test failures.
+// Detail is v's detail in the Go names of its fields.
+func Detail(v violation.Violation) string {
+	_, d := v.Words(violation.GoNames)
+	return d
+}
+
+func ViolationText(vs violation.List) string {
 	var b strings.Builder
-	for _, f := range fs {
-		b.WriteString(f.Severity.String() + " " + f.Path + ": " + f.Summary + ": " + f.Detail + "\n")
+	for _, v := range vs {
+		b.WriteString(v.Line(violation.GoNames) + "\n")
 	}
 	return b.String()
 }
