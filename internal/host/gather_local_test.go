@@ -76,6 +76,9 @@ func (u unprivilegedRunner) Run(ctx context.Context, cmd shell.Runnable, opts ss
 
 // Without root the debugfs cc_params are absent with the reason.
 func TestGatherCCParamsNeedsRoot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("needs root to drop privileges with setpriv: run the tests as root")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // twinHosts is the package's fleet: read-only hosts named after their
@@ -62,6 +63,7 @@ func TestMain(m *testing.M) {
 // the test (never skips) when twins cannot start.
 func twin(t testing.TB, name string) (*hosttwin.Fleet, host.Runner) {
 	t.Helper()
+	hosttwintest.SkipShort(t)
 	fleetOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()

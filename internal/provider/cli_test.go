@@ -45,6 +45,7 @@ type terraformCLI struct {
 
 func newTerraformCLI(t *testing.T, files map[string]string) *terraformCLI {
 	t.Helper()
+	skipIntegration(t)
 	dir := t.TempDir()
 	rc := filepath.Join(dir, ".terraformrc")
 	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"clusterbid/roce\" = \""+providerBinary(t)+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {

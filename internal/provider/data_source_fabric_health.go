@@ -471,13 +471,13 @@ func (d *fabricHealthDataSource) sampler(switches []switchEntry, hosts []types.S
 	}
 	for i, v := range hosts {
 		address := joinDefaultPort(v.ValueString(), d.data.settings.SSH.Port)
-		client, err := d.data.hostClient(address)
+		runner, err := d.data.hostRunner(address)
 		if err != nil {
 			addSSHSettingsError(&diags, address, err)
 			continue
 		}
 		// Not through the gather cache: a sample must not be served from, or evict, the gather.
-		s.hosts = append(s.hosts, hostTarget{index: i, runner: loggingRunner{host.SSH(client)}})
+		s.hosts = append(s.hosts, hostTarget{index: i, runner: runner})
 	}
 	return s, diags
 }

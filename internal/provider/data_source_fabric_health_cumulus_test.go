@@ -37,7 +37,7 @@ func TestFabricHealthOnCumulus(t *testing.T) {
 	drops := func() {
 		everyTick(t, func() error { return f.twin.AddCounter("swp2", "egress-queue-stats", 3, "tx-uc-buffer-discards", 3) })
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

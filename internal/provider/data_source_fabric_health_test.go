@@ -143,7 +143,7 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 	l := f.firstLink(t)
 	gpu1 := twinAddress(t, f.fleet, "gpu1")
 	cfg := f.config(t, "")
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -221,7 +221,7 @@ func TestFabricHealthOnAStockSONiCSwitch(t *testing.T) {
 	if err := f.sw.twin.AddPortCounters(f.firstLink(t).Port, map[string]uint64{"SAI_PORT_STAT_PFC_4_RX_PKTS": 25}); err != nil {
 		t.Fatal(err)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: f.config(t, ""),
@@ -255,7 +255,7 @@ func TestFabricHealthComparesCableEnds(t *testing.T) {
 	l := f.firstLink(t)
 	gpu1 := twinAddress(t, f.fleet, "gpu1")
 	cfg := f.config(t, fmt.Sprintf("  cables = [{ switch = %q, port = %q, host = %q, netdev = %q }]\n", f.sw.addr, l.Port, gpu1, l.Netdev))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -24,7 +24,7 @@ func TestGDRPreflightVerdicts(t *testing.T) {
 	read := func(name, extra string) string {
 		return provider + fmt.Sprintf("data \"roce_gdr_preflight\" \"h\" {\n  host = %q\n  %s\n}\n", twinAddress(t, f, name), extra)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -87,7 +87,7 @@ func TestHostFactsReportsEachProfile(t *testing.T) {
 		}
 	}
 	// One configuration reads every host: a Terraform run per host cost about 7 s each.
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    []resource.TestStep{{Config: config, ConfigStateChecks: checks}},
 	})
@@ -101,7 +101,7 @@ func TestHostFactsRefusesAnUnknownHostKey(t *testing.T) {
 	}
 	provider := fmt.Sprintf("provider \"roce\" {\n  ssh = {\n    user             = \"root\"\n    private_key_file = %q\n    known_hosts_file = %q\n  }\n}\n",
 		f.UserKeyFile(), empty)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      provider + fmt.Sprintf("data \"roce_host_facts\" \"h\" {\n  host = %q\n}\n", twinAddress(t, f, "cx7")),

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
 	"github.com/clusterbid/terraform-provider-roce/internal/nccltest"
@@ -278,7 +277,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	d.warnEnvHCADevices(ctx, &resp.Diagnostics, m)
 	hosts := knownStrings(m.Hosts)
 	address := joinDefaultPort(hosts[0].ValueString(), d.data.settings.SSH.Port)
-	client, err := d.data.hostClient(address)
+	runner, err := d.data.hostRunner(address)
 	if err != nil {
 		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
@@ -289,7 +288,7 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := loggingRunner{host.SSH(client)}.Run(runCtx, cmd, ssh.RunOptions{AllowFailure: true, Timeout: timeout})
+	res, err := runner.Run(runCtx, cmd, ssh.RunOptions{AllowFailure: true, Timeout: timeout})
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("hosts").AtListIndex(0), "Unable to Run NCCL Test",
 			fmt.Sprintf("Running %s on %s: %v. Nothing was changed; check the host is reachable and raise timeout_seconds if the run needs longer.", run.Binary, address, err))

@@ -129,10 +129,10 @@ func (d *ncclTestDataSource) warnEnvHCADevices(ctx context.Context, diags *diag.
 
 // rdmaDevices lists the RDMA devices of a host, nil when it cannot be read.
 func (d *ncclTestDataSource) rdmaDevices(ctx context.Context, address string) []string {
-	client, err := d.data.hostClient(address)
+	runner, err := d.data.hostRunner(address)
 	if err == nil {
 		var devs []facts.IBDevice
-		if devs, err = host.ReadProbe(ctx, loggingRunner{host.SSH(client)}, facts.IBVDevinfoProbe); err == nil {
+		if devs, err = host.ReadProbe(ctx, runner, facts.IBVDevinfoProbe); err == nil {
 			names := make([]string, 0, len(devs))
 			for _, dev := range devs {
 				names = append(names, dev.Name)

@@ -28,7 +28,7 @@ data "roce_nccl_test" "t" {
 }
 `, fleet.UserKeyFile(), fleet.KnownHostsFile(), twinAddress(t, fleet, "node1"), twinAddress(t, fleet, "node2"))
 	const ds = "data.roce_nccl_test.t"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: cfg,

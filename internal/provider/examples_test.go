@@ -27,7 +27,7 @@ func TestExamplesApply(t *testing.T) {
 	dirs = append(dirs, filepath.Join("..", "..", "examples", "quickstart"))
 	for _, dir := range dirs {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				TerraformVersionChecks:   functionsVersionCheck,
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
@@ -68,7 +68,7 @@ func TestSwitchQoSExampleApplies(t *testing.T) {
 	}
 	f := newSwitchFixture(t, switchtwin.Options{HWSKU: "ACS-SN5600", Ports: 32})
 	config := f.provider + strings.ReplaceAll(string(src), "10.0.0.1:50051", f.addr)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,
@@ -90,7 +90,7 @@ func TestHostFactsExampleApplies(t *testing.T) {
 	}
 	f, provider := hostTwins(t)
 	config := provider + strings.ReplaceAll(string(src), `"10.0.1.11"`, fmt.Sprintf("%q", twinAddress(t, f, "gid5")))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: config,
@@ -143,7 +143,7 @@ func exampleOnTwin(t *testing.T, file, twinHost string, replace ...string) strin
 func TestHostExamplesApply(t *testing.T) {
 	f, _ := hostTwins(t)
 	onTwin(t, f, "exbootstrap", "mkdir -p /var/log/nccl && printf 'NCCL INFO Using network IB\\n' > /var/log/nccl/allreduce-test.log")
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: exampleOnTwin(t, "resources/roce_nic_dcqcn/resource.tf", "exdcqcn")},

@@ -11,7 +11,7 @@ import (
 )
 
 func TestFunctionPFCHeadroom(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		TerraformVersionChecks:   functionsVersionCheck,
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -40,7 +40,7 @@ output "h800" { value = provider::roce::pfc_headroom(800, 40, 9100) }`,
 }
 
 func TestFunctionToS(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		TerraformVersionChecks:   functionsVersionCheck,
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -65,7 +65,7 @@ output "cnp" { value = provider::roce::tos(48, 0) }`,
 }
 
 func TestFunctionECNPFCFindings(t *testing.T) {
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		TerraformVersionChecks:   functionsVersionCheck,
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
@@ -107,7 +107,7 @@ resource "terraform_data" "fabric" {
   }
 }
 `
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		TerraformVersionChecks:   functionsVersionCheck,
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{

@@ -20,7 +20,7 @@ func TestChangedHostKeyIsRefused(t *testing.T) {
 	if err := f.RotateHostKey(ctx, "rotated"); err != nil {
 		t.Fatal(err)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      provider + fmt.Sprintf("data \"roce_host_facts\" \"h\" {\n  host = %q\n}\n", twinAddress(t, f, "rotated")),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
 )
 
 // The package's host twins, one per profile, started on first use and stopped by TestMain.
@@ -62,6 +63,7 @@ var twinHostSpecs = []hosttwin.HostSpec{
 // key, one known_hosts file, host keys verified).
 func hostTwins(t *testing.T) (*hosttwin.Fleet, string) {
 	t.Helper()
+	hosttwintest.SkipShort(t)
 	hostFleetOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()

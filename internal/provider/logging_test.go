@@ -41,7 +41,7 @@ resource "roce_nccl_env_profile" "logged" {
   host = %q
 }
 `, strings.TrimSpace(string(key)), f.KnownHostsFile(), address)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    []resource.TestStep{{Config: config}},
 	})
@@ -82,7 +82,7 @@ func TestDebugLogNamesEverySwitchRPC(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "terraform.log")
 	t.Setenv("TF_LOG", "DEBUG")
 	t.Setenv("TF_LOG_PATH", logPath)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    []resource.TestStep{{Config: f.config(leafConfig, f.addr, 102400, 256000)}},
 	})
@@ -119,7 +119,7 @@ func TestDebugLogNamesEveryCumulusRevision(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "terraform.log")
 	t.Setenv("TF_LOG", "DEBUG")
 	t.Setenv("TF_LOG_PATH", logPath)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps:                    []resource.TestStep{{Config: f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)}},
 	})

@@ -64,6 +64,7 @@ func copyExamples(t *testing.T, dirs ...string) string {
 // newTerraformCLIIn is newTerraformCLI for a configuration that is already on disk in dir.
 func newTerraformCLIIn(t *testing.T, dir string) *terraformCLI {
 	t.Helper()
+	skipIntegration(t)
 	rc := filepath.Join(t.TempDir(), ".terraformrc")
 	if err := os.WriteFile(rc, []byte("provider_installation {\n  dev_overrides {\n    \"clusterbid/roce\" = \""+providerBinary(t)+"\"\n  }\n  direct {}\n}\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ package provider
 import (
 	"context"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -29,6 +30,8 @@ type roceProvider struct {
 	// getenv is swapped in tests so the environment fallbacks can be exercised without
 	// touching the process environment.
 	getenv func(string) string
+	// dialHost is set in tests that replay recorded hosts instead of reaching them over SSH.
+	dialHost func(address string) (host.Runner, error)
 }
 
 func (p *roceProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -52,6 +55,7 @@ func (p *roceProvider) Configure(ctx context.Context, req provider.ConfigureRequ
 		return
 	}
 	data := newProviderData(settings)
+	data.dialHost = p.dialHost
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }

@@ -32,6 +32,8 @@ type providerData struct {
 	// gathers lets the resources on one host share a gather within this process (one
 	// Terraform walk); writes through an engine's runner make it forget the host.
 	gathers *host.GatherCache
+	// dialHost, when set, reaches a host instead of SSH: the fast tests' recorded hosts.
+	dialHost func(address string) (host.Runner, error)
 }
 
 func newProviderData(s settings) *providerData {

@@ -8,9 +8,17 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 )
 
-// hostClient returns the pooled SSH client for a host address: one connection per host
-// for the whole provider process, shared by every resource on that host.
-func (d *providerData) hostClient(address string) (*ssh.Client, error) {
+// hostRunner returns the logged runner of a host address on its pooled SSH client: one
+// connection per host for the whole provider process, shared by every resource on that
+// host. Tests that replay recorded hosts set dialHost instead.
+func (d *providerData) hostRunner(address string) (host.Runner, error) {
+	if d.dialHost != nil {
+		r, err := d.dialHost(address)
+		if err != nil {
+			return nil, err
+		}
+		return loggingRunner{r}, nil
+	}
 	d.hostsOnce.Do(func() {
 		cfg := d.settings.SSH
 		cfg.Events = sshEvents{}
@@ -19,19 +27,19 @@ func (d *providerData) hostClient(address string) (*ssh.Client, error) {
 	if d.hostsErr != nil {
 		return nil, d.hostsErr
 	}
-	return d.hosts.Client(address), nil
+	return loggingRunner{host.SSH(d.hosts.Client(address))}, nil
 }
 
 // hostEngine returns the bootstrapper engine for a host on the pooled connection, with sudo
 // when the provider's ssh.become says so, and the address it resolved.
 func (d *providerData) hostEngine(hostAddr string) (host.Engine, string, error) {
 	address := joinDefaultPort(hostAddr, d.settings.SSH.Port)
-	client, err := d.hostClient(address)
+	runner, err := d.hostRunner(address)
 	if err != nil {
 		return host.Engine{}, address, err
 	}
 	// Logging inside the cache's runner, which the cache unwraps to read without forgetting.
-	return host.Engine{Runner: d.gathers.Runner(loggingRunner{host.SSH(client)}), Sudo: d.settings.SSH.Become.Enabled, Cache: d.gathers, Events: engineEvents{}}, address, nil
+	return host.Engine{Runner: d.gathers.Runner(runner), Sudo: d.settings.SSH.Become.Enabled, Cache: d.gathers, Events: engineEvents{}}, address, nil
 }
 
 // reachError marks a failure to read a host, as opposed to a problem with the configuration.

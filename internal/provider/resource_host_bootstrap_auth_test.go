@@ -69,7 +69,7 @@ resource "roce_host_bootstrap" "gpu" {
   gpudirect = "none"
 }
 `, twinAddress(t, f, c.host), version, url, c.repo, repoPassword)
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config: config,
@@ -154,7 +154,7 @@ resource "roce_host_bootstrap" "gpu" {
 `, twinAddress(t, f, c.host), filepath.Base(c.repo), url, c.repo, repoPassword, v)
 			}
 			if !supported {
-				resource.UnitTest(t, resource.TestCase{
+				cliTest(t, resource.TestCase{
 					ProtoV6ProviderFactories: testProviderFactories,
 					Steps: []resource.TestStep{{Config: config(1), PlanOnly: true,
 						ExpectError: regexp.MustCompile(`Write-only attributes are only supported in\s+Terraform 1.11`)}},
@@ -175,7 +175,7 @@ resource "roce_host_bootstrap" "gpu" {
 				}
 				return nil
 			}
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{
 					{Config: config(1), Check: resource.ComposeTestCheckFunc(noPassword, passwordOnHost, func(*terraform.State) error {

@@ -56,7 +56,7 @@ func TestHostBootstrapRHEL(t *testing.T) {
 		}
 	}
 	const query = "rpm -q doca-ofed rdma-core kmod-mlnx-ofa_kernel mlnx-ofa_kernel-dkms; dnf -q versionlock list; ofed_info -s; cat /etc/yum.repos.d/roce-ofed.repo"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			got := onTwin(t, f, "rocky", "dnf -q versionlock list; ls /etc/yum.repos.d; rpm -q doca-ofed")
@@ -107,7 +107,7 @@ func TestHostBootstrapRHELWaitsForDnfLock(t *testing.T) {
 	f, provider := hostTwins(t)
 	host := twinAddress(t, f, "rockylock")
 	config := rhelBootstrapConfig(provider, host, "25.07-0.9.7", "", `lock_timeout = "2s"`)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -138,7 +138,7 @@ func TestHostBootstrapRHELGPUDirect(t *testing.T) {
 	f, provider := hostTwins(t)
 	config := strings.Replace(rhelBootstrapConfig(provider, twinAddress(t, f, "rockywrong"), "25.10-1.7.1", ""),
 		`gpudirect = "none"`, `gpudirect = "peermem"`, 1)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config, ExpectError: regexp.MustCompile(`(?s)built\s+before\s+OFED.*(dkms|rebuild|reinstall)`)},

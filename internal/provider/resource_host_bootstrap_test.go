@@ -32,7 +32,7 @@ resource "roce_host_bootstrap" "gpu" {
   gpudirect = "peermem"
 }
 `, twinAddress(t, f, "bootstrap"))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			got := onTwin(t, f, "bootstrap", "apt-mark showhold; ls /etc/apt/sources.list.d /etc/apt/preferences.d /etc/modules-load.d; ofed_info -s")
@@ -106,7 +106,7 @@ resource "roce_host_bootstrap" "gpu" {
 
 func TestHostBootstrapChoosesDMABUF(t *testing.T) {
 	f, provider := hostTwins(t)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: provider + fmt.Sprintf("resource \"roce_host_bootstrap\" \"gpu\" {\n  host = %q\n}\n", twinAddress(t, f, "bootstrapdmabuf")),
@@ -126,7 +126,7 @@ func TestHostBootstrapChoosesDMABUF(t *testing.T) {
 
 func TestHostBootstrapRefusesLatest(t *testing.T) {
 	f, provider := hostTwins(t)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: provider + fmt.Sprintf(`

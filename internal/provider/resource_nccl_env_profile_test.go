@@ -31,7 +31,7 @@ resource "roce_nccl_env_profile" "gpu" {
   profile_script_path = "/etc/profile.d/nccl.sh"
 }
 `, twinAddress(t, f, "nccl"))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if out := onTwin(t, f, "nccl", "ls /etc/nccl.conf /etc/profile.d/nccl.sh 2>&1 || true"); !regexp.MustCompile(`No such file.*\n.*No such file`).MatchString(out) {
@@ -90,7 +90,7 @@ resource "roce_nccl_env_profile" "gpu" {
 
 func TestNCCLEnvProfileDetectsGIDIndex(t *testing.T) {
 	f, provider := hostTwins(t)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: provider + fmt.Sprintf(`
@@ -118,7 +118,7 @@ func TestNCCLEnvProfilePlanTimeErrors(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"gpu\" {\n  host = %q\n  %s\n}\n", hostAddr, c.body),
@@ -160,7 +160,7 @@ func TestNCCLConfParsesAsIntended(t *testing.T) {
 	}
 	for _, version := range []string{"2.23.4", "2.26.2"} {
 		t.Run(version, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config: provider + fmt.Sprintf(`
@@ -208,7 +208,7 @@ resource "roce_nccl_env_profile" "old" {
 `, hostAddr, extra)
 	}
 	const oldConf = "NCCL_IB_TC=106\nNCCL_IB_GID_INDEX=5\n"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -258,7 +258,7 @@ func TestNCCLEnvProfileImportHandWritten(t *testing.T) {
 	f, provider := hostTwins(t)
 	hostAddr := twinAddress(t, f, "nccl")
 	const confPath = "/etc/nccl-hand.conf"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"hand\" {\n  host = %q\n  path = %q\n}\n", hostAddr, confPath),
@@ -299,7 +299,7 @@ func TestNCCLEnvProfileKeepsTheFileBefore(t *testing.T) {
 	onTwin(t, f, "nccl", "printf '"+before+"' > /etc/nccl.conf && chown nobody:nogroup /etc/nccl.conf && chmod 0640 /etc/nccl.conf")
 	want := onTwin(t, f, "nccl", stat)
 	config := provider + fmt.Sprintf("resource \"roce_nccl_env_profile\" \"gpu\" {\n  host = %q\n  cross_nic = 0\n}\n", twinAddress(t, f, "nccl"))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if got := onTwin(t, f, "nccl", stat+"; ls /etc/nccl.conf.roce-orig 2>&1 || true"); !strings.HasPrefix(got, want) || !strings.Contains(got, "No such file") {

@@ -32,7 +32,7 @@ resource "roce_nic_dcqcn" "gpu" {
 			t.Fatal(err)
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if out := onTwin(t, f, "dcqcn", "ls /etc/systemd/system/roce-dcqcn.service 2>&1 || true"); !regexp.MustCompile(`No such file`).MatchString(out) {
@@ -107,7 +107,7 @@ resource "roce_nic_dcqcn" "noclass" {
 			ImportStateVerifyIgnore: []string{"planned_changes"},
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -136,7 +136,7 @@ resource "roce_nic_dcqcn" "gpu" {
   dcqcn   = { ai_rate_mbps = 10 }
 }
 `, twinAddress(t, f, "dcqcnnp"))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config},
@@ -175,7 +175,7 @@ func TestNICDCQCNErrors(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps: []resource.TestStep{{
 					Config:      provider + fmt.Sprintf("resource \"roce_nic_dcqcn\" \"gpu\" {\n  host = %q\n  %s\n}\n", twinAddress(t, f, c.host), c.body),
@@ -216,7 +216,7 @@ resource "roce_nic_dcqcn" "cut" {
 			return nil
 		}
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{

@@ -75,7 +75,7 @@ func TestSwitchQoSCumulusLifecycle(t *testing.T) {
 			f := newCumulusFixture(t, release)
 			before := f.twin.Applied()
 			const addr = "roce_switch_qos.leaf1"
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				CheckDestroy: func(*terraform.State) error {
 					if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Applied())); diff != "" {
@@ -170,7 +170,7 @@ func TestSwitchQoSCumulusRefusals(t *testing.T) {
   os = "junos"
   ports = ["swp1"]`, `(?s)os is "junos"; use one of "cumulus" or "sonic"`},
 	} {
-		resource.UnitTest(t, resource.TestCase{
+		cliTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []resource.TestStep{{
 				Config:      f.provider + fmt.Sprintf("resource \"roce_switch_qos\" \"x\" {\n  "+tc.body+"\n  ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }\n  pfc = { pause_threshold_bytes = 256000 }\n}\n", f.addr),
@@ -192,7 +192,7 @@ func TestSwitchQoSCumulusExampleApplies(t *testing.T) {
 	}
 	f := newCumulusFixture(t, "5.14")
 	config := strings.NewReplacer("10.0.0.12:8765", f.addr, `"nvapi"`, `"cumulus"`, "/etc/roce/cumulus-ca.pem", f.caFile).Replace(string(src))
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:          config,
@@ -213,7 +213,7 @@ func TestSwitchQoSCumulusFailedApply(t *testing.T) {
 	f := newCumulusFixture(t, "5.12")
 	before := treeJSON(f.twin.Applied())
 	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -255,7 +255,7 @@ resource "roce_switch_qos" "leaf1" {
 }
 `, f.addr, login)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: body(""), ExpectError: regexp.MustCompile(`(?s)no NVUE username and password for this switch`)},
@@ -271,7 +271,7 @@ resource "roce_switch_qos" "leaf1" {
 		},
 	})
 	sonic := newSwitchFixture(t, switchtwin.Options{})
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: sonic.config(`
@@ -293,7 +293,7 @@ resource "roce_switch_qos" "leaf1" {
 func TestSwitchQoSCumulusAutoSaveOff(t *testing.T) {
 	f := newCumulusFixtureWith(t, nvuetwin.Options{Release: "5.14", AutoSaveOff: true})
 	before := f.twin.Startup()
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Startup())); diff != "" {
@@ -320,7 +320,7 @@ func TestSwitchQoSCumulusOperatorRevision(t *testing.T) {
 	f := newCumulusFixture(t, "5.14")
 	other := f.twin.OperatorRevision("pending")
 	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config, ExpectError: regexp.MustCompile(`revision\s+` + regexp.QuoteMeta(other) + `\s+\(pending\)`)},
@@ -344,7 +344,7 @@ func TestSwitchQoSCumulusPrompt(t *testing.T) {
 	}
 	before := treeJSON(f.twin.Applied())
 	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config, ExpectError: regexp.MustCompile(`(?s)ays_fail.*qos_features\.conf.*assume_yes\s+=\s+true`)},
@@ -378,7 +378,7 @@ func TestSwitchQoSCumulusRoCEMode(t *testing.T) {
 	before := f.twin.Applied()
 	const addr = "roce_switch_qos.leaf1"
 	config := f.provider + fmt.Sprintf(cumulusConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if diff := cmp.Diff(treeJSON(before), treeJSON(f.twin.Applied())); diff != "" {
@@ -419,7 +419,7 @@ func TestSwitchQoSCumulusRoCEMode(t *testing.T) {
 	if err := lossy.twin.RoCE("lossy"); err != nil {
 		t.Fatal(err)
 	}
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      lossy.provider + fmt.Sprintf(cumulusConfig, lossy.addr, 102400, 256000),

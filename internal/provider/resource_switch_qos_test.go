@@ -35,7 +35,7 @@ func TestSwitchQoSLifecycle(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{})
 	before := f.twin.Snapshot()
 	const addr = "roce_switch_qos.leaf1"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             f.unchangedSince(before),
 		Steps: []resource.TestStep{
@@ -149,7 +149,7 @@ func cutFirst(s string) (string, string, bool) {
 
 func TestSwitchQoSOwnsWREDProfileOn202511(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{Release: "202511"})
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: f.config(leafConfig, f.addr, 102400, 256000),
@@ -215,7 +215,7 @@ resource "roce_switch_qos" "leaf1" {
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps:                    []resource.TestStep{{Config: s.config, ExpectError: regexp.MustCompile(s.want)}},
 			})
@@ -260,7 +260,7 @@ func TestSwitchQoSConnectionErrors(t *testing.T) {
 			if name == "no port" {
 				config = c.provider + fmt.Sprintf(leafConfig, "127.0.0.1", 102400, 256000)
 			}
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				Steps:                    []resource.TestStep{{Config: config, ExpectError: regexp.MustCompile(c.want)}},
 			})
@@ -272,7 +272,7 @@ func TestSwitchQoSFaults(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{})
 	before := f.twin.Snapshot()
 	config := f.config(leafConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -310,7 +310,7 @@ func TestSwitchQoSRefusesWhatTheReleaseRejects(t *testing.T) {
 	// GCU rejects WRED edits on a chip family it does not know: the plan must say so and
 	// send nothing.
 	f := newSwitchFixture(t, switchtwin.Options{HWSKU: "Unknown-SKU-X"})
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      f.config(leafConfig, f.addr, 102400, 256000),
@@ -330,7 +330,7 @@ func TestSwitchQoSIdleCloseIsInvisible(t *testing.T) {
 	connections := func(idle time.Duration) int {
 		f := newSwitchFixture(t, switchtwin.Options{IdleTimeout: idle})
 		pause := func() { time.Sleep(100 * time.Millisecond) }
-		resource.UnitTest(t, resource.TestCase{
+		cliTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []resource.TestStep{
 				{PreConfig: pause, Config: f.config(leafConfig, f.addr, 102400, 256000)},
@@ -360,7 +360,7 @@ func TestSwitchQoSPortLeftLossy(t *testing.T) {
 	port["admin_status"] = "down"
 	f.twin.SetEntry("PORT", "Ethernet0", port)
 	config := f.config(leafConfig, f.addr, 102400, 256000)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
@@ -402,7 +402,7 @@ resource "roce_switch_qos" "leaf1" {
 				{"pfc_watchdog = { restoration_time_ms = 150 }", `(?s)pfc_watchdog\.restoration_time_ms is 150 ms, below`},
 				{"rdma = { dscp = [26], priority = 2 }", `(?s)RDMA Priority Not Lossless on the Ports`},
 			} {
-				resource.UnitTest(t, resource.TestCase{
+				cliTest(t, resource.TestCase{
 					ProtoV6ProviderFactories: testProviderFactories,
 					Steps:                    []resource.TestStep{{Config: f.config(extra, f.addr, s.hcl), ExpectError: regexp.MustCompile(s.want)}},
 				})
@@ -446,7 +446,7 @@ func TestSwitchQoSDynamicBufferModel(t *testing.T) {
 			f := newSwitchFixture(t, switchtwin.Options{Release: release, BufferModel: switchtwin.BufferModelDynamic})
 			before, beforeAppl := f.twin.Snapshot(), f.twin.ApplDB()
 			const addr = "roce_switch_qos.leaf1"
-			resource.UnitTest(t, resource.TestCase{
+			cliTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: testProviderFactories,
 				CheckDestroy: func(*terraform.State) error {
 					if diff := cmp.Diff(before, f.twin.Snapshot()); diff != "" {
@@ -490,7 +490,7 @@ func TestSwitchQoSDynamicBufferModel(t *testing.T) {
 func TestSwitchQoSDestroyRestoresStockPGs(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{Release: "202511"})
 	before := f.twin.Snapshot()
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			after := f.twin.Snapshot()

@@ -40,7 +40,7 @@ resource "roce_switch_qos" "leaf" {
   ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
   pfc = { pause_threshold_bytes = 256000 }
 }`
-	resource.Test(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			if held := sw.held(); len(held) > 0 {

@@ -23,7 +23,7 @@ func TestSwitchQoSConnectionReset(t *testing.T) {
 		f := newSwitchFixture(t, switchtwin.Options{})
 		before := f.twin.Snapshot()
 		config := f.config(leafConfig, f.addr, 102400, 256000)
-		resource.UnitTest(t, resource.TestCase{
+		cliTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []resource.TestStep{
 				{
@@ -47,7 +47,7 @@ func TestSwitchQoSConnectionReset(t *testing.T) {
 	t.Run("after apply", func(t *testing.T) {
 		f := newSwitchFixture(t, switchtwin.Options{})
 		config := f.config(leafConfig, f.addr, 102400, 256000)
-		resource.UnitTest(t, resource.TestCase{
+		cliTest(t, resource.TestCase{
 			ProtoV6ProviderFactories: testProviderFactories,
 			Steps: []resource.TestStep{
 				{
@@ -85,7 +85,7 @@ func TestSwitchQoSUnsettledUpdateKeepsThePriorPolicy(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{})
 	before := f.twin.Snapshot()
 	one := strings.Replace(leafConfig, `["Ethernet0", "Ethernet8"]`, `["Ethernet0"]`, 1)
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy:             f.unchangedSince(before),
 		Steps: []resource.TestStep{
@@ -116,7 +116,7 @@ func TestSwitchQoSImportUpdateDestroy(t *testing.T) {
 	const addr = "roce_switch_qos.leaf1"
 	imp := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", addr, f.addr+"/ROCE/Ethernet0,Ethernet8")
 	forget := "removed {\n  from = " + addr + "\n  lifecycle { destroy = false }\n}\n"
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		CheckDestroy: func(*terraform.State) error {
 			return f.expect(map[string]map[string]string{

@@ -45,7 +45,7 @@ resource "roce_switch_qos" "leaf1" {
 		defer c.Close()
 		return tlspin.Of(c.ConnectionState().PeerCertificates[0]).String()
 	}()
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{Config: config(otherPin), ExpectError: regexp.MustCompile(`not the pinned one`)},

@@ -16,7 +16,7 @@ import (
 // for the values instead of failing, and the apply validates them.
 func TestNestedObjectsUnknownAtPlan(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{})
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: f.config(`
@@ -47,7 +47,7 @@ resource "roce_switch_qos" "leaf" {
 // apply samples them.
 func TestFabricHealthListsUnknownAtValidate(t *testing.T) {
 	f := newSwitchFixture(t, switchtwin.Options{})
-	resource.UnitTest(t, resource.TestCase{
+	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{{
 			Config: f.config(`

@@ -145,6 +145,9 @@ func TestAtomicWriteScriptRefusesUnsafeDirectory(t *testing.T) {
 
 func requireRoot(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("these tests run as root: they chown files to another user")
 	}

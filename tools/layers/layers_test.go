@@ -37,6 +37,7 @@ var allowed = map[string][]string{
 	"internal/host/ssh":                   {"internal/configcheck", "internal/shell"},
 	"internal/host/facts":                 {"internal/shell"},
 	"internal/host":                       {"internal/host/facts", "internal/host/ssh", "internal/shell"},
+	"internal/host/hostreplay":            {"internal/host", "internal/host/ssh", "internal/shell"}, // test support: recorded hosts
 	"internal/host/tasks":                 {"internal/fabric", "internal/host", "internal/host/facts", "internal/host/ssh", "internal/shell"},
 	"internal/ncclprofile":                {"internal/fabric", "internal/host/facts", "internal/violation"},
 	"internal/verdict":                    {}, // the one verdict shape: no I/O

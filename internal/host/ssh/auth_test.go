@@ -148,6 +148,9 @@ func testUser(t *testing.T) (name, password string) {
 // and removes it when the test ends.
 func localUser(t *testing.T, password string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("password authentication needs a local user with a known password: creating one needs root (useradd, chpasswd); run the tests as root")
 	}

@@ -234,6 +234,9 @@ func TestBecomeEnabled(t *testing.T) {
 // TestRealSudo runs the decorated command through the system's sudo when it
 // is installed (as root, sudo -n needs no sudoers entry).
 func TestRealSudo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("TestRealSudo needs root, as make test does")
 	}

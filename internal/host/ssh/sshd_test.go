@@ -78,6 +78,9 @@ func (s *syncBuffer) String() string {
 // startServer starts an sshd and registers its cleanup.
 func startServer(t *testing.T, opts serverOptions) *testServer {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts OpenSSH's sshd: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if _, err := os.Stat(sshdPath); err != nil {
 		t.Fatalf("OpenSSH server is required for these tests (apt-get install -y openssh-server): %v", err)
 	}
@@ -424,6 +427,9 @@ func testContext(t *testing.T) context.Context {
 // TestServersGiveRootAnEmptyHome: the test servers do not run the machine's shell start-up
 // files, whose hooks would make the tests depend on the machine.
 func TestServersGiveRootAnEmptyHome(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("the SSH tests run as root (sshd's privilege separation, sudo)")
 	}

@@ -69,6 +69,9 @@ func sharedBase(t testing.TB) string {
 // opaque with a trusted.* extended attribute, which needs root.
 func requireRoot(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs root: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if os.Geteuid() != 0 {
 		t.Fatal("rendering a twin layer needs root (trusted.overlay.opaque): run the tests as root")
 	}

@@ -20,6 +20,9 @@ import (
 // the reason: the suite is meant to run as root after `make tools` installed sshd.
 func requireTwins(t *testing.T) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs host twins: left out of the fast tier (-short, make unit); make test runs it")
+	}
 	if err := preflight(); err != nil {
 		t.Fatalf("host twins cannot run here: %v (run the tests as root after make tools)", err)
 	}

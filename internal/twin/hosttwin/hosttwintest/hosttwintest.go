@@ -11,9 +11,11 @@ import (
 )
 
 // Start starts a fleet for t and stops it when t ends. It fails t, never skips it, when the
-// twins cannot start: a missing prerequisite is an error of the machine, not a pass.
+// twins cannot start: a missing prerequisite is an error of the machine, not a pass. The
+// fast tier (go test -short) leaves twin tests out; see SkipShort.
 func Start(t testing.TB, opts hosttwin.Options) *hosttwin.Fleet {
 	t.Helper()
+	SkipShort(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	f, err := hosttwin.Start(ctx, opts)
@@ -28,4 +30,13 @@ func Start(t testing.TB, opts hosttwin.Options) *hosttwin.Fleet {
 		}
 	})
 	return f
+}
+
+// SkipShort leaves a test that needs host twins (root, OpenSSH, apt, dnf, namespaces) out
+// of the fast tier: go test -short, which make unit runs. make test runs every test.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs host twins: left out of the fast tier (-short, make unit); make test runs it")
+	}
 }
