@@ -1,8 +1,10 @@
 package nvuetwin
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
@@ -84,7 +86,7 @@ func TestPromptOnlyForHandEditedFiles(t *testing.T) {
 			if c.ignored {
 				nvue.Set(rev.config, nvue.Tree{}, "system", "config", "apply", "ignore", "/etc/cumulus/datapath/qos/qos_features.conf")
 			}
-			tw.apply(rev, c.ays)
+			applyNow(tw, rev, c.ays)
 			var msgs []string
 			for _, is := range rev.issues {
 				msgs = append(msgs, is.Message)
@@ -97,9 +99,9 @@ func TestPromptOnlyForHandEditedFiles(t *testing.T) {
 	// Answered yes, NVUE overwrites the file: the next apply does not ask again.
 	tw = fresh()
 	_ = tw.EditByHand("/etc/cumulus/switchd.d/qos.conf")
-	tw.apply(change(tw, 5), "ays_yes")
+	applyNow(tw, change(tw, 5), "ays_yes")
 	rev := change(tw, 6)
-	tw.apply(rev, "ays_no")
+	applyNow(tw, rev, "ays_no")
 	if rev.state != "applied_and_saved" {
 		t.Errorf("after a yes, the next apply ended %q", rev.state)
 	}
@@ -248,4 +250,14 @@ func TestValidateCrossRulesAllow(t *testing.T) {
 			t.Errorf("%s: refused %+v", name, issues)
 		}
 	}
+}
+
+// applyNow runs rev's apply to its end on a clock that jumps past every state.
+func applyNow(tw *Twin, rev *revision, ays string) {
+	clock := time.Unix(0, 0)
+	tw.opts.Now = func() time.Time { return clock }
+	tw.revs[strconv.Itoa(len(tw.revs)+1)] = rev
+	tw.queue(rev, ays, 0)
+	clock = clock.Add(time.Hour)
+	tw.advance()
 }
