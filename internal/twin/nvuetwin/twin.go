@@ -242,14 +242,20 @@ func (t *Twin) Requests() (revisions, patches int) {
 }
 
 // OperatorRevision leaves a revision of another session in state ("pending": an operator's
-// nv set not yet applied; "apply": one applying) and returns its id.
+// nv set not yet applied; "apply": one applying; "confirm": one applied with nv config apply
+// --confirm and not confirmed yet) and returns its id.
 func (t *Twin) OperatorRevision(state string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	id := "changeset/operator/" + strconv.Itoa(t.nextRev)
 	t.nextRev++
-	// One applying holds the switch for good, as a hung apply does.
-	t.revs[id] = &revision{state: state, config: nvue.Clone(t.applied), hung: state == "apply"}
+	// One applying holds the switch for good, as a hung apply does; one waiting for its
+	// confirmation holds it for the CLI's default window (nvue-reference Config-Commands.md).
+	rev := &revision{state: state, config: nvue.Clone(t.applied), hung: state == "apply"}
+	if state == stateConfirm {
+		rev.before, rev.deadline = nvue.Clone(t.applied), t.now().Add(10*time.Minute)
+	}
+	t.revs[id] = rev
 	return id
 }
 
