@@ -108,6 +108,9 @@ func (t *Twin) step(rev *revision, at time.Time) {
 	rev.since = at
 	switch rev.state {
 	case "checking":
+		if rev.ops != nil {
+			rev.config = replay(t.applied, rev.ops)
+		}
 		if equalTrees(rev.config, t.applied) {
 			rev.state, rev.progress = "applied", ""
 			rev.issues = []issue{{Code: "no_config_diff", Message: "config apply executed with no config diff", Severity: "info", Data: map[string]any{}}}

@@ -20,6 +20,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,6 +108,12 @@ type revision struct {
 	// ays is the answer given ahead to a prompt; confirm the commit-confirm window asked for.
 	ays     string
 	confirm time.Duration
+	// ops are the changes staged, in order: an apply replays them over the configuration
+	// applied when it runs, so a revision created before another one applied keeps that
+	// one's change (NVUE revisions are changesets over their parent, the applied revision:
+	// "additional-data": {"parent-revision-id": "applied"},
+	// dsx-ai-factory/infra-controller crates/nvue-client/src/types/revision.rs).
+	ops []stagedOp
 	// fault is what the twin was told to do to this apply; hung an apply that never moves on.
 	fault string
 	hung  bool
@@ -458,11 +465,8 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		keys = nvue.Path(path)
 	}
 	if r.Method == http.MethodDelete {
-		if len(keys) == 0 {
-			rev.config = nvue.Tree{}
-		} else if parent := nvue.Object(rev.config, keys[:len(keys)-1]...); parent != nil {
-			delete(parent, keys[len(keys)-1])
-		}
+		rev.ops = append(rev.ops, stagedOp{keys: keys, remove: true})
+		removeAt(rev.config, keys)
 		t.deleted(w)
 		return
 	}
@@ -501,6 +505,9 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 			return
 		}
 	}
+	// "when using well-named interface names like swp1, NVUE configures the type
+	// automatically" and answers with it (NVUE API guide 5.14, Supported HTTP Methods).
+	named := inferTypes(keys, patch)
 	nvue.Merge(target, patch)
 	// The API validates a PATCH against its OpenAPI schema (additionalProperties false, enums,
 	// types and ranges: NVUE OpenAPI 5.3) and answers 400 before anything is staged; rules
@@ -516,8 +523,9 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	rev.config = staged
+	rev.ops = append(rev.ops, stagedOp{keys: keys, patch: nvue.Clone(patch)})
 	if t.minor >= 10 {
-		writeJSON(w, http.StatusOK, patch) // 5.10 and later answer with the change
+		writeJSON(w, http.StatusOK, named) // 5.10 and later answer with the change
 		return
 	}
 	writeJSON(w, http.StatusOK, rev.config) // 5.9 answers with the whole configuration
@@ -567,4 +575,82 @@ func patchKinds(patch nvue.Tree) (sets, unsets bool) {
 		}
 	}
 	return sets, unsets
+}
+
+// swpName is a well-named switch port.
+var swpName = regexp.MustCompile(`^swp[0-9]+(s[0-9]+)?$`)
+
+// inferTypes adds "type": "swp" to each switch port patch (at keys) creates or changes without
+// a type, and returns the patch as NVUE answers it.
+func inferTypes(keys []string, patch nvue.Tree) nvue.Tree {
+	var ifaces nvue.Tree
+	switch {
+	case len(keys) == 0:
+		ifaces = nvue.Object(patch, "interface")
+	case len(keys) == 1 && keys[0] == "interface":
+		ifaces = patch
+	case len(keys) == 2 && keys[0] == "interface" && swpName.MatchString(keys[1]):
+		if _, typed := patch["type"]; !typed {
+			patch["type"] = "swp"
+		}
+		return patch
+	}
+	for name, v := range ifaces {
+		if m, ok := v.(map[string]any); ok && swpName.MatchString(name) {
+			if _, typed := m["type"]; !typed {
+				m["type"] = "swp"
+			}
+		}
+	}
+	return patch
+}
+
+// stagedOp is one PATCH (a merge of patch at keys) or DELETE (of keys) staged in a revision.
+type stagedOp struct {
+	keys   []string
+	patch  nvue.Tree
+	remove bool
+}
+
+// removeAt deletes what is at keys in cfg; the root empties it.
+func removeAt(cfg nvue.Tree, keys []string) {
+	if len(keys) == 0 {
+		clear(cfg)
+		return
+	}
+	if parent := nvue.Object(cfg, keys[:len(keys)-1]...); parent != nil {
+		delete(parent, keys[len(keys)-1])
+	}
+}
+
+// replay returns base with ops applied in order. A merge that would go through a value is
+// left out, as its PATCH was refused.
+func replay(base nvue.Tree, ops []stagedOp) nvue.Tree {
+	cfg := nvue.Clone(base)
+	for _, op := range ops {
+		if op.remove {
+			removeAt(cfg, op.keys)
+			continue
+		}
+		target, ok := cfg, true
+		for _, k := range op.keys {
+			switch next := target[k].(type) {
+			case map[string]any:
+				target = next
+			case nil:
+				created := nvue.Tree{}
+				target[k] = created
+				target = created
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			nvue.Merge(target, nvue.Clone(op.patch))
+		}
+	}
+	return cfg
 }
