@@ -2,6 +2,9 @@ package nvuetwin_test
 
 import (
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
@@ -295,4 +298,46 @@ func mergeInto(m map[string]any, keysAndValue ...any) map[string]any {
 	k, _ := keysAndValue[n-2].(string)
 	cur[k] = keysAndValue[n-1]
 	return m
+}
+
+// The Cumulus guide shows only commands NVUE accepts: its nv set qos and nv set interface
+// lines, staged together as the CLI would stage them, apply.
+func TestConformanceGuideCommands(t *testing.T) {
+	// src: the project's templates/guides/cumulus.md against the rules above; an nv set line
+	// is a PATCH of its path (api Use the API: "the CLI nv show commands reflect any PATCH").
+	raw, err := os.ReadFile("../../../templates/guides/cumulus.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	patch := map[string]any{}
+	n := 0
+	for _, line := range strings.Split(string(raw), "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		fields := strings.Fields(line)
+		if len(fields) < 5 || fields[0] != "nv" || fields[1] != "set" || fields[2] != "qos" && fields[2] != "interface" {
+			continue
+		}
+		path, value := fields[2:len(fields)-1], fields[len(fields)-1]
+		var v any = value
+		if f, err := strconv.ParseFloat(value, 64); err == nil {
+			v = f
+		}
+		// A PFC profile's and a traffic pool's switch-priority is a collection: the value is
+		// a member (nv set qos pfc default-global switch-priority 0, qos guide).
+		if last := path[len(path)-1]; last == "switch-priority" && (path[1] == "pfc" || path[1] == "traffic-pool") {
+			path, v = fields[2:], member
+		}
+		args := make([]any, 0, len(path)+1)
+		for _, p := range path {
+			args = append(args, p)
+		}
+		mergeInto(patch, append(args, v)...)
+		n++
+	}
+	if n < 10 {
+		t.Fatalf("found %d nv set lines in the guide; the parser no longer reads it", n)
+	}
+	s := newSwitch(t, nvuetwin.Options{})
+	_, out := s.change(patch, nil)
+	wantState(t, out, "applied_and_saved")
 }
