@@ -243,3 +243,40 @@ func TestConformanceRefusesBesideAnotherRevision(t *testing.T) {
 		})
 	}
 }
+
+// The answers that changed between releases, for the requests the provider sends.
+func TestConformanceAnswersByRelease(t *testing.T) {
+	// src: api Supported HTTP Methods, notes: "In Cumulus Linux 5.9 and earlier, the REST API
+	// PATCH response returns the full state of the NVUE system ... In Cumulus Linux 5.10 and
+	// later, the REST API PATCH response returns only the resulting configuration change";
+	// "In Cumulus Linux 5.10 and later, DELETE responses return a 204(No Content) status
+	// code. In Cumulus Linux 5.9 and earlier, DELETE responses return 200 with an empty json
+	// body ({})".
+	for _, c := range []struct {
+		release    string
+		fullPatch  bool
+		deleteCode int
+	}{{"5.9", true, http.StatusOK}, {"5.10", false, http.StatusNoContent}, {"5.14", false, http.StatusNoContent}} {
+		t.Run(c.release, func(t *testing.T) {
+			s := newSwitch(t, nvuetwin.Options{Release: c.release})
+			id := s.newRevision()
+			code, out := s.do(http.MethodPatch, "/qos/pfc-watchdog"+revQuery(id), obj("robustness", 5))
+			if code != http.StatusOK {
+				t.Fatalf("PATCH: %d %v", code, out)
+			}
+			full := lookup(out, "qos") != nil
+			if full != c.fullPatch {
+				t.Errorf("PATCH answer %v: full configuration %v, want %v", out, full, c.fullPatch)
+			}
+			if !c.fullPatch {
+				wantEqual(t, "PATCH answer", out, obj("robustness", 5))
+			}
+			code, out = s.do(http.MethodDelete, "/qos/pfc-watchdog/robustness"+revQuery(id), nil)
+			if code != c.deleteCode || c.deleteCode == http.StatusOK && !equalEmpty(out) {
+				t.Errorf("DELETE: %d %v, want %d", code, out, c.deleteCode)
+			}
+		})
+	}
+}
+
+func equalEmpty(v any) bool { m, ok := v.(map[string]any); return ok && len(m) == 0 }
