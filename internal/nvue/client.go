@@ -33,6 +33,10 @@ const (
 	DefaultRequestTimeout = 30 * time.Second
 	DefaultApplyTimeout   = 5 * time.Minute
 	defaultPollInterval   = 500 * time.Millisecond
+	// DefaultConfirmWindow is nv config apply --confirm's default: "If you do not confirm
+	// within ten minutes, the configuration rolls back automatically" (CumulusNetworks/docs
+	// content/nvue-reference/Config-Commands.md, nv config apply).
+	DefaultConfirmWindow = 10 * time.Minute
 )
 
 // Config says how to reach and authenticate to one switch.
@@ -67,6 +71,13 @@ type Config struct {
 	// own Ansible collection answers only when asked (stackhpc/ansible-nvidia-nvue
 	// plugins/httpapi/httpapi.py, apply_config: auto-prompt only with force).
 	AssumeYes bool
+	// ConfirmWindow is the commit-confirm window of every apply: the switch rolls the change
+	// back by itself unless the client confirms it within this time, which it does only after
+	// reading the change back over a new connection (so a change that cuts the provider off
+	// from the switch undoes itself). Zero means DefaultConfirmWindow; negative turns
+	// commit-confirm off. NVUE counts it in whole seconds ("state-controls": {"confirm": N},
+	// entropia/gpn-noc-gpncfg gpncfg/deployment/__init__.py apply_revision).
+	ConfirmWindow time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -78,6 +89,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = defaultPollInterval
+	}
+	if c.ConfirmWindow == 0 {
+		c.ConfirmWindow = DefaultConfirmWindow
 	}
 	return c
 }

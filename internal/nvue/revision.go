@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -24,12 +25,27 @@ var (
 // refusedStates are the failures NVUE reaches before it changes the applied configuration:
 // the revision failed validation, or its "are you sure" prompt was refused (NVUE API guide:
 // invalid and ays_fail). Every other failure may follow a partial apply.
-var refusedStates = []string{"invalid", "ays_fail", "ays_no"}
+// confirm_fail is a commit-confirmed apply rolled back, because its client refused it or did
+// not confirm it in time: the configuration it replaced is back ("the configuration rolls
+// back automatically", nvue-reference Config-Commands.md, nv config apply --confirm).
+var refusedStates = []string{"invalid", "ays_fail", "ays_no", stateConfirmFail}
+
+// The states of a commit-confirmed apply (entropia/gpn-noc-gpncfg gpncfg/deployment/__init__.py:
+// NT_CONFIRM, confirm_revision's confirm_yes, and confirm_fail among its failures).
+const (
+	stateConfirm     = "confirm"
+	stateConfirmYes  = "confirm_yes"
+	stateConfirmNo   = "confirm_no"
+	stateConfirmFail = "confirm_fail"
+)
 
 // Settled reports whether err, from Transaction, leaves the applied configuration as it was:
 // the revision was never asked to apply, or NVUE refused it before applying anything. A
 // revision that failed while applying, timed out or lost its client is unsettled.
 func Settled(err error) bool {
+	if _, ok := errors.AsType[*RolledBackError](err); ok {
+		return true // seen rolled back
+	}
 	var ae *ApplyError
 	if errors.As(err, &ae) {
 		return !ae.TimedOut && slices.Contains(refusedStates, ae.State)
@@ -153,6 +169,14 @@ func (e *PromptError) Unwrap() error { return e.ApplyError }
 // revision that fails is detached, so nothing of it stays staged on the switch; NVUE applies a
 // revision as a whole, so the switch holds all of the change or none. Only one runs per client.
 func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revision string, err error) {
+	return c.TransactionVerified(ctx, patch, nil)
+}
+
+// TransactionVerified is Transaction whose commit-confirmed apply ([Config.ConfirmWindow]) is
+// confirmed only once the change reads back from the applied configuration over a new
+// connection and verify, when not nil, passes too. A read-back or verify that fails refuses the
+// confirmation, and the switch rolls the change back: a [RolledBackError].
+func (c *Client) TransactionVerified(ctx context.Context, patch map[string]any, verify func(context.Context) error) (revision string, err error) {
 	c.applyMu.Lock()
 	defer c.applyMu.Unlock()
 	if err := c.checkNoOtherRevision(ctx); err != nil {
@@ -168,7 +192,16 @@ func (c *Client) Transaction(ctx context.Context, patch map[string]any) (revisio
 			return rev, &stagedError{fmt.Errorf("stage the change in revision %s: %w", rev, err)}
 		}
 	}
-	if err := c.apply(ctx, rev); err != nil {
+	check := func(ctx context.Context) error {
+		if err := c.readBack(ctx, patch); err != nil {
+			return err
+		}
+		if verify != nil {
+			return verify(ctx)
+		}
+		return nil
+	}
+	if err := c.apply(ctx, rev, check); err != nil {
 		// Only a revision that reached a final state is detached: one still applying, or whose
 		// client stopped waiting, could be raced by the detach.
 		if ae := (*ApplyError)(nil); Settled(err) || errors.As(err, &ae) && !ae.TimedOut {
@@ -235,7 +268,7 @@ func revPath(rev string) string { return "/revision/" + url.PathEscape(rev) }
 
 // apply asks for the revision to be applied and polls it until it is applied, fails or the
 // apply timeout runs out.
-func (c *Client) apply(ctx context.Context, rev string) error {
+func (c *Client) apply(ctx context.Context, rev string, check func(context.Context) error) error {
 	// The answer is given ahead: the API has no one to ask, and an apply left without one
 	// waits and ends ays_fail ("Timeout while waiting for client response", NVUE API guide).
 	// ays_yes and ays_no are the CLI's --assume-yes and --assume-no (NVUE-CLI.md 5.14,
@@ -245,6 +278,10 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 		ays = "ays_yes"
 	}
 	body := map[string]any{"state": "apply", "auto-prompt": map[string]string{"ays": ays}}
+	confirming := c.cfg.ConfirmWindow > 0
+	if confirming {
+		body["state-controls"] = map[string]any{"confirm": int((c.cfg.ConfirmWindow + time.Second - 1) / time.Second)}
+	}
 	var he *HTTPError
 	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, body, nil); errors.As(err, &he) && he.Status < 500 {
 		return &stagedError{fmt.Errorf("apply revision %s: %w", rev, err)} // refused: nothing applied
@@ -257,6 +294,7 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 		c.http.CloseIdleConnections()
 	}
 	deadline := time.Now().Add(c.cfg.ApplyTimeout)
+	var refused error // the read-back that made the client refuse the confirmation
 	for {
 		var raw json.RawMessage
 		if err := c.do(ctx, http.MethodGet, revPath(rev), nil, nil, &raw); err != nil {
@@ -275,6 +313,14 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 			// An issue of severity error fails the apply whatever the state says, as
 			// NVIDIA's own clients read it (dsx-ai-factory/infra-controller nvue-client).
 			return &ApplyError{Address: c.cfg.Address, Revision: rev, State: st.State, Progress: st.Transition.Progress, Issues: errs}
+		case st.State == stateConfirm && confirming:
+			confirming = false // one answer per apply
+			if refused, err = c.confirm(ctx, rev, check); err != nil {
+				return err
+			}
+			continue // on to applied, or rolled back when refused
+		case st.State == stateConfirmFail && refused != nil:
+			return &RolledBackError{Address: c.cfg.Address, Revision: rev, Err: refused}
 		case st.State == "applied":
 			return c.save(ctx)
 		case slices.Contains(successStates, st.State):
@@ -294,6 +340,85 @@ func (c *Client) apply(ctx context.Context, rev string) error {
 		case <-timer.C:
 		}
 	}
+}
+
+// confirm answers a commit-confirmed apply waiting for its confirmation: yes once check
+// passes, else no, which rolls it back at once (the window would roll it back too, later).
+// It returns the check's failure when it refused, and an error when it could not answer.
+func (c *Client) confirm(ctx context.Context, rev string, check func(context.Context) error) (refused, err error) {
+	// A new connection: the read-back proves the switch is still reachable after the change,
+	// not only through a connection the change left open.
+	c.http.CloseIdleConnections()
+	if refused := check(ctx); refused != nil {
+		if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, map[string]any{"state": stateConfirmNo}, nil); err != nil {
+			return refused, fmt.Errorf("nvue %s: revision %s: the read-back failed (%w) and refusing its confirmation failed too, so the switch rolls it back when its %s window ends: %v",
+				c.cfg.Address, rev, refused, c.cfg.ConfirmWindow, err)
+		}
+		return refused, nil
+	}
+	if err := c.do(ctx, http.MethodPatch, revPath(rev), nil, map[string]any{"state": stateConfirmYes}, nil); err != nil {
+		return nil, fmt.Errorf("confirm revision %s (the switch rolls it back unless confirmed within %s): %w", rev, c.cfg.ConfirmWindow, err)
+	}
+	return nil, nil
+}
+
+// RolledBackError is a commit-confirmed apply whose read-back failed: the client refused to
+// confirm it, and the switch rolled it back to the configuration it replaced (the revision
+// was seen in confirm_fail).
+type RolledBackError struct {
+	Address, Revision string
+	Err               error
+}
+
+func (e *RolledBackError) Error() string {
+	return fmt.Sprintf("nvue %s: revision %s was applied but did not read back (%v), so it was not confirmed and the switch rolled it back; nothing of it stays applied",
+		e.Address, e.Revision, e.Err)
+}
+
+func (e *RolledBackError) Unwrap() error { return e.Err }
+
+// readBack checks that the applied configuration holds patch: every value it sets, and
+// nothing it unsets.
+func (c *Client) readBack(ctx context.Context, patch map[string]any) error {
+	raw, err := c.Get(ctx, "", RevApplied)
+	if err != nil {
+		return fmt.Errorf("read back the applied configuration: %w", err)
+	}
+	applied, err := DecodeTree(raw)
+	if err != nil {
+		return fmt.Errorf("read back the applied configuration: %w", err)
+	}
+	if where := missing(applied, patch, ""); where != "" {
+		return fmt.Errorf("the applied configuration does not hold %s", where)
+	}
+	return nil
+}
+
+// missing returns the first path of patch that have does not hold, "" when it holds all.
+func missing(have Tree, patch map[string]any, at string) string {
+	for _, k := range slices.Sorted(maps.Keys(patch)) {
+		p := strings.TrimPrefix(at+"/"+k, "/")
+		v, ok := have[k]
+		switch want := patch[k].(type) {
+		case nil:
+			if ok {
+				return p + " (unset)"
+			}
+		case map[string]any:
+			sub, isTree := v.(map[string]any)
+			if !ok || !isTree {
+				return p
+			}
+			if m := missing(sub, want, p); m != "" {
+				return m
+			}
+		default:
+			if !ok || fmt.Sprint(v) != fmt.Sprint(want) {
+				return fmt.Sprintf("%s = %v", p, want)
+			}
+		}
+	}
+	return ""
 }
 
 // save writes the applied configuration to the startup one, which an apply that ended

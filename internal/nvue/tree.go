@@ -45,7 +45,8 @@ func Object(t Tree, keys ...string) Tree {
 }
 
 // Merge applies patch to t as NVUE's PATCH does (a JSON merge patch: objects merge, a null
-// removes the key, anything else replaces), creating objects on the way.
+// removes the key, anything else replaces), creating objects on the way to what it sets; a
+// null below an object that is not there changes nothing.
 func Merge(t Tree, patch Tree) {
 	for k, v := range patch {
 		switch pv := v.(type) {
@@ -53,6 +54,9 @@ func Merge(t Tree, patch Tree) {
 			delete(t, k)
 		case map[string]any:
 			sub, ok := t[k].(map[string]any)
+			if !ok && !setsSomething(pv) {
+				continue // unsetting below what is not there changes nothing
+			}
 			if !ok {
 				sub = Tree{}
 				t[k] = sub
@@ -62,6 +66,25 @@ func Merge(t Tree, patch Tree) {
 			t[k] = v
 		}
 	}
+}
+
+// setsSomething reports whether patch sets a value or a member, not only nulls.
+func setsSomething(patch Tree) bool {
+	if len(patch) == 0 {
+		return true // an empty object is a member
+	}
+	for _, v := range patch {
+		switch pv := v.(type) {
+		case nil:
+		case map[string]any:
+			if setsSomething(pv) {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // Clone deep-copies t.

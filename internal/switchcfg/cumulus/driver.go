@@ -96,6 +96,10 @@ func (Driver) Remedy(stage switchcfg.Stage, err error) string {
 	if _, busy := errors.AsType[*nvue.BusyError](err); busy {
 		return "Apply or detach the other revision on the switch (nv config diff, nv config detach), then apply again."
 	}
+	if _, rolledBack := errors.AsType[*nvue.RolledBackError](err); rolledBack {
+		return "The change applied but did not read back, so it was not confirmed and the switch rolled it back: " +
+			"check that the switch still answers NVUE from here after the change (management path, ACLs) and nv config history, then apply again."
+	}
 	switch stage {
 	case switchcfg.StageRead:
 		return "Check the address, the nvue credentials and CA (or certificate_pin), and that the switch serves the NVUE REST API (nv set system api state enabled)."

@@ -30,6 +30,10 @@ func TestDriverSpeaksNVUE(t *testing.T) {
 	if got := d.Remedy(switchcfg.StageApply, &nvue.BusyError{}); got == "" {
 		t.Error("no remedy for another revision on the switch")
 	}
+	rolledBack := &switchcfg.ApplyError{Err: &nvue.RolledBackError{Address: "leaf", Revision: "7", Err: errors.New("read back")}}
+	if got := d.Remedy(switchcfg.StageApply, rolledBack); !regexp.MustCompile(`rolled it back`).MatchString(got) || sonicWords.MatchString(got) {
+		t.Errorf("remedy for a rolled-back apply: %q", got)
+	}
 	if d.CheckPort("swp1s0") != "" || d.CheckPort("Ethernet0") == "" {
 		t.Error("port names: want swp1s0 accepted and Ethernet0 refused")
 	}

@@ -1,6 +1,10 @@
 package nvuetwin
 
-import "github.com/clusterbid/terraform-provider-roce/internal/nvue"
+import (
+	"strconv"
+
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
+)
 
 // filled returns a copy of a configuration with the schema's defaults added where a value is
 // not set, as a read without filled=false answers ("If true, fill in attributes with default
@@ -35,6 +39,24 @@ func filled(t nvue.Tree) nvue.Tree {
 				fill(obj, map[string]any{"ecn": "enable", "red": "enable", "min-threshold": 150000.0, "max-threshold": 1500000.0, "probability": 100.0})
 			}
 		}
+	}
+	// The lossy pool holds every priority no other pool lists ("Cumulus Linux allocates 100%
+	// of the buffer memory to the default-lossy traffic pool by default", 5.14 QoS guide, Flow
+	// Control Buffers; the RoCE guide moves priority 4 out with an explicit
+	// "default-lossy switch-priority 0-3,5-7").
+	if lossy := nvue.Object(qos, "traffic-pool", "default-lossy"); lossy != nil && lossy["switch-priority"] == nil {
+		prios := nvue.Tree{}
+		for p := range 8 {
+			prios[strconv.Itoa(p)] = nvue.Tree{}
+		}
+		for name, pool := range nvue.Object(qos, "traffic-pool") {
+			if name != "default-lossy" {
+				for p := range nvue.Object(asTree(pool), "switch-priority") {
+					delete(prios, p)
+				}
+			}
+		}
+		lossy["switch-priority"] = prios
 	}
 	for _, iface := range nvue.Object(out, "interface") {
 		if link := nvue.Object(asTree(iface), "link"); link != nil {

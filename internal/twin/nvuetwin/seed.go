@@ -12,7 +12,7 @@ import (
 // switch priority n -> traffic class n, DWRR 12/13 % per traffic class, ECN on TC 0 at 150000 /
 // 1500000 bytes, one lossy pool holding every switch priority, RoCE off.
 func seed(release string) nvue.Tree {
-	pcp, sp, sched, pool := nvue.Tree{}, nvue.Tree{}, nvue.Tree{}, nvue.Tree{}
+	pcp, sp, sched := nvue.Tree{}, nvue.Tree{}, nvue.Tree{}
 	for i := range 8 {
 		n := strconv.Itoa(i)
 		pcp[n] = nvue.Tree{"switch-priority": float64(i)}
@@ -22,7 +22,6 @@ func seed(release string) nvue.Tree {
 			bw = 13
 		}
 		sched[n] = nvue.Tree{"mode": "dwrr", "bw-percent": bw}
-		pool[n] = nvue.Tree{}
 	}
 	qos := nvue.Tree{
 		"mapping":              nvue.Tree{"default-global": nvue.Tree{"trust": "l2", "port-default-sp": 0.0, "pcp": pcp}},
@@ -34,7 +33,9 @@ func seed(release string) nvue.Tree {
 		"pfc":          nvue.Tree{},
 		"pfc-watchdog": nvue.Tree{"polling-interval": 100.0, "robustness": 3.0},
 		"roce":         nvue.Tree{"enable": "off"},
-		"traffic-pool": nvue.Tree{"default-lossy": nvue.Tree{"memory-percent": 100.0, "switch-priority": pool}},
+		// The lossy pool's priorities are not stored: every priority no other pool lists is
+		// in it, which a filled read shows (filled.go). Unsetting them changes nothing.
+		"traffic-pool": nvue.Tree{"default-lossy": nvue.Tree{"memory-percent": 100.0}},
 	}
 	// The applied configuration lists only the interfaces someone configured: a fresh switch's
 	// has the loopback and the management port (CL 5.5.1 GET /nvue_v1/?rev=applied); its

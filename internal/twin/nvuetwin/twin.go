@@ -20,10 +20,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
@@ -44,6 +46,17 @@ type Options struct {
 	// revision is saved. From 5.9 it is on by default (NVUE command reference, nv config
 	// apply); before, off.
 	AutoSaveOff bool
+	// Now is the twin's clock (default time.Now). Each state of an apply lasts StepTime on it,
+	// and a commit-confirm's window runs on it: tests that walk an apply through its states or
+	// let a confirmation lapse give the twin a clock they move (lifecycle.go).
+	Now func() time.Time
+	// StepTime is how long each state of an apply lasts (checking, verifying, readying,
+	// reloading). Default 10 ms.
+	StepTime time.Duration
+	// ViewerUsername and ViewerPassword, when set, are a second user outside group nvapply:
+	// it reads, and every change it asks for is answered 403 ("Add the user to nvapply group
+	// to make NVUE config changes", NVUE API guide 5.14, API-only User).
+	ViewerUsername, ViewerPassword string
 }
 
 // DefaultRelease is the release a twin runs by default.
@@ -64,6 +77,8 @@ type Twin struct {
 	revs    map[string]*revision
 	nextRev int
 	applies int
+	// queued numbers the revisions asked to apply, in the order they wait for their turn.
+	queued int
 	// revisions and patches count the revisions created and the PATCHes that staged changes.
 	revisions, patches int
 	// fault is what the next apply does instead of succeeding: faultFail, faultHang or
@@ -85,6 +100,25 @@ type revision struct {
 	config   nvue.Tree
 	issues   []issue
 	progress string
+	// turn is the revision's place in the queue while it waits in state apply; 0 otherwise.
+	turn int
+	// since is when the current state of an apply began; deadline when its confirmation
+	// window ends.
+	since, deadline time.Time
+	// ays is the answer given ahead to a prompt; confirm the commit-confirm window asked for.
+	ays     string
+	confirm time.Duration
+	// ops are the changes staged, in order: an apply replays them over the configuration
+	// applied when it runs, so a revision created before another one applied keeps that
+	// one's change (NVUE revisions are changesets over their parent, the applied revision:
+	// "additional-data": {"parent-revision-id": "applied"},
+	// dsx-ai-factory/infra-controller crates/nvue-client/src/types/revision.rs).
+	ops []stagedOp
+	// fault is what the twin was told to do to this apply; hung an apply that never moves on.
+	fault string
+	hung  bool
+	// before is the applied configuration this revision replaced, kept until it is confirmed.
+	before nvue.Tree
 }
 
 type issue struct {
@@ -146,6 +180,7 @@ func (t *Twin) Stop() {
 func (t *Twin) Applied() nvue.Tree {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.advance()
 	return nvue.Clone(t.applied)
 }
 
@@ -202,6 +237,7 @@ func (t *Twin) setFault(f string) {
 func (t *Twin) Applies() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.advance()
 	return t.applies
 }
 
@@ -213,13 +249,20 @@ func (t *Twin) Requests() (revisions, patches int) {
 }
 
 // OperatorRevision leaves a revision of another session in state ("pending": an operator's
-// nv set not yet applied; "apply": one applying) and returns its id.
+// nv set not yet applied; "apply": one applying; "confirm": one applied with nv config apply
+// --confirm and not confirmed yet) and returns its id.
 func (t *Twin) OperatorRevision(state string) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	id := "changeset/operator/" + strconv.Itoa(t.nextRev)
 	t.nextRev++
-	t.revs[id] = &revision{state: state, config: nvue.Clone(t.applied)}
+	// One applying holds the switch for good, as a hung apply does; one waiting for its
+	// confirmation holds it for the CLI's default window (nvue-reference Config-Commands.md).
+	rev := &revision{state: state, config: nvue.Clone(t.applied), hung: state == "apply"}
+	if state == stateConfirm {
+		rev.before, rev.deadline = nvue.Clone(t.applied), t.now().Add(10*time.Minute)
+	}
+	t.revs[id] = rev
 	return id
 }
 
@@ -234,6 +277,7 @@ func (t *Twin) Detach(id string) {
 func (t *Twin) Startup() nvue.Tree {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.advance()
 	return nvue.Clone(t.startup)
 }
 
@@ -241,6 +285,7 @@ func (t *Twin) Startup() nvue.Tree {
 func (t *Twin) Revisions() map[string]string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.advance()
 	out := map[string]string{}
 	for id, r := range t.revs {
 		out[id] = r.state
@@ -250,8 +295,14 @@ func (t *Twin) Revisions() map[string]string {
 
 func (t *Twin) serve(w http.ResponseWriter, r *http.Request) {
 	user, pass, ok := r.BasicAuth()
-	if !ok || subtle.ConstantTimeCompare([]byte(user), []byte(t.opts.Username)) != 1 || subtle.ConstantTimeCompare([]byte(pass), []byte(t.opts.Password)) != 1 {
+	same := func(a, b string) bool { return b != "" && subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
+	viewer := same(user, t.opts.ViewerUsername) && same(pass, t.opts.ViewerPassword)
+	if !ok || !viewer && (!same(user, t.opts.Username) || !same(pass, t.opts.Password)) {
 		writeError(w, http.StatusUnauthorized, "Unauthorized")
+		return
+	}
+	if viewer && r.Method != http.MethodGet {
+		writeError(w, http.StatusForbidden, "Forbidden: "+user+" is not in group nvapply")
 		return
 	}
 	path, ok := strings.CutPrefix(r.URL.Path, "/nvue_v1")
@@ -262,6 +313,7 @@ func (t *Twin) serve(w http.ResponseWriter, r *http.Request) {
 	path = strings.Trim(path, "/")
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.advance()
 	switch {
 	case path == "revision" && r.Method == http.MethodPost:
 		t.createRevision(w)
@@ -326,54 +378,7 @@ func (t *Twin) revisionResource(w http.ResponseWriter, r *http.Request, id strin
 		delete(t.revs, id)
 		t.deleted(w)
 	case http.MethodPatch:
-		var body struct {
-			State      string            `json:"state"`
-			AutoPrompt map[string]string `json:"auto-prompt"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&body); err != nil || body.State != "apply" && body.State != "save" {
-			writeError(w, http.StatusBadRequest, "only {\"state\": \"apply\"} and, on the applied revision, {\"state\": \"save\"} are modelled")
-			return
-		}
-		if body.State == "save" {
-			if id != nvue.RevApplied {
-				writeError(w, http.StatusBadRequest, "only the applied revision can be saved")
-				return
-			}
-			t.startup = nvue.Clone(t.applied)
-			writeJSON(w, http.StatusOK, map[string]any{"state": "save", "transition": map[string]any{"issue": map[string]any{}, "progress": ""}})
-			return
-		}
-		if rev.state != "pending" {
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("revision %s is %s, not pending", id, rev.state))
-			return
-		}
-		fault := t.fault
-		t.fault = ""
-		switch fault {
-		case faultFail:
-			rev.state, rev.progress = "apply_fail", "Apply failed"
-			rev.issues = []issue{{Code: "apply_fail", Message: "switchd failed to apply the QoS configuration", Severity: "error", Data: map[string]any{}}}
-		case faultHang:
-			rev.state = "apply"
-		default:
-			t.apply(rev, body.AutoPrompt["ays"])
-			if fault == faultIssue && strings.HasPrefix(rev.state, "applied") {
-				rev.issues = append(rev.issues, issue{Code: "apply_error", Message: "switchd could not program one of the ports", Severity: "error", Data: map[string]any{}})
-			}
-		}
-		if fault == fault504 {
-			writeError(w, http.StatusGatewayTimeout, "504 Gateway Time-out")
-			return
-		}
-		if fault == faultDrop {
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
-					_ = conn.Close()
-					return
-				}
-			}
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"state": "apply", "transition": map[string]any{"issue": map[string]any{}, "progress": ""}})
+		t.patchRevision(w, r, id, rev)
 	default:
 		writeError(w, http.StatusMethodNotAllowed, "Method Not Allowed")
 	}
@@ -386,30 +391,6 @@ func (t *Twin) deleted(w http.ResponseWriter) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{})
-}
-
-// apply validates the revision and applies it whole, or not at all; ays is the answer given
-// ahead to a prompt ("ays_yes", "ays_no", or "" for none).
-func (t *Twin) apply(rev *revision, ays string) {
-	if equalTrees(rev.config, t.applied) {
-		rev.state, rev.progress = "applied", ""
-		rev.issues = []issue{{Code: "no_config_diff", Message: "config apply executed with no config diff", Severity: "info", Data: map[string]any{}}}
-		return
-	}
-	if problems := validate(rev.config, t.minor, hardware(t.applied, t.opts.Ports)); len(problems) > 0 {
-		rev.state, rev.progress, rev.issues = "invalid", "Invalid config", problems
-		return
-	}
-	if !t.prompt(rev, ays) {
-		return
-	}
-	t.applied = nvue.Clone(rev.config)
-	t.applies++
-	rev.state, rev.progress, rev.issues = "applied", "", nil
-	if t.minor >= 9 && !t.opts.AutoSaveOff { // auto-save is on by default from 5.9
-		rev.state = "applied_and_saved"
-		t.startup = nvue.Clone(t.applied)
-	}
 }
 
 func equalTrees(a, b nvue.Tree) bool {
@@ -484,11 +465,8 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		keys = nvue.Path(path)
 	}
 	if r.Method == http.MethodDelete {
-		if len(keys) == 0 {
-			rev.config = nvue.Tree{}
-		} else if parent := nvue.Object(rev.config, keys[:len(keys)-1]...); parent != nil {
-			delete(parent, keys[len(keys)-1])
-		}
+		rev.ops = append(rev.ops, stagedOp{keys: keys, remove: true})
+		removeAt(rev.config, keys)
 		t.deleted(w)
 		return
 	}
@@ -527,6 +505,9 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 			return
 		}
 	}
+	// "when using well-named interface names like swp1, NVUE configures the type
+	// automatically" and answers with it (NVUE API guide 5.14, Supported HTTP Methods).
+	named := inferTypes(keys, patch)
 	nvue.Merge(target, patch)
 	// The API validates a PATCH against its OpenAPI schema (additionalProperties false, enums,
 	// types and ranges: NVUE OpenAPI 5.3) and answers 400 before anything is staged; rules
@@ -542,8 +523,9 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 		return
 	}
 	rev.config = staged
+	rev.ops = append(rev.ops, stagedOp{keys: keys, patch: nvue.Clone(patch)})
 	if t.minor >= 10 {
-		writeJSON(w, http.StatusOK, patch) // 5.10 and later answer with the change
+		writeJSON(w, http.StatusOK, named) // 5.10 and later answer with the change
 		return
 	}
 	writeJSON(w, http.StatusOK, rev.config) // 5.9 answers with the whole configuration
@@ -593,4 +575,82 @@ func patchKinds(patch nvue.Tree) (sets, unsets bool) {
 		}
 	}
 	return sets, unsets
+}
+
+// swpName is a well-named switch port.
+var swpName = regexp.MustCompile(`^swp[0-9]+(s[0-9]+)?$`)
+
+// inferTypes adds "type": "swp" to each switch port patch (at keys) creates or changes without
+// a type, and returns the patch as NVUE answers it.
+func inferTypes(keys []string, patch nvue.Tree) nvue.Tree {
+	var ifaces nvue.Tree
+	switch {
+	case len(keys) == 0:
+		ifaces = nvue.Object(patch, "interface")
+	case len(keys) == 1 && keys[0] == "interface":
+		ifaces = patch
+	case len(keys) == 2 && keys[0] == "interface" && swpName.MatchString(keys[1]):
+		if _, typed := patch["type"]; !typed {
+			patch["type"] = "swp"
+		}
+		return patch
+	}
+	for name, v := range ifaces {
+		if m, ok := v.(map[string]any); ok && swpName.MatchString(name) {
+			if _, typed := m["type"]; !typed {
+				m["type"] = "swp"
+			}
+		}
+	}
+	return patch
+}
+
+// stagedOp is one PATCH (a merge of patch at keys) or DELETE (of keys) staged in a revision.
+type stagedOp struct {
+	keys   []string
+	patch  nvue.Tree
+	remove bool
+}
+
+// removeAt deletes what is at keys in cfg; the root empties it.
+func removeAt(cfg nvue.Tree, keys []string) {
+	if len(keys) == 0 {
+		clear(cfg)
+		return
+	}
+	if parent := nvue.Object(cfg, keys[:len(keys)-1]...); parent != nil {
+		delete(parent, keys[len(keys)-1])
+	}
+}
+
+// replay returns base with ops applied in order. A merge that would go through a value is
+// left out, as its PATCH was refused.
+func replay(base nvue.Tree, ops []stagedOp) nvue.Tree {
+	cfg := nvue.Clone(base)
+	for _, op := range ops {
+		if op.remove {
+			removeAt(cfg, op.keys)
+			continue
+		}
+		target, ok := cfg, true
+		for _, k := range op.keys {
+			switch next := target[k].(type) {
+			case map[string]any:
+				target = next
+			case nil:
+				created := nvue.Tree{}
+				target[k] = created
+				target = created
+			default:
+				ok = false
+			}
+			if !ok {
+				break
+			}
+		}
+		if ok {
+			nvue.Merge(target, nvue.Clone(op.patch))
+		}
+	}
+	return cfg
 }

@@ -219,8 +219,16 @@ func (v *validator) qos(q nvue.Tree) {
 			}
 			em := v.object(l, e)
 			v.keys(l, em, "min-threshold", "max-threshold", "probability", "ecn", "red")
-			lo, okLo := v.integer(l+".min-threshold", em["min-threshold"], 1, 1<<32-1)
-			hi, okHi := v.integer(l+".max-threshold", em["max-threshold"], 1, 1<<32-1)
+			// Each threshold has a default (150000 and 1500000 bytes, filled.go), so either may
+			// be left out (the docs' own nv set qos congestion-control ... ecn enable).
+			lo, okLo := 150000.0, true
+			if x, ok := em["min-threshold"]; ok {
+				lo, okLo = v.integer(l+".min-threshold", x, 1, 1<<32-1)
+			}
+			hi, okHi := 1500000.0, true
+			if x, ok := em["max-threshold"]; ok {
+				hi, okHi = v.integer(l+".max-threshold", x, 1, 1<<32-1)
+			}
 			if okLo && okHi && lo > hi {
 				v.fail(l, "min-threshold %v is above max-threshold %v", lo, hi)
 			}

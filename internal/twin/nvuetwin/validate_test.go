@@ -1,8 +1,10 @@
 package nvuetwin
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 )
@@ -15,7 +17,9 @@ func TestValidateRefusesWhatNVUEDoes(t *testing.T) {
 	}{
 		{"DWRR shares over 100 %", nvue.Tree{"qos": nvue.Tree{"egress-scheduler": nvue.Tree{"P": nvue.Tree{"traffic-class": nvue.Tree{
 			"0": nvue.Tree{"mode": "dwrr", "bw-percent": 60.0}, "3": nvue.Tree{"mode": "dwrr", "bw-percent": 50.0}}}}}}, "share 110 %"},
-		{"a switch priority in two pools", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"roce-lossless": nvue.Tree{"memory-percent": 0.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}, "switch priority 3 is already in traffic pool"},
+		{"a switch priority in two pools", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{
+			"mc-lossy":   nvue.Tree{"memory-percent": 0.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}},
+			"roce-lossy": nvue.Tree{"memory-percent": 0.0, "switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}}, "switch priority 3 is already in traffic pool"},
 		{"a lossless pool with priorities", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"default-lossless": nvue.Tree{"switch-priority": nvue.Tree{"3": nvue.Tree{}}}}}},
 			"default-lossless pool does not require switch-priority to be configured"},
 		{"pools over 100 %", nvue.Tree{"qos": nvue.Tree{"traffic-pool": nvue.Tree{"roce-lossless": nvue.Tree{"memory-percent": 50.0}}}}, "more than 100 %"},
@@ -84,7 +88,7 @@ func TestPromptOnlyForHandEditedFiles(t *testing.T) {
 			if c.ignored {
 				nvue.Set(rev.config, nvue.Tree{}, "system", "config", "apply", "ignore", "/etc/cumulus/datapath/qos/qos_features.conf")
 			}
-			tw.apply(rev, c.ays)
+			applyNow(tw, rev, c.ays)
 			var msgs []string
 			for _, is := range rev.issues {
 				msgs = append(msgs, is.Message)
@@ -97,9 +101,9 @@ func TestPromptOnlyForHandEditedFiles(t *testing.T) {
 	// Answered yes, NVUE overwrites the file: the next apply does not ask again.
 	tw = fresh()
 	_ = tw.EditByHand("/etc/cumulus/switchd.d/qos.conf")
-	tw.apply(change(tw, 5), "ays_yes")
+	applyNow(tw, change(tw, 5), "ays_yes")
 	rev := change(tw, 6)
-	tw.apply(rev, "ays_no")
+	applyNow(tw, rev, "ays_no")
 	if rev.state != "applied_and_saved" {
 		t.Errorf("after a yes, the next apply ended %q", rev.state)
 	}
@@ -248,4 +252,14 @@ func TestValidateCrossRulesAllow(t *testing.T) {
 			t.Errorf("%s: refused %+v", name, issues)
 		}
 	}
+}
+
+// applyNow runs rev's apply to its end on a clock that jumps past every state.
+func applyNow(tw *Twin, rev *revision, ays string) {
+	clock := time.Unix(0, 0)
+	tw.opts.Now = func() time.Time { return clock }
+	tw.revs[strconv.Itoa(len(tw.revs)+1)] = rev
+	tw.queue(rev, ays, 0)
+	clock = clock.Add(time.Hour)
+	tw.advance()
 }
