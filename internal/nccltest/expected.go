@@ -9,7 +9,8 @@ import (
 // reaches on a healthy RoCE rail. RoCEv2 framing at a 4096-byte RDMA MTU (preamble and
 // inter-frame gap 20, Ethernet 14 + FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4: 82 bytes a
 // packet) leaves 4096/4178 = 98% of the line for payload, and a 400G ConnectX-7 rail tops out
-// near 48 GB/s of bus bandwidth, 0.96 of its 50 GB/s.
+// near 48 GB/s of bus bandwidth, 0.96 of its 50 GB/s (NVIDIA/nccl-tests issue #290, a
+// maintainer: "For NDR @ 400Gbps you should see 46-48GB/s per NIC").
 const DefaultEfficiency = 0.96
 
 // Topology is what the bus bandwidth of an all-reduce across hosts is bounded by: the hosts'
@@ -20,7 +21,8 @@ const DefaultEfficiency = 0.96
 // rail the busbw is the node's network bandwidth, rails x line rate, whatever the node
 // count. Trees and NVLS move less than that over the network on few nodes (the intra-node
 // part goes over NVLink), so their busbw can pass the NICs' limit on 2 nodes: an acceptance
-// gate should run NCCL_ALGO=Ring.
+// gate should run NCCL_ALGO=Ring (NVIDIA/nccl-tests issues #196 and #290, NVIDIA/nccl issue
+// #837: the maintainers' advice for benchmarking the network on two nodes).
 type Topology struct {
 	// Nodes is the hosts of the run; the expected bandwidth is derived for 2 or more.
 	Nodes int

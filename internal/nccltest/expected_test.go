@@ -91,6 +91,15 @@ func TestJudgeBusBWAgainstTopology(t *testing.T) {
 			t.Errorf("%s: remedy %q, want one with %q", c.name, v.Remedy, c.remedy)
 		}
 	}
+	// Real: NVIDIA/nccl issue #2409, 2 x 8 H100 on 8 ConnectX-7 400G RoCEv2 rails each,
+	// all_reduce_perf at 1 GiB: 216.5 GB/s, 27 GB/s a rail. A fixed 200 GB/s bar passes it; 80%
+	// of what the rails carry does not.
+	if v := find(Judge(oneRow(216.5), ib, nil, Options{MinBusBWGBps: 200, Topology: cx7}), CheckBusBW); !v.Pass || !strings.Contains(v.Detail, "ratio 0.56") {
+		t.Errorf("issue #2409 against 200 GB/s: %+v", v)
+	}
+	if v := find(Judge(oneRow(216.5), ib, nil, Options{MinBusBWFraction: 0.8, Topology: cx7}), CheckBusBW); v.Pass || !strings.Contains(v.Detail, "below the 307.20 GB/s asked (0.8 of 384.00 GB/s expected)") {
+		t.Errorf("issue #2409 against 0.8 of expected: %+v", v)
+	}
 	// A Ring run that measures above the expected figure is not explained away.
 	if v := find(Judge(oneRow(400), ib, nil, Options{Topology: cx7, Algo: "Ring"}), CheckBusBW); strings.Contains(v.Detail, "above the rails' bound") {
 		t.Errorf("a Ring run was told to set Ring: %s", v.Detail)
