@@ -126,7 +126,7 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "Environment for every rank (exported with `mpirun -x`), e.g. `NCCL_IB_HCA`. It may override the debug settings, at the cost of the verdicts that need them. " +
 					"`NCCL_IB_HCA` is checked as NCCL reads it (`[^][=]device[:port],...`, names as prefixes unless the list starts with `=`): " +
 					"a malformed list is an error, a name that would also select longer ones (`mlx5_1` also `mlx5_10`) a warning, and before the run " +
-					"each host's RDMA devices (`ibv_devinfo`) are read to warn about names that select none of them or more than they name."},
+					"each host's RDMA devices (`ibv_devinfo -v`, read once for this and for `rails` and `rail_gbps`) are read to warn about names that select none of them or more than they name."},
 			"min_busbw_gbps": schema.Float64Attribute{Optional: true,
 				MarkdownDescription: "Bus bandwidth the largest size must reach, in GB/s, as a fixed floor. A fixed figure does not follow the fabric: a 400G rail carries about 48 GB/s, " +
 					"8 of them about 384 GB/s across hosts, and a run missing a rail still clears a bar set below that; prefer `min_busbw_fraction`. " +
