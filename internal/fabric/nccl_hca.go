@@ -117,6 +117,18 @@ func (h HCASpec) String() string {
 	return b.String()
 }
 
+// Selects reports whether NCCL, reading h, uses port of device: an entry matches a device by
+// its name (a prefix unless the list is exact) and its port (any when the entry has none),
+// and "^" selects what no entry matches (matchIf and matchIfList in NVIDIA/nccl
+// src/misc/utils.cc at v2.21.5-1).
+func (h HCASpec) Selects(device string, port int) bool {
+	match := slices.ContainsFunc(h.Entries, func(e HCAEntry) bool {
+		name := device == e.Device || (!h.Exact && strings.HasPrefix(device, e.Device))
+		return name && (e.Port == 0 || e.Port == port)
+	})
+	return match != h.Exclude
+}
+
 // HCAPrefixWarnings warns about the prefix matching of an NCCL_IB_HCA value h.
 // NCCL takes each name as a prefix of the device names unless the list starts
 // with "=" (after "^", which excludes the entries instead): see matchIf and

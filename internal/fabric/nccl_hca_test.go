@@ -165,3 +165,28 @@ func TestHCADeviceWarnings(t *testing.T) {
 		})
 	}
 }
+
+func TestHCASpecSelects(t *testing.T) {
+	for _, c := range []struct {
+		spec, device string
+		port         int
+		want         bool
+	}{
+		{"mlx5_1", "mlx5_1", 1, true},
+		{"mlx5_1", "mlx5_10", 1, true}, // a prefix
+		{"=mlx5_1", "mlx5_10", 1, false},
+		{"=mlx5_1:1", "mlx5_1", 2, false},
+		{"mlx5_0:1,mlx5_1:1", "mlx5_1", 1, true},
+		{"^mlx5_0", "mlx5_1", 1, true},
+		{"^mlx5_0", "mlx5_0", 1, false},
+		{"^=mlx5_1", "mlx5_10", 1, true},
+	} {
+		spec, err := ParseHCAList(c.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := spec.Selects(c.device, c.port); got != c.want {
+			t.Errorf("%q selects %s:%d = %v, want %v", c.spec, c.device, c.port, got, c.want)
+		}
+	}
+}

@@ -483,10 +483,11 @@ func (j *judge) cnpHandled() {
 func (j *judge) retransmissions() {
 	var fails []verdict.Verdict
 	for _, h := range j.d.Hosts {
-		if Sum(OutOfSequence, h.RDMA)+Sum(PacketSeqErr, h.RDMA)+Sum(LocalAckTimeoutErr, h.RDMA)+Sum(ImpliedNakSeqErr, h.RDMA) > 0 {
+		if lost := lossSides(h.RDMA); lost != "" {
 			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
-				Detail: fmt.Sprintf("RDMA packets lost or reordered: %s", describe(h.RDMA, retransmissionCounters...)),
-				Remedy: "the path to this NIC is not lossless: look for lossless_drops on its switch port, PFC disabled on its port or NIC, or a flapping link; a larger NCCL_IB_TIMEOUT only hides it"})
+				Detail: fmt.Sprintf("RDMA packets lost or reordered: %s; %s", describe(h.RDMA, retransmissionCounters...), lost),
+				Remedy: "the path to or from this NIC is not lossless: look for lossless_drops on its switch port (a priority group drops what this NIC sends, a queue what it receives), " +
+					"PFC disabled on its port or NIC, or a flapping link; a larger NCCL_IB_TIMEOUT only hides it"})
 			continue
 		}
 		if h.RDMA[RNRNakRetryErr] > 0 {
@@ -496,6 +497,26 @@ func (j *judge) retransmissions() {
 		}
 	}
 	j.report(checkRetransmission, fails, "no RDMA retransmissions")
+}
+
+// lossSides says which way a NIC's RDMA packets were lost, from its counters' deltas; empty
+// when none were. A reliable connection recovers a loss by a NAK: the receiver counts the
+// packet after the gap out_of_sequence and NAKs it, the sender counts the NAK packet_seq_err
+// (implied_nak_seq_err for a read response) and goes back to the lost packet. Only a lost
+// message tail, which no later packet reveals, leaves the sender to its ACK timer
+// (local_ack_timeout_err), each a wait of NCCL_IB_TIMEOUT's 4.096 us x 2^n.
+func lossSides(c Counters) string {
+	var sides []string
+	if c[OutOfSequence] > 0 {
+		sides = append(sides, "packets to this NIC were lost (out_of_sequence: it received later ones first and NAKed the gap)")
+	}
+	if c[PacketSeqErr]+c[ImpliedNakSeqErr] > 0 {
+		sides = append(sides, "packets this NIC sent were lost and NAKed by the receiver (packet_seq_err)")
+	}
+	if c[LocalAckTimeoutErr] > 0 {
+		sides = append(sides, "the last packets of messages this NIC sent were lost, which no NAK reports, so it waited for its ACK timer (local_ack_timeout_err)")
+	}
+	return strings.Join(sides, "; ")
 }
 
 func joinInts(ns []int) string {

@@ -39,7 +39,7 @@ func healthy() (Sample, Sample) {
 		return Counters{HostPackets(3): pkts, HostPauseRx(3): pause, HostDiscards(3): 0, PauseStormWarnings: 0, "tx_global_pause": 0}
 	}
 	rdma := func(cnp, marks uint64) Counters {
-		return Counters{CNPSent: cnp, ECNMarkedReceived: marks, CNPHandled: cnp, CNPIgnored: 0, OutOfSequence: 0}
+		return Counters{CNPSent: cnp, ECNMarkedReceived: marks, CNPHandled: cnp, CNPIgnored: 0, OutOfSequence: 0, PacketSeqErr: 0, LocalAckTimeoutErr: 0}
 	}
 	zero := fabric(t0, port(0), queue(0, 0), Counters{DroppedPackets: 0}, eth(0, 0), rdma(0, 0))
 	later := fabric(t0.Add(10*time.Second), port(40), queue(100000, 2000), Counters{DroppedPackets: 0}, eth(100000, 40), rdma(1000, 2000))
@@ -83,6 +83,8 @@ func TestEachFaultIsNamed(t *testing.T) {
 		{"PFC on priority 4", checkPFCPriority, "Ethernet8 priority 4", "priority 3 only", func(b *Sample) { b.Switches[0].Stats[PFCRxFrames(4)] = 3 }},
 		{"global pause", checkPFCPriority, "mlx5_0:1 (ens1f0np0) global", "ethtool -A ens1f0np0", func(b *Sample) { b.Hosts[0].Ethtool["tx_global_pause"] = 8 }},
 		{"retransmissions", checkRetransmission, "mlx5_0:1 (ens1f0np0)", "not lossless", func(b *Sample) { b.Hosts[0].RDMA[OutOfSequence] = 4 }},
+		{"NAKs at the sender", checkRetransmission, "mlx5_0:1 (ens1f0np0)", "not lossless", func(b *Sample) { b.Hosts[0].RDMA[PacketSeqErr] = 4 }},
+		{"ACK timeouts at the sender", checkRetransmission, "mlx5_0:1 (ens1f0np0)", "not lossless", func(b *Sample) { b.Hosts[0].RDMA[LocalAckTimeoutErr] = 1 }},
 		{"ethtool missing", checkReadable, "mlx5_0:1 (ens1f0np0)", "package ethtool", func(b *Sample) { b.Hosts[0].EthtoolError = "ethtool: not found" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -230,5 +232,39 @@ func TestPassSaysWhenDropsAreCountedPortWide(t *testing.T) {
 		if v.Check == checkLosslessDrops && (!v.Pass || !strings.Contains(v.Detail, "1 of them counted by rx_discards_phy")) {
 			t.Errorf("verdict = %+v", v)
 		}
+	}
+}
+
+func TestRetransmissionsSayWhichWay(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		counters Counters
+		want     []string
+		not      []string
+	}{
+		{"receiver", Counters{OutOfSequence: 24}, []string{"out_of_sequence +24", "packets to this NIC were lost"}, []string{"this NIC sent", "ACK timer"}},
+		{"sender, NAKed", Counters{PacketSeqErr: 24}, []string{"packet_seq_err +24", "packets this NIC sent were lost and NAKed"}, []string{"to this NIC", "ACK timer"}},
+		{"sender, a tail lost", Counters{PacketSeqErr: 127, LocalAckTimeoutErr: 1}, []string{"packet_seq_err +127, local_ack_timeout_err +1", "NAKed", "waited for its ACK timer"}, []string{"to this NIC"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := healthy()
+			for k, v := range tc.counters {
+				b.Hosts[0].RDMA[k] = a.Hosts[0].RDMA[k] + v
+			}
+			v, ok := failures(Judge(Diff(a, b), Options{Priority: 3, RequireTraffic: true}))[checkRetransmission]
+			if !ok {
+				t.Fatal("no retransmissions verdict")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(v.Detail, w) {
+					t.Errorf("detail %q lacks %q", v.Detail, w)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(v.Detail, n) {
+					t.Errorf("detail %q has %q", v.Detail, n)
+				}
+			}
+		})
 	}
 }

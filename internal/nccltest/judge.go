@@ -24,6 +24,14 @@ type Options struct {
 	// MinBusBWGBps is the bus bandwidth the largest message size must reach, in GB/s; 0 only
 	// reports it.
 	MinBusBWGBps float64
+	// MinBusBWFraction is the share of Topology's expected bus bandwidth the largest size must
+	// reach; 0 does not check. With MinBusBWGBps too, both must be met.
+	MinBusBWFraction float64
+	// Topology is what the expected bus bandwidth is derived from.
+	Topology Topology
+	// Algo is the run's NCCL_ALGO, empty when unset: a busbw past the rails' bound is explained
+	// by another algorithm than Ring.
+	Algo string
 	// Rails is the number of RDMA NICs each host should give NCCL; 0 does not check.
 	Rails int
 	// Ranks is the number of ranks the run should have, hosts x GPUs per host (Run.Ranks); 0
@@ -58,22 +66,62 @@ func Judge(r Result, log facts.NCCLLog, hosts map[string]HostNet, o Options) []v
 	add(CheckData, dataOK(r, nranks), dataDetail(r, nranks),
 		"the reduction returned wrong values: a faulty GPU, NVLink, NIC or cable corrupts data; run each host alone (single-node all_reduce_perf -c 1) and with NCCL_ALGO=Ring across pairs of hosts to find it")
 	peak := max(largest.OutOfPlace.BusBW, largest.InPlace.BusBW)
-	detail := fmt.Sprintf("bus bandwidth %.2f GB/s at %d bytes (average over all sizes %g GB/s)", peak, largest.SizeBytes, r.AvgBusBW)
+	detail := fmt.Sprintf("bus bandwidth %.2f GB/s at %d bytes (average over all sizes %g GB/s)", peak, largest.SizeBytes, r.AvgBusBW) + expectedDetail(peak, o)
+	floor, asked := minimum(o)
 	switch {
 	case !ran:
 		add(CheckBusBW, false, "no rows to judge", "run the test to completion")
 	case !oneJob:
 		add(CheckBusBW, false, detail+", measured by processes that each ran alone, not across the hosts (see "+CheckRanks+")", builtWithoutMPI)
-	case o.MinBusBWGBps <= 0:
+	case o.MinBusBWFraction > 0 && floor < 0:
+		why, remedy := o.Topology.whyUnknown()
+		add(CheckBusBW, false, fmt.Sprintf("%s; min_busbw_fraction %g cannot be judged: %s", detail, o.MinBusBWFraction, why), remedy)
+	case floor <= 0:
 		add(CheckBusBW, true, detail+"; no minimum set", "")
-	case peak >= o.MinBusBWGBps:
-		add(CheckBusBW, true, fmt.Sprintf("%s, at least the %.2f GB/s asked", detail, o.MinBusBWGBps), "")
+	case peak >= floor:
+		add(CheckBusBW, true, fmt.Sprintf("%s, at least %s", detail, asked), "")
 	default:
 		cause, remedy := shortfall(log, hosts, o)
-		add(CheckBusBW, false, fmt.Sprintf("%s, below the %.2f GB/s asked: %s", detail, o.MinBusBWGBps, cause), remedy)
+		add(CheckBusBW, false, fmt.Sprintf("%s, below %s: %s", detail, asked, cause), remedy)
 	}
 	return append(vs, preflight.CheckNCCLLog(log, o.Preflight)...)
 }
+
+// minimum is the bus bandwidth the run must reach and how to word it: the higher of
+// MinBusBWGBps and MinBusBWFraction of the expected bandwidth. It is -1 when a fraction is
+// asked and no expected bandwidth is known.
+func minimum(o Options) (gbps float64, asked string) {
+	gbps, asked = o.MinBusBWGBps, fmt.Sprintf("the %.2f GB/s asked", o.MinBusBWGBps)
+	if o.MinBusBWFraction <= 0 {
+		return gbps, asked
+	}
+	exp, ok := o.Topology.ExpectedBusBW()
+	if !ok {
+		return -1, ""
+	}
+	if f := o.MinBusBWFraction * exp; f >= gbps {
+		gbps, asked = f, fmt.Sprintf("the %.2f GB/s asked (%g of %.2f GB/s expected)", f, o.MinBusBWFraction, exp)
+	}
+	return gbps, asked
+}
+
+// expectedDetail says what the rails should carry and the ratio of the measure to it, and
+// why the measure can pass the rails' bound when NCCL chose another algorithm than Ring.
+func expectedDetail(peak float64, o Options) string {
+	exp, ok := o.Topology.ExpectedBusBW()
+	if !ok {
+		return ""
+	}
+	d := fmt.Sprintf("; expected %.2f GB/s from %s, ratio %.2f", exp, o.Topology.describe(), peak/exp)
+	if peak > exp*ringSlack && !IsRing(o.Algo) {
+		d += " (above the rails' bound: without NCCL_ALGO=Ring, NCCL may pick Tree or NVLS, which cross the network less on few nodes; set NCCL_ALGO=Ring to measure the rails)"
+	}
+	return d
+}
+
+// ringSlack is how far above the expected bandwidth a Ring run may measure before the
+// detail explains it: the efficiency is a typical figure, not a ceiling.
+const ringSlack = 1.05
 
 func dataOK(r Result, nranks int) bool {
 	if !r.OutOfBoundsOK && r.Footer {

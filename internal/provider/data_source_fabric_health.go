@@ -114,7 +114,8 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 			"lossless priority (the PFC watchdog's among them; on NICs `rx_prioN_discards`, or `rx_discards_phy` where the mlx5 " +
 			"driver predates the per-priority counter), link-level pause (`rx_global_pause`, or `rx_pause_ctrl_phy` while global pause is off), " +
 			"PFC frames on other priorities, PFC storms (the switch's watchdog, the NIC's stall detection), ECN marks that " +
-			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off), RDMA retransmissions and, with `cables`, " +
+			"draw no CNPs (the notification point off), ignored CNPs (the reaction point off), RDMA retransmissions (which way packets were lost: `out_of_sequence` at the receiver, " +
+			"which NAKs the gap; `packet_seq_err`, the NAKs, at the sender; `local_ack_timeout_err` at the sender for a lost message tail no NAK reports) and, with `cables`, " +
 			"the two ends of a link counting different PFC frames. " +
 			"Sample while traffic runs; use `ok` or `failures` in a `check` block or a postcondition.",
 		Attributes: map[string]schema.Attribute{

@@ -141,7 +141,7 @@ func failuresMatch(exact bool, patterns ...string) resource.TestCheckFunc {
 func TestFabricHealthNamesEachFault(t *testing.T) {
 	f := newHealthFabric(t)
 	l := f.firstLink(t)
-	gpu1 := twinAddress(t, f.fleet, "gpu1")
+	gpu1, gpu2 := twinAddress(t, f.fleet, "gpu1"), twinAddress(t, f.fleet, "gpu2")
 	cfg := f.config(t, "")
 	cliTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testProviderFactories,
@@ -166,24 +166,27 @@ func TestFabricHealthNamesEachFault(t *testing.T) {
 				Check:  failuresMatch(true, `^ecn_cnp `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 \(`+l.Netdev+`\): received \d+ ECN-marked RoCE packets and sent no CNP.*roce_np/enable/3`),
 			},
 			{
-				// PFC off on one switch port: its priority group drops, the sender times out.
+				// PFC off on one switch port: its priority group drops what gpu1 sends, and the
+				// receivers' NAKs come back to it (packet_seq_err), not ACK timeouts.
 				PreConfig: func() {
 					onTwin(t, f.fleet, "gpu1", "echo 1 > /sys/class/net/"+l.Netdev+"/ecn/roce_np/enable/3")
 					f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": ""})
 				},
 				Config: cfg,
 				Check: failuresMatch(false, `^lossless_drops `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` priority group 3: .*PORT_QOS_MAP\|`+l.Port+` `,
-					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*local_ack_timeout_err`),
+					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*packet_seq_err \+\d+.*packets this NIC sent were lost and NAKed`),
 			},
 			{
-				// A drop on the lossless queue although PFC is on.
+				// A drop on the lossless queue although PFC is on: gpu1 receives the packets after
+				// each gap out of sequence, and gpu2, which sent them on the same rail, its NAKs.
 				PreConfig: func() {
 					f.sw.twin.SetEntry("PORT_QOS_MAP", l.Port, sonic.Entry{"pfc_enable": "3"})
 					f.model.DropOn("leaf1", l.Port)
 				},
 				Config: cfg,
 				Check: failuresMatch(true, `^lossless_drops `+regexp.QuoteMeta(f.sw.addr)+` `+l.Port+` queue 3: the lossless queue dropped packets`,
-					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*out_of_sequence`),
+					`^retransmissions `+regexp.QuoteMeta(gpu1)+` `+l.RDMA+`:1 .*out_of_sequence \+\d+; packets to this NIC were lost`,
+					`^retransmissions `+regexp.QuoteMeta(gpu2)+` `+l.RDMA+`:1 .*packet_seq_err \+\d+.*; packets this NIC sent were lost and NAKed`),
 			},
 			{
 				// A PFC storm from the NIC behind the port: the watchdog and the NIC both say so.

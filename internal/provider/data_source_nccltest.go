@@ -30,32 +30,37 @@ type ncclTestDataSource struct {
 }
 
 type ncclTestModel struct {
-	Hosts          types.List          `tfsdk:"hosts"`
-	MPIHosts       types.List          `tfsdk:"mpi_hosts"`
-	GPUsPerHost    types.Int64         `tfsdk:"gpus_per_host"`
-	Binary         types.String        `tfsdk:"binary"`
-	MPIRun         types.String        `tfsdk:"mpirun"`
-	MPIArgs        types.List          `tfsdk:"mpi_args"`
-	MinBytes       types.String        `tfsdk:"min_bytes"`
-	MaxBytes       types.String        `tfsdk:"max_bytes"`
-	StepFactor     types.Int64         `tfsdk:"step_factor"`
-	Iterations     types.Int64         `tfsdk:"iterations"`
-	Check          types.Bool          `tfsdk:"check"`
-	Env            types.Map           `tfsdk:"env"`
-	MinBusBWGBps   types.Float64       `tfsdk:"min_busbw_gbps"`
-	Rails          types.Int64         `tfsdk:"rails"`
-	RequireGDR     types.Bool          `tfsdk:"require_gdr"`
-	TimeoutSeconds types.Int64         `tfsdk:"timeout_seconds"`
-	ID             types.String        `tfsdk:"id"`
-	OK             types.Bool          `tfsdk:"ok"`
-	Passed         types.Int64         `tfsdk:"passed"`
-	Failed         types.Int64         `tfsdk:"failed"`
-	Failures       []types.String      `tfsdk:"failures"`
-	Checks         []preflightVerdicts `tfsdk:"checks"`
-	BusBWGBps      types.Float64       `tfsdk:"busbw_gbps"`
-	AvgBusBWGBps   types.Float64       `tfsdk:"avg_busbw_gbps"`
-	Network        types.String        `tfsdk:"network"`
-	Sizes          []ncclTestSize      `tfsdk:"sizes"`
+	Hosts             types.List          `tfsdk:"hosts"`
+	MPIHosts          types.List          `tfsdk:"mpi_hosts"`
+	GPUsPerHost       types.Int64         `tfsdk:"gpus_per_host"`
+	Binary            types.String        `tfsdk:"binary"`
+	MPIRun            types.String        `tfsdk:"mpirun"`
+	MPIArgs           types.List          `tfsdk:"mpi_args"`
+	MinBytes          types.String        `tfsdk:"min_bytes"`
+	MaxBytes          types.String        `tfsdk:"max_bytes"`
+	StepFactor        types.Int64         `tfsdk:"step_factor"`
+	Iterations        types.Int64         `tfsdk:"iterations"`
+	Check             types.Bool          `tfsdk:"check"`
+	Env               types.Map           `tfsdk:"env"`
+	MinBusBWGBps      types.Float64       `tfsdk:"min_busbw_gbps"`
+	MinBusBWFraction  types.Float64       `tfsdk:"min_busbw_fraction"`
+	Rails             types.Int64         `tfsdk:"rails"`
+	RailGbps          types.Int64         `tfsdk:"rail_gbps"`
+	BusBWEfficiency   types.Float64       `tfsdk:"busbw_efficiency"`
+	RequireGDR        types.Bool          `tfsdk:"require_gdr"`
+	TimeoutSeconds    types.Int64         `tfsdk:"timeout_seconds"`
+	ID                types.String        `tfsdk:"id"`
+	OK                types.Bool          `tfsdk:"ok"`
+	Passed            types.Int64         `tfsdk:"passed"`
+	Failed            types.Int64         `tfsdk:"failed"`
+	Failures          []types.String      `tfsdk:"failures"`
+	Checks            []preflightVerdicts `tfsdk:"checks"`
+	BusBWGBps         types.Float64       `tfsdk:"busbw_gbps"`
+	AvgBusBWGBps      types.Float64       `tfsdk:"avg_busbw_gbps"`
+	ExpectedBusBWGBps types.Float64       `tfsdk:"expected_busbw_gbps"`
+	BusBWRatio        types.Float64       `tfsdk:"busbw_ratio"`
+	Network           types.String        `tfsdk:"network"`
+	Sizes             []ncclTestSize      `tfsdk:"sizes"`
 }
 
 type ncclTestSize struct {
@@ -95,8 +100,8 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"`-C`, `-S` and `-I` layouts included; lines labelled by `mpirun --tag-output` or `-prepend-rank` too), and judges: the run completed, " +
 			"its ranks ran as one job of `gpus_per_host` per host (a build without MPI prints one table per process and is named as such), " +
 			"its results were right (`#wrong`, or before nccl-tests 2.13 an `error` deviation past the tool's own bound, out-of-bounds values), " +
-			"the bus bandwidth at the largest size against `min_busbw_gbps` with the " +
-			"likely cause when short (Socket fallback, GPU Direct RDMA off, a rail missing), and the log's network and GDR verdicts. " +
+			"the bus bandwidth at the largest size against `min_busbw_gbps` and against `min_busbw_fraction` of what the hosts' rails should carry " +
+			"(`expected_busbw_gbps`), with the likely cause when short (Socket fallback, GPU Direct RDMA off, a rail missing), and the log's network and GDR verdicts. " +
 			"nccl-tests (and MPI for several hosts) must be installed on the hosts. Use `ok` or `failures` in a `check` block or a postcondition.",
 		Attributes: map[string]schema.Attribute{
 			"hosts": schema.ListAttribute{Required: true, ElementType: types.StringType,
@@ -120,11 +125,24 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 				MarkdownDescription: "Environment for every rank (exported with `mpirun -x`), e.g. `NCCL_IB_HCA`. It may override the debug settings, at the cost of the verdicts that need them. " +
 					"`NCCL_IB_HCA` is checked as NCCL reads it (`[^][=]device[:port],...`, names as prefixes unless the list starts with `=`): " +
 					"a malformed list is an error, a name that would also select longer ones (`mlx5_1` also `mlx5_10`) a warning, and before the run " +
-					"each host's RDMA devices (`ibv_devinfo`) are read to warn about names that select none of them or more than they name."},
+					"each host's RDMA devices (`ibv_devinfo -v`, read once for this and for `rails` and `rail_gbps`) are read to warn about names that select none of them or more than they name."},
 			"min_busbw_gbps": schema.Float64Attribute{Optional: true,
-				MarkdownDescription: "Bus bandwidth the largest size must reach, in GB/s (e.g. 360 for 2 nodes of 8 H100 on 8 x 400G). Unset only reports it."},
+				MarkdownDescription: "Bus bandwidth the largest size must reach, in GB/s, as a fixed floor. A fixed figure does not follow the fabric: a 400G rail carries about 48 GB/s, " +
+					"8 of them about 384 GB/s across hosts, and a run missing a rail still clears a bar set below that; prefer `min_busbw_fraction`. " +
+					"With both set, both must be met. Unset, with no fraction, only reports the bandwidth."},
+			"min_busbw_fraction": schema.Float64Attribute{Optional: true,
+				MarkdownDescription: "The share of `expected_busbw_gbps` the largest size must reach, more than 0 and at most 1, e.g. `0.8`. It needs two or more hosts, " +
+					"and rails and a line rate (set, or read from the hosts). The run gets `NCCL_ALGO=Ring` unless `env` sets `NCCL_ALGO`: the expected figure is the ring's, " +
+					"and Tree or NVLS can pass the NICs' limit on 2 nodes through NVLink."},
 			"rails": schema.Int64Attribute{Optional: true,
-				MarkdownDescription: "RDMA NICs NCCL should use per host; a run with fewer is named as a missing rail when the bandwidth is short."},
+				MarkdownDescription: "RDMA NICs (RoCE ports) NCCL should use per host, 1-64. They set the expected bus bandwidth, and a host whose NCCL lines show fewer is named as a missing rail when the bandwidth is short. " +
+					"Unset, the expected bandwidth counts the RoCE ports of each host's `ibv_devinfo -v` that `env[\"NCCL_IB_HCA\"]` selects (all without it), the most any host has."},
+			"rail_gbps": schema.Int64Attribute{Optional: true,
+				MarkdownDescription: "Each rail's line rate in Gb/s, 1-1600: 400 for a 400GbE ConnectX-7 port, 800 for ConnectX-8. " +
+					"Unset, it is the fastest active selected port's `active_width` x `active_speed` in the hosts' `ibv_devinfo -v`."},
+			"busbw_efficiency": schema.Float64Attribute{Optional: true,
+				MarkdownDescription: fmt.Sprintf("The share of the rails' line rate the bus bandwidth can reach, more than 0 and at most 1. Default `%g`: RoCEv2 headers at a 4096-byte MTU "+
+					"leave 98%% of the line for payload, and a 400G ConnectX-7 rail tops out near 48 of its 50 GB/s.", nccltest.DefaultEfficiency)},
 			"require_gdr": schema.BoolAttribute{Optional: true, MarkdownDescription: "Fail the GPU Direct RDMA verdicts of the log when GDR is off. Default `true`."},
 			"timeout_seconds": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: fmt.Sprintf("How long the test may run, 10-7200 seconds. Default `%d`.", defaultNCCLTestTimeout)},
@@ -135,7 +153,11 @@ func (d *ncclTestDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"failures":       schema.ListAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "One line per failed verdict: `<check> <subject>: <detail>. Remedy: <remedy>`."},
 			"busbw_gbps":     num("Bus bandwidth at the largest size, the better of out-of-place and in-place, GB/s."),
 			"avg_busbw_gbps": num("nccl-tests' `# Avg bus bandwidth`: the mean over every size, GB/s."),
-			"network":        str("The network NCCL used: `IB` (RoCE included), `Socket`, or a plugin's name."),
+			"expected_busbw_gbps": num("What a Ring all-reduce across the hosts should reach, GB/s: rails x line rate / 8 x `busbw_efficiency`. nccl-tests' bus bandwidth " +
+				"(algbw x 2(n-1)/n for all-reduce) makes a ring's the node's network bandwidth, whatever the node count. Null for one host, which NVLink bounds, " +
+				"or when the rails or their line rate are unknown."),
+			"busbw_ratio": num("`busbw_gbps` / `expected_busbw_gbps`; null without an expected figure. Well above 1 means NCCL crossed the network less than a ring does (Tree, NVLS) or the efficiency is set low."),
+			"network":     str("The network NCCL used: `IB` (RoCE included), `Socket`, or a plugin's name."),
 			"checks": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Every verdict, in a stable order.",
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"check":   str("Check id: `nccl_test_completed`, `nccl_test_ranks`, `nccl_test_data`, `nccl_test_busbw`, then the log's `nccl_network`, `nccl_gdr_hca`, ..."),
@@ -163,7 +185,7 @@ func (d *ncclTestDataSource) Configure(_ context.Context, req datasource.Configu
 func (m ncclTestModel) run() nccltest.Run {
 	r := nccltest.Run{GPUsPerHost: defaultNCCLTestGPUs, Binary: defaultNCCLTestBinary, MPIRun: defaultMPIRun,
 		MinBytes: defaultNCCLTestMin, MaxBytes: defaultNCCLTestMax, StepFactor: defaultNCCLTestStep, Iterations: defaultNCCLTestIters,
-		Check: true, Env: knownStringMap(m.Env)}
+		Check: true, Env: m.withRingForGate(knownStringMap(m.Env))}
 	mpiHosts := knownStrings(m.MPIHosts)
 	for i, h := range knownStrings(m.Hosts) {
 		name := nccltest.MPIHost(h.ValueString())
@@ -220,6 +242,7 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 		{"step_factor", m.StepFactor, 2, 1024, "2 doubles the size each step, as nccl-tests' README runs it"},
 		{"iterations", m.Iterations, 1, 100000, "20 is nccl-tests' default"},
 		{"rails", m.Rails, 1, 64, "the RDMA NICs each host has for NCCL (8 on a rail-optimised node)"},
+		{"rail_gbps", m.RailGbps, 1, 1600, "each rail's line rate in Gb/s: 400 for a 400GbE ConnectX-7 port, 800 for ConnectX-8"},
 		{"timeout_seconds", m.TimeoutSeconds, 10, 7200, "a few minutes cover -e 8G on 2 nodes"},
 	} {
 		if isSet(a.v) && (a.v.ValueInt64() < a.lo || a.v.ValueInt64() > a.hi) {
@@ -231,6 +254,7 @@ func (d *ncclTestDataSource) ValidateConfig(ctx context.Context, req datasource.
 		resp.Diagnostics.AddAttributeError(path.Root("min_busbw_gbps"), "Value Out of Range",
 			fmt.Sprintf("min_busbw_gbps is %g; a bandwidth is 0 or more GB/s: set the bus bandwidth the largest size must reach, or leave it unset.", v.ValueFloat64()))
 	}
+	validateBusBWGate(&resp.Diagnostics, m)
 	if lo, hi := m.MinBytes, m.MaxBytes; isSet(lo) && isSet(hi) && nccltest.ValidSize(lo.ValueString()) && nccltest.ValidSize(hi.ValueString()) &&
 		nccltest.SizeBytes(lo.ValueString()) > nccltest.SizeBytes(hi.ValueString()) {
 		resp.Diagnostics.AddAttributeError(path.Root("min_bytes"), "Message Sizes Out of Order",
@@ -274,7 +298,11 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		resp.Diagnostics.AddAttributeError(path.Root("hosts"), "Invalid NCCL Test", err.Error()+".")
 		return
 	}
-	d.warnEnvHCADevices(ctx, &resp.Diagnostics, m)
+	var rdma []hostRDMA
+	if m.needsRDMARead() {
+		rdma = d.readRDMA(ctx, m)
+	}
+	warnEnvHCADevices(&resp.Diagnostics, m, rdma)
 	hosts := knownStrings(m.Hosts)
 	address := joinDefaultPort(hosts[0].ValueString(), d.data.settings.SSH.Port)
 	runner, err := d.data.hostRunner(address)
@@ -307,7 +335,10 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	log, _ := facts.ParseNCCLLog(out)
-	opts := nccltest.Options{Ranks: run.Ranks(), Preflight: preflight.DefaultOptions()}
+	opts := nccltest.Options{Ranks: run.Ranks(), Preflight: preflight.DefaultOptions(), Topology: m.topology(rdma), Algo: run.Env[envAlgo]}
+	if isSet(m.MinBusBWFraction) {
+		opts.MinBusBWFraction = m.MinBusBWFraction.ValueFloat64()
+	}
 	if isSet(m.MinBusBWGBps) {
 		opts.MinBusBWGBps = m.MinBusBWGBps.ValueFloat64()
 	}
@@ -332,6 +363,8 @@ func (d *ncclTestDataSource) Read(ctx context.Context, req datasource.ReadReques
 		peak = max(row.OutOfPlace.BusBW, row.InPlace.BusBW)
 	}
 	m.BusBWGBps, m.AvgBusBWGBps, m.Network = types.Float64Value(peak), types.Float64Value(result.AvgBusBW), types.StringValue(log.Network)
+	m.ExpectedBusBWGBps = optionalFloat(opts.Topology.ExpectedBusBW())
+	m.BusBWRatio = optionalFloat(opts.Topology.Ratio(peak))
 	m.Sizes = []ncclTestSize{}
 	for _, row := range result.Rows {
 		m.Sizes = append(m.Sizes, ncclTestSize{SizeBytes: types.Int64Value(row.SizeBytes), OutOfPlaceBusBW: types.Float64Value(row.OutOfPlace.BusBW),

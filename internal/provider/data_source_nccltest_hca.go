@@ -100,46 +100,72 @@ func hcaDeviceWarnings(spec fabric.HCASpec, hosts []hostDevices) violation.List 
 	return vs
 }
 
-// warnEnvHCADevices checks env's NCCL_IB_HCA against the RDMA devices of the hosts (one
-// ibv_devinfo each, read in parallel): an entry that selects none of a host's devices, or
-// more of them than it names. The warnings given at plan time are not repeated: Terraform
-// re-validates a data source's configuration, with the same values, just before every read
-// (readDataSource in hashicorp/terraform internal/terraform/node_resource_abstract_instance.go). A host that cannot be read is left
-// out: the check only advises, and the run that follows reports an unreachable host.
-func (d *ncclTestDataSource) warnEnvHCADevices(ctx context.Context, diags *diag.Diagnostics, m ncclTestModel) {
+// warnEnvHCADevices checks env's NCCL_IB_HCA against the RDMA devices of the hosts (read by
+// readRDMA): an entry that selects none of a host's devices, or more of them than it names.
+// The warnings given at plan time are not repeated: Terraform re-validates a data source's
+// configuration, with the same values, just before every read (readDataSource in
+// hashicorp/terraform internal/terraform/node_resource_abstract_instance.go). A host that
+// could not be read is left out: the check only advises, and the run that follows reports an
+// unreachable host.
+func warnEnvHCADevices(diags *diag.Diagnostics, m ncclTestModel, hosts []hostRDMA) {
 	spec, ok, _ := envHCASpec(knownStringMap(m.Env))
 	if !ok {
 		return
 	}
-	hosts := knownStrings(m.Hosts)
-	read := make([]hostDevices, len(hosts))
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		address := joinDefaultPort(h.ValueString(), d.data.settings.SSH.Port)
-		wg.Go(func() {
-			read[i] = hostDevices{host: h.ValueString(), devices: d.rdmaDevices(ctx, address)}
-		})
+	var read []hostDevices
+	for _, h := range hosts {
+		if h.devices == nil {
+			continue
+		}
+		names := make([]string, 0, len(h.devices))
+		for _, dev := range h.devices {
+			names = append(names, dev.Name)
+		}
+		read = append(read, hostDevices{host: h.host, devices: names})
 	}
-	wg.Wait()
-	read = slices.DeleteFunc(read, func(h hostDevices) bool { return h.devices == nil })
 	var ps problems
 	ps.add(hcaDeviceWarnings(spec, read), ncclTestNames)
 	ps.report(diags)
 }
 
+// hostRDMA is one host's RDMA devices as ibv_devinfo -v prints them; devices is nil when the
+// host could not be read.
+type hostRDMA struct {
+	host    string
+	devices []facts.IBDevice
+}
+
+// ibvDevinfoVerbose is ibv_devinfo with -v, which adds each port's active width and speed.
+var ibvDevinfoVerbose = facts.Probe[[]facts.IBDevice]{Name: "ibv_devinfo -v", Command: facts.IBVDevinfoCommand.Arg("-v"), Parse: facts.ParseIBVDevinfo}
+
+// readRDMA reads every host's RDMA devices, one ibv_devinfo -v each, in parallel and past the
+// gather cache.
+func (d *ncclTestDataSource) readRDMA(ctx context.Context, m ncclTestModel) []hostRDMA {
+	hosts := knownStrings(m.Hosts)
+	read := make([]hostRDMA, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		address := joinDefaultPort(h.ValueString(), d.data.settings.SSH.Port)
+		wg.Go(func() {
+			read[i] = hostRDMA{host: h.ValueString(), devices: d.rdmaDevices(ctx, address)}
+		})
+	}
+	wg.Wait()
+	return read
+}
+
 // rdmaDevices lists the RDMA devices of a host, nil when it cannot be read.
-func (d *ncclTestDataSource) rdmaDevices(ctx context.Context, address string) []string {
+func (d *ncclTestDataSource) rdmaDevices(ctx context.Context, address string) []facts.IBDevice {
 	runner, err := d.data.hostRunner(address)
 	if err == nil {
 		var devs []facts.IBDevice
-		if devs, err = host.ReadProbe(ctx, runner, facts.IBVDevinfoProbe); err == nil {
-			names := make([]string, 0, len(devs))
-			for _, dev := range devs {
-				names = append(names, dev.Name)
+		if devs, err = host.ReadProbe(ctx, runner, ibvDevinfoVerbose); err == nil {
+			if devs == nil {
+				devs = []facts.IBDevice{}
 			}
-			return names
+			return devs
 		}
 	}
-	tflog.Debug(ctx, "NCCL_IB_HCA not checked against the host's devices", map[string]any{"host": address, "error": strings.TrimSpace(err.Error())})
+	tflog.Debug(ctx, "RDMA devices not read", map[string]any{"host": address, "error": strings.TrimSpace(err.Error())})
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -49,12 +50,33 @@ data "roce_nccl_test" "t" {
 					resource.TestCheckResourceAttr(ds, "ok", "true"),
 					resource.TestCheckResourceAttr(ds, "failures.#", "0"),
 					checkAttrFloatAtLeast(ds, "busbw_gbps", 300),
+					// 8 rails (rails) x 400 Gb/s (the twins' ibv_devinfo -v: 4X x 100.0 Gbps) x 0.96.
+					resource.TestCheckResourceAttr(ds, "expected_busbw_gbps", "384"),
+					checkAttrFloatBetween(ds, "busbw_ratio", 0.9, 1),
+					resource.TestMatchResourceAttr(ds, "checks.3.detail", regexp.MustCompile(
+						`; expected 384\.00 GB/s from 8 rails x 400 Gb/s x 0\.96 \(rails; line rate from ibv_devinfo -v on 2 hosts\), ratio 0\.9\d, at least the 300\.00 GB/s asked$`)),
+				),
+			},
+			{
+				// A rail down on node1: seven of eight still clear 300 GB/s, not 90% of the rails.
+				PreConfig: func() {
+					onTwin(t, fleet, "node1", "printf '1: DOWN\\n' > /sys/class/infiniband/mlx5_7/ports/1/state")
+				},
+				Config: strings.Replace(cfg, "rails          = 8", "rails          = 8\n  min_busbw_fraction = 0.9", 1),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(ds, "ok", "false"),
+					resource.TestCheckResourceAttr(ds, "expected_busbw_gbps", "384"),
+					checkAttrFloatBetween(ds, "busbw_ratio", 0.8, 0.9),
+					resource.TestMatchResourceAttr(ds, "failures.0", regexp.MustCompile(
+						`^nccl_test_busbw: bus bandwidth 3\d\d\.\d\d GB/s .*below the 345\.60 GB/s asked \(0\.9 of 384\.00 GB/s expected\): a rail is down or excluded: of the 8 rails per host, node1 used 7`)),
 				),
 			},
 			{
 				// NCCL_IB_DISABLE in /etc/nccl.conf: the run falls back to TCP.
-				PreConfig: func() { onTwin(t, fleet, "node1", "echo NCCL_IB_DISABLE=1 >> /etc/nccl.conf") },
-				Config:    cfg,
+				PreConfig: func() {
+					onTwin(t, fleet, "node1", "printf '4: ACTIVE\\n' > /sys/class/infiniband/mlx5_7/ports/1/state && echo NCCL_IB_DISABLE=1 >> /etc/nccl.conf")
+				},
+				Config: cfg,
 				Check: resource.ComposeAggregateTestCheckFunc(
 					resource.TestCheckResourceAttr(ds, "ok", "false"),
 					resource.TestCheckResourceAttr(ds, "network", "Socket"),
@@ -79,6 +101,21 @@ func TestNCCLTestWithoutNCCLTests(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?si)NCCL Test Failed.*/opt/nccl-tests/build/all_reduce_perf on .* exited 127 .*No such file or\s+directory.*Install nccl-tests`),
 		}},
 	})
+}
+
+// checkAttrFloatBetween checks that a number attribute is within [lo, hi].
+func checkAttrFloatBetween(name, key string, lo, hi float64) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs, ok := s.RootModule().Resources[name]
+		if !ok {
+			return fmt.Errorf("no %s in state", name)
+		}
+		v, err := strconv.ParseFloat(rs.Primary.Attributes[key], 64)
+		if err != nil || v < lo || v > hi {
+			return fmt.Errorf("%s.%s = %q, want %g-%g", name, key, rs.Primary.Attributes[key], lo, hi)
+		}
+		return nil
+	}
 }
 
 // checkAttrFloatAtLeast checks that a number attribute is at least lo.

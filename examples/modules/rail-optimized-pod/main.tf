@@ -180,14 +180,16 @@ data "roce_fabric_health" "pod" {
 data "roce_nccl_test" "pod" {
   count = var.checks.nccl_test ? 1 : 0
 
-  hosts          = [for h in var.hosts : h.address]
-  mpi_hosts      = [for h in var.hosts : h.name]
-  binary         = var.checks.nccl_binary
-  mpi_args       = var.checks.mpi_args
-  gpus_per_host  = var.checks.gpus_per_host
-  max_bytes      = var.checks.max_bytes
-  min_busbw_gbps = var.checks.min_busbw_gbps
-  rails          = var.nics_per_host
+  hosts              = [for h in var.hosts : h.address]
+  mpi_hosts          = [for h in var.hosts : h.name]
+  binary             = var.checks.nccl_binary
+  mpi_args           = var.checks.mpi_args
+  gpus_per_host      = var.checks.gpus_per_host
+  max_bytes          = var.checks.max_bytes
+  min_busbw_gbps     = var.checks.min_busbw_gbps
+  min_busbw_fraction = var.checks.min_busbw_fraction
+  rail_gbps          = var.checks.rail_gbps
+  rails              = var.nics_per_host
 
   depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node, roce_switch_qos.leaf]
 }

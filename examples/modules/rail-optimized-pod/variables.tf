@@ -205,18 +205,22 @@ variable "checks" {
     run): `fabric_health` samples every SONiC leaf's and every host's counters
     `interval_seconds` apart (run it while traffic flows) and names each port or NIC at fault;
     `nccl_test` runs nccl-tests' all_reduce_perf across every host (mpirun from the first) and
-    judges its bus bandwidth against `min_busbw_gbps`. Both are off by default: they take time
+    judges its bus bandwidth against `min_busbw_gbps` and `min_busbw_fraction` of what
+    `nics_per_host` rails should carry (`rail_gbps` each, else read from the hosts; the run then
+    uses NCCL_ALGO=Ring). Both are off by default: they take time
     on every plan.
   EOT
   type = object({
-    fabric_health    = optional(bool, false)
-    interval_seconds = optional(number, 5)
-    nccl_test        = optional(bool, false)
-    nccl_binary      = optional(string, "all_reduce_perf")
-    mpi_args         = optional(list(string), [])
-    gpus_per_host    = optional(number, 8)
-    max_bytes        = optional(string, "1G")
-    min_busbw_gbps   = optional(number)
+    fabric_health      = optional(bool, false)
+    interval_seconds   = optional(number, 5)
+    nccl_test          = optional(bool, false)
+    nccl_binary        = optional(string, "all_reduce_perf")
+    mpi_args           = optional(list(string), [])
+    gpus_per_host      = optional(number, 8)
+    max_bytes          = optional(string, "1G")
+    min_busbw_gbps     = optional(number)
+    min_busbw_fraction = optional(number)
+    rail_gbps          = optional(number)
   })
   default = {}
 }

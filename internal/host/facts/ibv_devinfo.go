@@ -65,6 +65,28 @@ type IBGID struct {
 	Type string
 }
 
+// RateGbps is the port's line rate in Gb/s, its active width's lanes times its active
+// speed per lane ("4X (2)" and "100.0 Gbps (128)": 400), as ibv_devinfo -v prints them. On
+// Ethernet (RoCE) ports mlx5 reports the Ethernet speed as an InfiniBand width and lane
+// speed (translate_eth_proto_oper in drivers/infiniband/hw/mlx5/main.c), so the product is the
+// netdev's speed. ok is false when either is missing or unreadable.
+func (p IBPort) RateGbps() (gbps float64, ok bool) {
+	w, _, _ := strings.Cut(strings.TrimSpace(p.ActiveWidth), " ")
+	lanes, err := strconv.Atoi(strings.TrimSuffix(w, "X"))
+	if err != nil || lanes < 1 || !strings.HasSuffix(w, "X") {
+		return 0, false
+	}
+	f := strings.Fields(p.ActiveSpeed)
+	if len(f) < 2 || f[1] != "Gbps" {
+		return 0, false
+	}
+	lane, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || lane <= 0 {
+		return 0, false
+	}
+	return float64(lanes) * lane, true
+}
+
 // Port states as numbered by ibv_devinfo ("PORT_ACTIVE (4)").
 const (
 	PortDown   = 1

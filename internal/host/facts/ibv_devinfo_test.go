@@ -125,3 +125,23 @@ func FuzzIBVDevinfo(f *testing.F) {
 		}
 	})
 }
+
+func TestIBPortRateGbps(t *testing.T) {
+	for _, c := range []struct {
+		width, speed string
+		want         float64
+		ok           bool
+	}{
+		{"4X (2)", "100.0 Gbps (128)", 400, true}, // 400GbE ConnectX-7
+		{"4X (2)", "200.0 Gbps (256)", 800, true}, // 800GbE ConnectX-8
+		{"1X (1)", "25.0 Gbps (32)", 25, true},
+		{"4X (2)", "", 0, false}, // ibv_devinfo without -v
+		{"", "100.0 Gbps (128)", 0, false},
+		{"4X (2)", "invalid speed (0)", 0, false},
+	} {
+		got, ok := IBPort{ActiveWidth: c.width, ActiveSpeed: c.speed}.RateGbps()
+		if got != c.want || ok != c.ok {
+			t.Errorf("%q x %q = %g, %v; want %g, %v", c.width, c.speed, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -3,8 +3,8 @@
 // where the switch queue marks, CNPs only where the receiving NIC's
 // notification point is on for the priority, rate reaction only where the
 // sender's reaction point is on, pauses only where PFC is on at both ends of
-// a cable, and drops (with the retransmissions they cause) where it is not.
-// A misconfiguration therefore shows in the counters as it would on real
+// a cable, and drops (with the recovery they cause, see recover.go) where it is
+// not. A misconfiguration therefore shows in the counters as it would on real
 // gear. Faults (a drop on a lossless queue, a PFC storm) add what their real
 // causes add.
 package traffic
@@ -46,21 +46,24 @@ type Model struct {
 	mu     sync.Mutex
 	drops  map[string]bool // "switch/port": egress drops on the lossless queue
 	storms map[string]bool // "switch/port": a PFC storm from the host behind the port
+
+	// losses counts, per link, the packets lost on it so far modulo packetsPerMessage: which
+	// loss falls on a message's last packet (see recover.go). Only Step touches it.
+	losses []uint64
 }
 
 // Per tick and per link: the lossless priority's packets and what congestion does to them.
 const (
-	packetsPerTick      = 10000
-	bytesPerPacket      = 4096
-	ecnMarksPerTick     = 200
-	cnpsPerMark         = 2  // one CNP per two marks: the NP's min_time_between_cnps
-	pausesWithECN       = 4  // ECN keeps queues short: few pauses
-	pausesWithoutECN    = 40 // without it, PFC does all the work
-	pauseMicroseconds   = 84 // a pause of 0xffff quanta (512 bit times each) at 400 Gb/s
-	dropsWithoutPFC     = 25
-	faultDropsPerTick   = 30
-	stormPausesPerTick  = 5000
-	retransmitsPerDrops = 1
+	packetsPerTick     = 10000
+	bytesPerPacket     = 4096
+	ecnMarksPerTick    = 200
+	cnpsPerMark        = 2  // one CNP per two marks: the NP's min_time_between_cnps
+	pausesWithECN      = 4  // ECN keeps queues short: few pauses
+	pausesWithoutECN   = 40 // without it, PFC does all the work
+	pauseMicroseconds  = 84 // a pause of 0xffff quanta (512 bit times each) at 400 Gb/s
+	dropsWithoutPFC    = 25
+	faultDropsPerTick  = 30
+	stormPausesPerTick = 5000
 )
 
 // Switch is a switch twin and the name it goes by in the model's faults.
@@ -221,7 +224,13 @@ func (m *Model) Step() error {
 	for i := range host {
 		host[i] = adds{eth: map[string]uint64{}, hw: map[string]uint64{}}
 	}
-	var cnps, lost uint64
+	var cnps uint64
+	if len(m.losses) != len(m.links) {
+		m.losses = make([]uint64, len(m.links))
+	}
+	// sent[i] are the packets link i's host sent that the fabric lost; received[i] those on
+	// their way to it. Each is recovered (recover.go) once every link's losses are known.
+	sent, received := make([]uint64, len(m.links)), make([]uint64, len(m.links))
 	var errs []error
 	for i, l := range m.links {
 		s, hc := sw[l.Switch][l.Port], hostCfg[l.Host][l.Netdev]
@@ -259,10 +268,9 @@ func (m *Model) Step() error {
 				h.eth[fmt.Sprintf("rx_prio%d_pause_transition", p)] += pauses / 2
 			}
 		} else {
+			// The switch drops at ingress what the NIC sends and it cannot pause.
 			pg["SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS"] += dropsWithoutPFC
-			h.hw["local_ack_timeout_err"] += dropsWithoutPFC * retransmitsPerDrops
-			h.hw["roce_adp_retrans"] += dropsWithoutPFC * retransmitsPerDrops
-			lost += dropsWithoutPFC
+			sent[i] += dropsWithoutPFC
 		}
 		if hc.PFC[p] {
 			h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += pauses / 2
@@ -273,11 +281,11 @@ func (m *Model) Step() error {
 			}
 		} else {
 			h.eth[fmt.Sprintf("rx_prio%d_discards", p)] += dropsWithoutPFC
-			h.hw["out_of_sequence"] += dropsWithoutPFC
+			received[i] += dropsWithoutPFC
 		}
 		if drops[key] {
 			queue["SAI_QUEUE_STAT_DROPPED_PACKETS"] += faultDropsPerTick
-			h.hw["out_of_sequence"] += faultDropsPerTick
+			received[i] += faultDropsPerTick
 		}
 		if storms[key] && hc.PFC[p] { // a NIC without PFC on the priority sends no pauses on it
 			h.eth[fmt.Sprintf("tx_prio%d_pause", p)] += stormPausesPerTick
@@ -298,8 +306,9 @@ func (m *Model) Step() error {
 		errs = append(errs, l.Switch.AddQueueCounters(l.Port, p, queue), l.Switch.AddPortCounters(l.Port, port),
 			l.Switch.AddPGCounters(l.Port, p, pg))
 	}
+	m.recoverLosses(sent, received, func(i int) map[string]uint64 { return host[i].hw })
 	// The CNPs reach the senders, every host a share; each reacts only where its RP is on for
-	// the priority. The packets lost upstream reach the other receivers out of sequence.
+	// the priority.
 	n := uint64(len(m.links))
 	for i, l := range m.links {
 		h := host[i]
@@ -310,9 +319,6 @@ func (m *Model) Step() error {
 			} else {
 				h.hw["rp_cnp_ignored"] += share
 			}
-		}
-		if share := lost / n; share > 0 {
-			h.hw["out_of_sequence"] += share
 		}
 		errs = append(errs, hostprofile.AddCounters(roots[l.Host], l.Netdev, l.RDMA, h.eth, h.hw))
 	}

@@ -74,6 +74,33 @@ func TestTrafficFollowsTheConfiguration(t *testing.T) {
 	if hwCounter(t, fleet, l.Host, l.RDMA, "np_cnp_sent") != before || hwCounter(t, fleet, l.Host, l.RDMA, "np_ecn_marked_roce_packets") <= marks {
 		t.Error("NP off: want marks without CNPs")
 	}
+	// Drops recover by NAK: over the fabric every NAK a sender counted is a gap a receiver
+	// counted, and a sender behind a switch port without PFC (every port but l's) counts
+	// NAKs, not ACK timeouts, for what the port dropped.
+	sum := func(name string) (total uint64, per []uint64) {
+		for _, k := range links {
+			n := hwCounter(t, fleet, k.Host, k.RDMA, name)
+			total += n
+			per = append(per, n)
+		}
+		return total, per
+	}
+	naks0, perNAK0 := sum("packet_seq_err")
+	oos0, _ := sum("out_of_sequence")
+	_, perTO0 := sum("local_ack_timeout_err")
+	if err := m.Step(); err != nil {
+		t.Fatal(err)
+	}
+	naks1, perNAK1 := sum("packet_seq_err")
+	oos1, _ := sum("out_of_sequence")
+	_, perTO1 := sum("local_ack_timeout_err")
+	if naks1-naks0 == 0 || naks1-naks0 != oos1-oos0 {
+		t.Errorf("one tick: packet_seq_err +%d, out_of_sequence +%d; want equal and not zero", naks1-naks0, oos1-oos0)
+	}
+	if nak, to := perNAK1[1]-perNAK0[1], perTO1[1]-perTO0[1]; nak < dropsWithoutPFC-1 || to*10 > nak {
+		t.Errorf("%s %s behind %s without PFC: packet_seq_err +%d, local_ack_timeout_err +%d; want NAKs for its %d drops, few timeouts",
+			links[1].Host, links[1].RDMA, links[1].Port, nak, to, dropsWithoutPFC)
+	}
 	// A storm needs the watchdog on the port to show in COUNTERS_DB: without PFC on the NIC there is none.
 	m.StormOn("leaf1", l.Port)
 	if err := m.Step(); err != nil {
