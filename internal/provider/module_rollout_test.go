@@ -307,3 +307,54 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 		t.Errorf("gpu2 /etc/nccl.conf after the fix: %q, want NCCL_IB_TC=106", got)
 	}
 }
+
+// TestStagedRolloutRefusesBadRollout checks the rollout input at plan time, with nothing
+// reachable and no hosts: a canary the pod does not have (refused by the gate's precondition,
+// which a plan with no canary change reaches before any read), a canary named twice, and an NCCL gate without
+// the bandwidth it gates on.
+func TestStagedRolloutRefusesBadRollout(t *testing.T) {
+	examples := copyExamples(t, filepath.Join("modules", "rail-optimized-pod"))
+	for name, tc := range map[string]struct{ rollout, want string }{
+		"unknown canary": {
+			rollout: `{ canary_switches = ["leaf9"], canary_hosts = ["gpu9"] }`,
+			want:    "rollout names canaries the pod does not have: switch leaf9, host gpu9.",
+		},
+		"duplicate canary": {
+			rollout: `{ canary_switches = ["leaf1", "leaf1"] }`,
+			want:    "rollout.canary_switches and rollout.canary_hosts name each canary once.",
+		},
+		"nccl gate without bandwidth": {
+			rollout: `{ canary_switches = ["leaf1"], nccl_test = true }`,
+			want:    "rollout.nccl_test gates on a bus bandwidth: set rollout.min_busbw_gbps.",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := filepath.Join(examples, strings.ReplaceAll(name, " ", "-"))
+			writeFiles(t, root, map[string]string{"main.tf": `terraform {
+  required_providers {
+    roce = { source = "clusterbid/roce" }
+  }
+}
+
+module "pod" {
+  source   = "../modules/rail-optimized-pod"
+  switches = [{ name = "leaf1", address = "127.0.0.1:9", ports = ["Ethernet0"] }, { name = "leaf2", address = "127.0.0.2:9", ports = ["Ethernet0"] }]
+  hosts    = []
+  policy = {
+    ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+    pfc = { pause_threshold_bytes = 256000 }
+  }
+  rollout = ` + tc.rollout + `
+}
+`})
+			cli := newTerraformCLIIn(t, root)
+			if out, code := cli.run("get"); code != 0 {
+				t.Fatalf("terraform get failed:\n%s", out)
+			}
+			out, code := cli.run("plan", "-input=false", "-refresh=false")
+			if code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), tc.want) {
+				t.Fatalf("plan exit %d, want an error saying %q:\n%s", code, tc.want, out)
+			}
+		})
+	}
+}
