@@ -138,7 +138,9 @@ func hostState(t *testing.T, fleet *hosttwin.Fleet, name string) string {
 // changes its policy in the same run: the moved canary resources update in place, the plan
 // shows the canary changing, the health read deferred to the apply and the rest changing
 // behind a condition it cannot yet know; the canary is healthy, so the one apply changes the
-// rest too, and a plan afterwards (which samples the canary at plan time) is empty.
+// rest too, and a plan afterwards (which samples the canary at plan time) is empty. A next
+// policy under which the canary drops stops at the gate, and re-applying the previous policy
+// rolls the canary back alone.
 func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	p := newRolloutPod(t)
 	p.vars(t, 102400, map[string]any{})
@@ -257,6 +259,40 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	}
 	if out, code := p.cli.run("plan", "-detailed-exitcode", "-input=false"); code != 0 {
 		t.Fatalf("plan after the rollout is not empty (exit %d):\n%s", code, out)
+	}
+
+	// A next policy makes the canary drop: the run stops at the gate with leaf2 as it was.
+	leaf2Before := p.leaf2.twin.Snapshot()
+	p.vars(t, 112640, canary)
+	p.model.DropOn("leaf1", p.ports["leaf1"][0])
+	out, code = p.cli.run("apply", "-auto-approve", "-input=false")
+	if code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "lossless_drops "+p.leaf1.addr+" "+p.ports["leaf1"][0]+" queue 3") {
+		t.Fatalf("apply of a policy the canary drops under: exit %d, want the lossless_drops verdict:\n%s", code, out)
+	}
+	if got := ecnMin(t, p.leaf1, p.ports["leaf1"][0]); got != "112640" {
+		t.Errorf("canary leaf1 ECN min = %q, want 112640", got)
+	}
+	if diff := cmp.Diff(leaf2Before, p.leaf2.twin.Snapshot()); diff != "" {
+		t.Errorf("leaf2 changed behind a failed gate (-before +after):\n%s", diff)
+	}
+	// The rollback: the previous policy re-applied to the canary (its drops end with it); the
+	// rest already holds it, so only the canary changes and the gate passes.
+	p.vars(t, 122880, canary)
+	p.model.ClearFaults()
+	out, code = p.cli.run("apply", "-auto-approve", "-input=false")
+	if code != 0 {
+		t.Fatalf("rollback failed:\n%s", out)
+	}
+	if !strings.Contains(out, "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.") {
+		t.Errorf("the rollback changed more than the canary switch:\n%s", out)
+	}
+	for _, s := range []struct {
+		name string
+		f    *switchFixture
+	}{{"leaf1", p.leaf1}, {"leaf2", p.leaf2}} {
+		if got := ecnMin(t, s.f, p.ports[s.name][0]); got != "122880" {
+			t.Errorf("%s ECN min = %q after the rollback, want 122880", s.name, got)
+		}
 	}
 }
 
