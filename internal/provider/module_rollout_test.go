@@ -333,8 +333,17 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 	}
 
 	p.model.ClearFaults()
-	if out, code := p.cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
+	out, code = p.cli.run("apply", "-auto-approve", "-input=false")
+	if code != 0 {
 		t.Fatalf("apply after the fix failed:\n%s", out)
+	}
+	// The canary has nothing left to change, so the gate is read once, by the plan, and the
+	// apply changes the rest on that verdict.
+	if n := strings.Count(out, "module.pod.data.roce_fabric_health.canary[0]: Read complete"); n != 1 {
+		t.Errorf("the gate was read %d times by the apply after the fix, want once (at plan):\n%s", n, out)
+	}
+	if strings.Contains(out, "module.pod.data.roce_fabric_health.canary[0] will be read during apply") {
+		t.Errorf("the apply after the fix deferred the gate, although the canary had nothing to change:\n%s", out)
 	}
 	if got := ecnMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
 		t.Errorf("leaf2 ECN min = %q after the fix, want 102400", got)
