@@ -103,32 +103,39 @@ output "rollout" { value = module.pod.rollout }
 	return p
 }
 
+// namedSwitch is a switch twin and its name in the pod.
+type namedSwitch struct {
+	name string
+	f    *switchFixture
+}
+
+func (p *rolloutPod) switches() []namedSwitch {
+	return []namedSwitch{{"leaf1", p.leaf1}, {"leaf2", p.leaf2}}
+}
+
 // vars writes terraform.tfvars.json: the pod, the ECN minimum threshold and the rollout.
 func (p *rolloutPod) vars(t *testing.T, ecnMin int, rollout map[string]any) {
 	t.Helper()
 	var switches []map[string]any
-	for _, s := range []struct {
-		name string
-		f    *switchFixture
-	}{{"leaf1", p.leaf1}, {"leaf2", p.leaf2}} {
+	for _, s := range p.switches() {
 		switches = append(switches, map[string]any{"name": s.name, "address": s.f.addr, "ports": p.ports[s.name]})
 	}
 	hosts := []map[string]any{{"name": "gpu1", "address": twinAddress(t, p.fleet, "gpu1")}, {"name": "gpu2", "address": twinAddress(t, p.fleet, "gpu2")}}
 	writeJSON(t, filepath.Join(p.root, "terraform.tfvars.json"), map[string]any{"switches": switches, "hosts": hosts, "ecn_min": ecnMin, "rollout": rollout})
 }
 
-// canary is the rollout of the tests: leaf1 and gpu1 first, a 1 s sample window.
-var canary = map[string]any{"canary_switches": []string{"leaf1"}, "canary_hosts": []string{"gpu1"}, "interval_seconds": 1}
+// rolloutCanary is the rollout of the tests: leaf1 and gpu1 first, a 1 s sample window.
+var rolloutCanary = map[string]any{"canary_switches": []string{"leaf1"}, "canary_hosts": []string{"gpu1"}, "interval_seconds": 1}
 
-// ecnMin returns the ECN minimum threshold of a switch's lossless queue as CONFIG_DB holds it.
-func ecnMin(t *testing.T, sw *switchFixture, port string) string {
+// switchECNMin returns the ECN minimum threshold of a switch's lossless queue as CONFIG_DB holds it.
+func switchECNMin(t *testing.T, sw *switchFixture, port string) string {
 	t.Helper()
 	q := sw.entry("QUEUE", port+"|3")
 	return sw.entry("WRED_PROFILE", q["wred_profile"])["green_min_threshold"]
 }
 
-// hostState is what the rollout changes on a host: its NCCL file and its first port's QoS.
-func hostState(t *testing.T, fleet *hosttwin.Fleet, name string) string {
+// rolloutHostState is what the rollout changes on a host: its NCCL file and its first port's QoS.
+func rolloutHostState(t *testing.T, fleet *hosttwin.Fleet, name string) string {
 	t.Helper()
 	return onTwin(t, fleet, name, `cat /etc/nccl.conf 2>&1; for n in /sys/class/infiniband/*/device/net/*; do mlnx_qos -i "${n##*/}"; `+
 		`cat "/sys/class/net/${n##*/}/ecn/roce_np/enable/3"; break; done`)
@@ -147,17 +154,20 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	if out, code := p.cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
 		t.Fatalf("apply without a rollout failed:\n%s", out)
 	}
-	leaf2Port := p.ports["leaf2"][0]
-	if got := ecnMin(t, p.leaf2, leaf2Port); got != "102400" {
+	if got := switchECNMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
 		t.Fatalf("leaf2 ECN min = %q after the first apply, want 102400", got)
 	}
 
 	// The existing fabric takes a rollout and a new ECN minimum at once.
-	p.vars(t, 122880, canary)
+	p.vars(t, 122880, rolloutCanary)
 	var moved strings.Builder
-	for _, r := range []string{`roce_switch_qos.%s["leaf1"]`, `roce_host_bootstrap.%s["gpu1"]`, `roce_nic_dcqcn.%s["gpu1"]`, `roce_nccl_env_profile.%s["gpu1"]`} {
-		from := strings.Replace(r, "%s", map[bool]string{true: "leaf", false: "node"}[strings.HasPrefix(r, "roce_switch_qos")], 1)
-		moved.WriteString("moved {\n  from = module.pod." + from + "\n  to   = module.pod." + strings.Replace(r, "%s", "canary", 1) + "\n}\n")
+	for _, m := range [][2]string{
+		{`roce_switch_qos.leaf["leaf1"]`, `roce_switch_qos.canary["leaf1"]`},
+		{`roce_host_bootstrap.node["gpu1"]`, `roce_host_bootstrap.canary["gpu1"]`},
+		{`roce_nic_dcqcn.node["gpu1"]`, `roce_nic_dcqcn.canary["gpu1"]`},
+		{`roce_nccl_env_profile.node["gpu1"]`, `roce_nccl_env_profile.canary["gpu1"]`},
+	} {
+		fmt.Fprintf(&moved, "moved {\n  from = module.pod.%s\n  to   = module.pod.%s\n}\n", m[0], m[1])
 	}
 	writeFiles(t, p.root, map[string]string{"moved.tf": moved.String()})
 	out, code := p.cli.run("plan", "-input=false", "-out=rollout.tfplan")
@@ -239,11 +249,8 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	if len(seen) != 3 || !strings.HasPrefix(seen[0], "roce_switch_qos.canary") || !strings.HasPrefix(seen[1], "data.roce_fabric_health") {
 		t.Errorf("apply order %q, want the canary, then the gate, then the rest:\n%s", seen, out)
 	}
-	for _, s := range []struct {
-		name string
-		f    *switchFixture
-	}{{"leaf1", p.leaf1}, {"leaf2", p.leaf2}} {
-		if got := ecnMin(t, s.f, p.ports[s.name][0]); got != "122880" {
+	for _, s := range p.switches() {
+		if got := switchECNMin(t, s.f, p.ports[s.name][0]); got != "122880" {
 			t.Errorf("%s ECN min = %q after the gated apply, want 122880", s.name, got)
 		}
 	}
@@ -263,13 +270,13 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 
 	// A next policy makes the canary drop: the run stops at the gate with leaf2 as it was.
 	leaf2Before := p.leaf2.twin.Snapshot()
-	p.vars(t, 112640, canary)
+	p.vars(t, 112640, rolloutCanary)
 	p.model.DropOn("leaf1", p.ports["leaf1"][0])
 	out, code = p.cli.run("apply", "-auto-approve", "-input=false")
 	if code == 0 || !strings.Contains(strings.Join(strings.Fields(out), " "), "lossless_drops "+p.leaf1.addr+" "+p.ports["leaf1"][0]+" queue 3") {
 		t.Fatalf("apply of a policy the canary drops under: exit %d, want the lossless_drops verdict:\n%s", code, out)
 	}
-	if got := ecnMin(t, p.leaf1, p.ports["leaf1"][0]); got != "112640" {
+	if got := switchECNMin(t, p.leaf1, p.ports["leaf1"][0]); got != "112640" {
 		t.Errorf("canary leaf1 ECN min = %q, want 112640", got)
 	}
 	if diff := cmp.Diff(leaf2Before, p.leaf2.twin.Snapshot()); diff != "" {
@@ -277,7 +284,7 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	}
 	// The rollback: the previous policy re-applied to the canary (its drops end with it); the
 	// rest already holds it, so only the canary changes and the gate passes.
-	p.vars(t, 122880, canary)
+	p.vars(t, 122880, rolloutCanary)
 	p.model.ClearFaults()
 	out, code = p.cli.run("apply", "-auto-approve", "-input=false")
 	if code != 0 {
@@ -286,11 +293,8 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	if !strings.Contains(out, "Apply complete! Resources: 0 added, 1 changed, 0 destroyed.") {
 		t.Errorf("the rollback changed more than the canary switch:\n%s", out)
 	}
-	for _, s := range []struct {
-		name string
-		f    *switchFixture
-	}{{"leaf1", p.leaf1}, {"leaf2", p.leaf2}} {
-		if got := ecnMin(t, s.f, p.ports[s.name][0]); got != "122880" {
+	for _, s := range p.switches() {
+		if got := switchECNMin(t, s.f, p.ports[s.name][0]); got != "122880" {
 			t.Errorf("%s ECN min = %q after the rollback, want 122880", s.name, got)
 		}
 	}
@@ -302,9 +306,9 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 // fault is gone, the next apply reads a healthy canary at plan time and changes the rest.
 func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 	p := newRolloutPod(t)
-	p.vars(t, 102400, canary)
+	p.vars(t, 102400, rolloutCanary)
 	leaf2Before := p.leaf2.twin.Snapshot()
-	gpu2Before := hostState(t, p.fleet, "gpu2")
+	gpu2Before := rolloutHostState(t, p.fleet, "gpu2")
 	faulty := p.ports["leaf1"][0]
 	p.model.DropOn("leaf1", faulty)
 
@@ -322,13 +326,13 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 			t.Errorf("the failed apply does not say %q:\n%s", want, out)
 		}
 	}
-	if got := ecnMin(t, p.leaf1, faulty); got != "102400" {
+	if got := switchECNMin(t, p.leaf1, faulty); got != "102400" {
 		t.Errorf("canary leaf1 ECN min = %q, want 102400: the canary is applied before the gate", got)
 	}
 	if diff := cmp.Diff(leaf2Before, p.leaf2.twin.Snapshot()); diff != "" {
 		t.Errorf("leaf2 changed behind a failed gate (-before +after):\n%s", diff)
 	}
-	if got := hostState(t, p.fleet, "gpu2"); got != gpu2Before {
+	if got := rolloutHostState(t, p.fleet, "gpu2"); got != gpu2Before {
 		t.Errorf("gpu2 changed behind a failed gate:\nbefore:\n%s\nafter:\n%s", gpu2Before, got)
 	}
 
@@ -345,7 +349,7 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 	if strings.Contains(out, "module.pod.data.roce_fabric_health.canary[0] will be read during apply") {
 		t.Errorf("the apply after the fix deferred the gate, although the canary had nothing to change:\n%s", out)
 	}
-	if got := ecnMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
+	if got := switchECNMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
 		t.Errorf("leaf2 ECN min = %q after the fix, want 102400", got)
 	}
 	if got := onTwin(t, p.fleet, "gpu2", "grep -E '^NCCL_IB_TC=' /etc/nccl.conf"); got != "NCCL_IB_TC=106\n" {
