@@ -92,6 +92,8 @@ module "pod" {
     gpudirect = "none"
   }
   rollout = var.rollout
+  # For the NCCL gate: the twins' mpirun, like OpenMPI's, refuses root without it.
+  checks = { mpi_args = ["--allow-run-as-root"] }
 }
 
 output "rollout" { value = module.pod.rollout }
@@ -358,9 +360,9 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 }
 
 // TestStagedRolloutRefusesBadRollout checks the rollout input at plan time, with nothing
-// reachable and no hosts: a canary the pod does not have (refused by the gate's precondition,
-// which a plan with no canary change reaches before any read), a canary named twice, and an NCCL gate without
-// the bandwidth it gates on.
+// reachable and no hosts: a canary the pod does not have and an NCCL gate on fewer than two
+// hosts (refused by the gates' preconditions, which a plan with no canary change reaches before
+// any read), a canary named twice, and an NCCL gate without the bandwidth it gates on.
 func TestStagedRolloutRefusesBadRollout(t *testing.T) {
 	examples := copyExamples(t, filepath.Join("modules", "rail-optimized-pod"))
 	for name, tc := range map[string]struct{ rollout, want string }{
@@ -371,6 +373,10 @@ func TestStagedRolloutRefusesBadRollout(t *testing.T) {
 		"duplicate canary": {
 			rollout: `{ canary_switches = ["leaf1", "leaf1"] }`,
 			want:    "rollout.canary_switches and rollout.canary_hosts name each canary once.",
+		},
+		"nccl gate on one host": {
+			rollout: `{ canary_switches = ["leaf1"], nccl_test = true, min_busbw_gbps = 300 }`,
+			want:    "rollout.nccl_test runs all_reduce_perf across the canary's hosts: name at least two in rollout.canary_hosts",
 		},
 		"nccl gate without bandwidth": {
 			rollout: `{ canary_switches = ["leaf1"], nccl_test = true }`,
@@ -405,5 +411,57 @@ module "pod" {
 				t.Fatalf("plan exit %d, want an error saying %q:\n%s", code, tc.want, out)
 			}
 		})
+	}
+}
+
+// TestStagedRolloutNCCLGate gates on all_reduce_perf as well, across both hosts (the canary:
+// leaf1, gpu1 and gpu2; the rest: leaf2). With GPUDirect RDMA off on the launching host (the
+// policy leaves nvidia-peermem alone) the bus bandwidth misses the floor, so the apply stops
+// naming the NCCL verdict although the fabric is healthy, and leaf2 stays as it was; once
+// peermem is loaded the next apply changes the rest.
+func TestStagedRolloutNCCLGate(t *testing.T) {
+	p := newRolloutPod(t)
+	rollout := map[string]any{"canary_switches": []string{"leaf1"}, "canary_hosts": []string{"gpu1", "gpu2"}, "interval_seconds": 1,
+		"nccl_test": true, "min_busbw_gbps": 300}
+	p.vars(t, 102400, rollout)
+	leaf2Before := p.leaf2.twin.Snapshot()
+	out, code := p.cli.run("apply", "-auto-approve", "-input=false")
+	flat := strings.Join(strings.Fields(out), " ")
+	if code == 0 {
+		t.Fatalf("apply with a slow canary succeeded:\n%s", out)
+	}
+	for _, want := range []string{
+		"Staged rollout held at the health gate: the canary (leaf1, gpu1, gpu2) failed its NCCL test gate",
+		"nccl_test_busbw: bus bandwidth",
+		"GPU Direct RDMA was off on gpu1",
+	} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the failed apply does not say %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(flat, "failed its fabric health gate") {
+		t.Errorf("the fabric health gate failed too; want only the NCCL test's:\n%s", out)
+	}
+	if diff := cmp.Diff(leaf2Before, p.leaf2.twin.Snapshot()); diff != "" {
+		t.Errorf("leaf2 changed behind a failed gate (-before +after):\n%s", diff)
+	}
+
+	onTwin(t, p.fleet, "gpu1", "modprobe nvidia-peermem")
+	if out, code := p.cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
+		t.Fatalf("apply with GPUDirect RDMA on the canary failed:\n%s", out)
+	}
+	if got := switchECNMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
+		t.Errorf("leaf2 ECN min = %q once the NCCL gate passed, want 102400", got)
+	}
+	var gate struct {
+		Gate struct {
+			OK        bool    `json:"ok"`
+			NCCLOK    bool    `json:"nccl_ok"`
+			BusBWGbps float64 `json:"busbw_gbps"`
+		} `json:"gate"`
+	}
+	decodeOutput(t, p.cli.outputs(), "rollout", &gate)
+	if !gate.Gate.OK || !gate.Gate.NCCLOK || gate.Gate.BusBWGbps < 300 {
+		t.Errorf("rollout gate = %+v, want ok with at least 300 GB/s", gate.Gate)
 	}
 }

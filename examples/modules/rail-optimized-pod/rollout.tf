@@ -139,7 +139,7 @@ data "roce_fabric_health" "canary" {
 
 # Optionally, all_reduce_perf across the canary's hosts, judged against min_busbw_gbps.
 data "roce_nccl_test" "canary" {
-  count = local.staged && var.rollout.nccl_test && length(local.canary_hosts) > 0 ? 1 : 0
+  count = local.staged && var.rollout.nccl_test ? 1 : 0
 
   hosts          = [for h in local.canary_hosts : h.address]
   mpi_hosts      = [for h in local.canary_hosts : h.name]
@@ -153,6 +153,11 @@ data "roce_nccl_test" "canary" {
   depends_on = [roce_switch_qos.canary, roce_host_bootstrap.canary, roce_nic_dcqcn.canary, roce_nccl_env_profile.canary]
 
   lifecycle {
+    # On one host the run never crosses the network, and its nccl_gdrdma_channels verdict fails.
+    precondition {
+      condition     = length(local.canary_hosts) >= 2
+      error_message = "rollout.nccl_test runs all_reduce_perf across the canary's hosts: name at least two in rollout.canary_hosts, or the run stays on one host and proves nothing about the network."
+    }
     postcondition {
       condition     = self.ok
       error_message = format(local.gate_format, local.canary_names, "NCCL test", length(self.failures), join("\n", self.failures))
