@@ -29,6 +29,13 @@ const (
 func newSwitchFixture(t *testing.T, opts switchtwin.Options) *switchFixture {
 	t.Helper()
 	pki, files := gnmitest.PKIFiles(t)
+	return newSwitchFixtureWithPKI(t, opts, pki, files)
+}
+
+// newSwitchFixtureWithPKI is newSwitchFixture with a certificate authority that other twins
+// share, so one provider gnmi block reaches them all.
+func newSwitchFixtureWithPKI(t *testing.T, opts switchtwin.Options, pki *switchtwin.PKI, files switchtwin.PKIFiles) *switchFixture {
+	t.Helper()
 	opts.TLS = pki.ServerTLS(false)
 	opts.Username, opts.Password = twinUser, twinPassword
 	opts.RecordRPCs = true

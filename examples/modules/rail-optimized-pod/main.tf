@@ -19,12 +19,55 @@ locals {
   )
 
   default_hcas = [for i in range(var.nics_per_host) : "mlx5_${i}"]
+
+  # The rollout's stages (rollout.tf): the canary's switches and hosts, and the rest, which
+  # without a rollout is the whole pod (the addresses of today's resources are the rest's).
+  canary_switches = { for n, s in local.switches : n => s if contains(var.rollout.canary_switches, n) }
+  canary_hosts    = { for n, h in local.hosts : n => h if contains(var.rollout.canary_hosts, n) }
+  rest_switches   = { for n, s in local.switches : n => s if !contains(var.rollout.canary_switches, n) }
+  rest_hosts      = { for n, h in local.hosts : n => h if !contains(var.rollout.canary_hosts, n) }
 }
 
-# Nested objects are spelled out attribute by attribute, so each is a known object even while
-# Terraform validates the module with its inputs still unknown.
+# The policy's nested arguments, shared by both stages' resources (rollout.tf). Each is spelled
+# out attribute by attribute, so it is a known object even while Terraform validates the module
+# with its inputs still unknown.
+locals {
+  switch_policy = {
+    rdma = { dscp = [local.rdma.dscp], priority = local.rdma.priority }
+    cnp  = { dscp = local.cnp.dscp, priority = local.cnp.priority }
+    ecn = {
+      min_threshold_bytes      = var.policy.ecn.min_threshold_bytes
+      max_threshold_bytes      = var.policy.ecn.max_threshold_bytes
+      mark_probability_percent = var.policy.ecn.mark_probability_percent
+    }
+    pfc            = { pause_threshold_bytes = var.policy.pfc.pause_threshold_bytes }
+    rdma_scheduler = { mode = var.policy.rdma_scheduler.mode, weight = var.policy.rdma_scheduler.weight }
+    cnp_scheduler  = { mode = var.policy.cnp_scheduler.mode, weight = var.policy.cnp_scheduler.weight }
+    pfc_watchdog = {
+      action              = var.policy.pfc_watchdog.action
+      detection_time_ms   = var.policy.pfc_watchdog.detection_time_ms
+      restoration_time_ms = var.policy.pfc_watchdog.restoration_time_ms
+    }
+  }
+  threshold_errors = [for f in local.threshold_findings : f if startswith(f, "error:")]
+
+  dcqcn = {
+    gain                     = var.policy.dcqcn.gain
+    alpha_update_period_us   = var.policy.dcqcn.alpha_update_period_us
+    initial_alpha            = var.policy.dcqcn.initial_alpha
+    ai_rate_mbps             = var.policy.dcqcn.ai_rate_mbps
+    hai_rate_mbps            = var.policy.dcqcn.hai_rate_mbps
+    time_reset_us            = var.policy.dcqcn.time_reset_us
+    byte_reset               = var.policy.dcqcn.byte_reset
+    min_rate_mbps            = var.policy.dcqcn.min_rate_mbps
+    cut_floor_percent        = var.policy.dcqcn.cut_floor_percent
+    min_time_between_cnps_us = var.policy.dcqcn.min_time_between_cnps_us
+  }
+}
+
+# Every switch outside the rollout's canary (without a rollout, every switch).
 resource "roce_switch_qos" "leaf" {
-  for_each = local.switches
+  for_each = local.rest_switches
 
   address         = each.value.address
   os              = each.value.os
@@ -44,27 +87,23 @@ resource "roce_switch_qos" "leaf" {
     insecure    = try(each.value.gnmi.insecure, null)
   }
 
-  rdma = { dscp = [local.rdma.dscp], priority = local.rdma.priority }
-  cnp  = { dscp = local.cnp.dscp, priority = local.cnp.priority }
-  ecn = {
-    min_threshold_bytes      = var.policy.ecn.min_threshold_bytes
-    max_threshold_bytes      = var.policy.ecn.max_threshold_bytes
-    mark_probability_percent = var.policy.ecn.mark_probability_percent
-  }
-  pfc = { pause_threshold_bytes = var.policy.pfc.pause_threshold_bytes }
-
-  rdma_scheduler = { mode = var.policy.rdma_scheduler.mode, weight = var.policy.rdma_scheduler.weight }
-  cnp_scheduler  = { mode = var.policy.cnp_scheduler.mode, weight = var.policy.cnp_scheduler.weight }
-  pfc_watchdog = {
-    action              = var.policy.pfc_watchdog.action
-    detection_time_ms   = var.policy.pfc_watchdog.detection_time_ms
-    restoration_time_ms = var.policy.pfc_watchdog.restoration_time_ms
-  }
+  rdma           = local.switch_policy.rdma
+  cnp            = local.switch_policy.cnp
+  ecn            = local.switch_policy.ecn
+  pfc            = local.switch_policy.pfc
+  rdma_scheduler = local.switch_policy.rdma_scheduler
+  cnp_scheduler  = local.switch_policy.cnp_scheduler
+  pfc_watchdog   = local.switch_policy.pfc_watchdog
 
   lifecycle {
     precondition {
-      condition     = length([for f in local.threshold_findings : f if startswith(f, "error:")]) == 0
+      condition     = length(local.threshold_errors) == 0
       error_message = join("\n", local.threshold_findings)
+    }
+    # The rollout's health gate (rollout.tf): open without a rollout.
+    precondition {
+      condition     = local.gate_open
+      error_message = local.gate_message
     }
   }
 }
@@ -84,56 +123,65 @@ locals {
   os_family = { for name, f in data.roce_host_facts.node : name => f.os_family }
 }
 
-# The RDMA stack first: OFED pinned and held, then GPUDirect (peermem or DMA-BUF).
-resource "roce_host_bootstrap" "node" {
-  for_each = local.hosts
-
-  host   = each.value.address
-  family = var.policy.family
-  ofed = var.policy.ofed == null ? null : {
+# Each host's OFED settings, its repository chosen by its family.
+locals {
+  ofed = { for name in keys(local.hosts) : name => var.policy.ofed == null ? null : {
     flavor                = var.policy.ofed.flavor
     version               = var.policy.ofed.version
     constraint            = var.policy.ofed.constraint
     package_version       = var.policy.ofed.package_version
-    repo_url              = try(var.policy.ofed.repo_urls[local.os_family[each.key]], var.policy.ofed.repo_url)
+    repo_url              = try(var.policy.ofed.repo_urls[local.os_family[name]], var.policy.ofed.repo_url)
     key                   = var.policy.ofed.key
     trusted               = var.policy.ofed.trusted
     allow_unsigned_remote = var.policy.ofed.allow_unsigned_remote
     packages              = var.policy.ofed.packages
     lock_timeout          = var.policy.ofed.lock_timeout
-  }
+  } }
+}
+
+# The RDMA stack first: OFED pinned and held, then GPUDirect (peermem or DMA-BUF). Every host
+# outside the rollout's canary (without a rollout, every host).
+resource "roce_host_bootstrap" "node" {
+  for_each = local.rest_hosts
+
+  host      = each.value.address
+  family    = var.policy.family
+  ofed      = local.ofed[each.key]
   gpudirect = var.policy.gpudirect
+
+  lifecycle {
+    precondition {
+      condition     = local.gate_open
+      error_message = local.gate_message
+    }
+  }
 }
 
 # DCQCN and host QoS on the ConnectX ports, once the stack they go through is in place.
 resource "roce_nic_dcqcn" "node" {
-  for_each = local.hosts
+  for_each = local.rest_hosts
 
-  host      = each.value.address
-  devices   = each.value.devices
-  priority  = local.rdma.priority
-  rdma_dscp = local.rdma.dscp
-  cnp       = { dscp = local.cnp.dscp, priority = local.cnp.priority }
-  dcqcn = {
-    gain                     = var.policy.dcqcn.gain
-    alpha_update_period_us   = var.policy.dcqcn.alpha_update_period_us
-    initial_alpha            = var.policy.dcqcn.initial_alpha
-    ai_rate_mbps             = var.policy.dcqcn.ai_rate_mbps
-    hai_rate_mbps            = var.policy.dcqcn.hai_rate_mbps
-    time_reset_us            = var.policy.dcqcn.time_reset_us
-    byte_reset               = var.policy.dcqcn.byte_reset
-    min_rate_mbps            = var.policy.dcqcn.min_rate_mbps
-    cut_floor_percent        = var.policy.dcqcn.cut_floor_percent
-    min_time_between_cnps_us = var.policy.dcqcn.min_time_between_cnps_us
-  }
+  host              = each.value.address
+  devices           = each.value.devices
+  priority          = local.rdma.priority
+  rdma_dscp         = local.rdma.dscp
+  cnp               = local.switch_policy.cnp
+  dcqcn             = local.dcqcn
   set_traffic_class = var.policy.set_traffic_class
   persist           = var.policy.persist
 
   depends_on = [roce_host_bootstrap.node]
+
+  lifecycle {
+    precondition {
+      condition     = local.gate_open
+      error_message = local.gate_message
+    }
+  }
 }
 
 resource "roce_nccl_env_profile" "node" {
-  for_each = local.hosts
+  for_each = local.rest_hosts
 
   host                = each.value.address
   path                = local.nccl.path
@@ -149,6 +197,13 @@ resource "roce_nccl_env_profile" "node" {
   debug_subsys        = local.nccl.debug_subsys
   nccl_version        = local.nccl.nccl_version
   extra               = length(local.nccl.extra) > 0 ? local.nccl.extra : null
+
+  lifecycle {
+    precondition {
+      condition     = local.gate_open
+      error_message = local.gate_message
+    }
+  }
 }
 
 # Judged once the host resources are applied: on a ConnectX-7 node with the proprietary driver,
@@ -161,7 +216,10 @@ data "roce_gdr_preflight" "node" {
   min_bar1_mib       = var.policy.preflight.min_bar1_mib
   expected_gid_index = var.policy.preflight.expected_gid_index
 
-  depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node]
+  depends_on = [
+    roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node,
+    roce_host_bootstrap.canary, roce_nic_dcqcn.canary, roce_nccl_env_profile.canary,
+  ]
 }
 
 # Proof that the pod is lossless and fast, once everything above is applied (var.checks):
@@ -174,7 +232,7 @@ data "roce_fabric_health" "pod" {
   priority         = local.rdma.priority
   interval_seconds = var.checks.interval_seconds
 
-  depends_on = [roce_switch_qos.leaf, roce_nic_dcqcn.node]
+  depends_on = [roce_switch_qos.leaf, roce_nic_dcqcn.node, roce_switch_qos.canary, roce_nic_dcqcn.canary]
 }
 
 data "roce_nccl_test" "pod" {
@@ -191,7 +249,10 @@ data "roce_nccl_test" "pod" {
   rail_gbps          = var.checks.rail_gbps
   rails              = var.nics_per_host
 
-  depends_on = [roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node, roce_switch_qos.leaf]
+  depends_on = [
+    roce_host_bootstrap.node, roce_nic_dcqcn.node, roce_nccl_env_profile.node, roce_switch_qos.leaf,
+    roce_host_bootstrap.canary, roce_nic_dcqcn.canary, roce_nccl_env_profile.canary, roce_switch_qos.canary,
+  ]
 }
 
 check "fabric_lossless" {

@@ -1,7 +1,13 @@
 locals {
+  # Both stages' resources (rollout.tf), by name.
+  all_switches  = merge(roce_switch_qos.leaf, roce_switch_qos.canary)
+  all_bootstrap = merge(roce_host_bootstrap.node, roce_host_bootstrap.canary)
+  all_dcqcn     = merge(roce_nic_dcqcn.node, roce_nic_dcqcn.canary)
+  all_nccl      = merge(roce_nccl_env_profile.node, roce_nccl_env_profile.canary)
+
   # How each host took DCQCN (OFED sysfs, debugfs cc_params or NV config (mlxconfig)), as the
   # last change reported it: "dcqcn: set DCQCN of <netdev> through <mechanism>: ...".
-  dcqcn_mechanisms = { for name, r in roce_nic_dcqcn.node : name => distinct(flatten([
+  dcqcn_mechanisms = { for name, r in local.all_dcqcn : name => distinct(flatten([
     for line in r.planned_changes : regexall("^dcqcn: set DCQCN of \\S+ through ([^:]+):", line)
   ])) }
 }
@@ -18,7 +24,7 @@ output "threshold_warnings" {
 
 output "switches" {
   description = "Per switch: its address and operating system, the RoCE ports, the cable length, the lossless headroom per port (what SONiC reserves; on Cumulus the Spectrum-4 estimate, as Cumulus sizes it itself), and whether it held this configuration at the last refresh."
-  value = { for name, s in roce_switch_qos.leaf : name => {
+  value = { for name, s in local.all_switches : name => {
     address        = s.address
     os             = s.os
     ports          = s.ports
@@ -50,21 +56,21 @@ output "hosts" {
   description = "Per host: the OFED stack running, the GPUDirect mode, DCQCN and host QoS (with the mechanism the provider used: OFED sysfs, debugfs cc_params or NV config through mlxconfig), the NCCL file and the pre-flight verdict."
   value = { for name, h in local.hosts : name => {
     address         = h.address
-    ofed_version    = roce_host_bootstrap.node[name].ofed_running_version
-    gpudirect_mode  = roce_host_bootstrap.node[name].gpudirect_mode
-    reboot_required = roce_host_bootstrap.node[name].reboot_required || roce_nic_dcqcn.node[name].reboot_required
+    ofed_version    = local.all_bootstrap[name].ofed_running_version
+    gpudirect_mode  = local.all_bootstrap[name].gpudirect_mode
+    reboot_required = local.all_bootstrap[name].reboot_required || local.all_dcqcn[name].reboot_required
     dcqcn = {
       mechanism       = length(local.dcqcn_mechanisms[name]) > 0 ? join(", ", local.dcqcn_mechanisms[name]) : "unchanged by the last apply"
-      priority        = roce_nic_dcqcn.node[name].priority
-      rdma_dscp       = roce_nic_dcqcn.node[name].rdma_dscp
-      cnp             = roce_nic_dcqcn.node[name].cnp
-      reboot_required = roce_nic_dcqcn.node[name].reboot_required
-      in_sync         = roce_nic_dcqcn.node[name].in_sync
+      priority        = local.all_dcqcn[name].priority
+      rdma_dscp       = local.all_dcqcn[name].rdma_dscp
+      cnp             = local.all_dcqcn[name].cnp
+      reboot_required = local.all_dcqcn[name].reboot_required
+      in_sync         = local.all_dcqcn[name].in_sync
     }
     nccl = {
-      path     = roce_nccl_env_profile.node[name].path
-      ib_tc    = roce_nccl_env_profile.node[name].ib_tc
-      rendered = roce_nccl_env_profile.node[name].rendered
+      path     = local.all_nccl[name].path
+      ib_tc    = local.all_nccl[name].ib_tc
+      rendered = local.all_nccl[name].rendered
     }
     preflight = {
       ok     = data.roce_gdr_preflight.node[name].ok
@@ -91,4 +97,18 @@ output "nccl_test" {
     network    = d.network
     failures   = d.failures
   }])
+}
+
+output "rollout" {
+  description = "The staged rollout (var.rollout): the canary's switches and hosts, and the health gate's verdict (ok, the failures with their remedies, and the NCCL test's ok and bus bandwidth when it ran; no sample times, so a plan that reads a healthy canary again stays empty); gate null without a rollout."
+  value = {
+    canary_switches = keys(local.canary_switches)
+    canary_hosts    = keys(local.canary_hosts)
+    gate = local.staged ? {
+      ok         = local.gate_open
+      failures   = local.gate_failures
+      nccl_ok    = one(data.roce_nccl_test.canary[*].ok)
+      busbw_gbps = one(data.roce_nccl_test.canary[*].busbw_gbps)
+    } : null
+  }
 }

@@ -224,3 +224,39 @@ variable "checks" {
   })
   default = {}
 }
+
+variable "rollout" {
+  description = <<-EOT
+    Staged rollout with a health gate (guide: staged-rollout). `canary_switches` and
+    `canary_hosts` name the canary (by `switches[*].name` and `hosts[*].name`): its resources
+    are applied first, then `roce_fabric_health` samples the canary's switches and hosts
+    `interval_seconds` apart (and, with `nccl_test`, all_reduce_perf runs across its hosts
+    against `min_busbw_gbps`), and every other switch and host is changed only when every
+    verdict passed; otherwise the run stops with the failed verdicts. Empty (the default) is
+    no rollout: every resource is applied at once, as before. `gate = false` keeps the
+    canary's resources apart (their addresses) but stops gating on them.
+  EOT
+  type = object({
+    canary_switches  = optional(list(string), [])
+    canary_hosts     = optional(list(string), [])
+    gate             = optional(bool, true)
+    interval_seconds = optional(number, 10)
+    nccl_test        = optional(bool, false)
+    min_busbw_gbps   = optional(number)
+  })
+  default  = {}
+  nullable = false
+
+  validation {
+    condition     = length(distinct(var.rollout.canary_switches)) == length(var.rollout.canary_switches) && length(distinct(var.rollout.canary_hosts)) == length(var.rollout.canary_hosts)
+    error_message = "rollout.canary_switches and rollout.canary_hosts name each canary once."
+  }
+  validation {
+    condition     = var.rollout.interval_seconds >= 1 && floor(var.rollout.interval_seconds) == var.rollout.interval_seconds
+    error_message = "rollout.interval_seconds is a whole number of seconds, at least 1."
+  }
+  validation {
+    condition     = !var.rollout.nccl_test || var.rollout.min_busbw_gbps != null
+    error_message = "rollout.nccl_test gates on a bus bandwidth: set rollout.min_busbw_gbps."
+  }
+}
