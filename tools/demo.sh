@@ -2,9 +2,10 @@
 # The provider at work through the real Terraform CLI on a local build, against twins of the
 # hardware: start a SONiC and a Cumulus leaf twin and 4 ConnectX-7 GPU host twins (8 NICs each; two Debian 12,
 # two Rocky Linux 9.6, the package family left to the provider to find), apply
-# examples/demo (which calls examples/modules/rail-optimized-pod), print what was configured
-# where, prove a second plan is empty, show bad thresholds refused at plan time, and stop the
-# twins. Needs Linux and root (the host twins are sshd servers in mount namespaces).
+# examples/demo (which calls examples/modules/rail-optimized-pod; the SONiC leaf and the first
+# host are its canary, whose fabric health gates the rest), print what was configured where,
+# prove a second plan is empty, show bad thresholds refused at plan time, stage a threshold
+# change that an unhealthy canary holds and a healthy one lets through, and stop the twins. Needs Linux and root (the host twins are sshd servers in mount namespaces).
 # Run through `make demo`, which builds bin/terraform-provider-roce, bin/roce-twin and
 # bin/terraform first. Everything else lives in a temporary directory removed on exit.
 set -euo pipefail
@@ -84,7 +85,7 @@ tf get >"$work/get.txt" 2>&1 || {
 }
 grep -h '^- ' "$work/get.txt" || true
 
-step "terraform apply (examples/demo -> examples/modules/rail-optimized-pod)"
+step "terraform apply (examples/demo -> examples/modules/rail-optimized-pod; leaf1 and gpu1 are the canary, ungated on a first build)"
 t=$SECONDS
 if ! tf apply -auto-approve -input=false >"$work/apply.txt" 2>&1; then
 	show "$work/apply.txt" 80
@@ -176,6 +177,70 @@ for l in lines:
     print("  " + l)
 sys.exit(0 if any(l.startswith(sys.argv[2]) for l in lines) else 1)
 PY
+
+ssh -q -p "$port" -i "$key" -o UserKnownHostsFile="$known" -o BatchMode=yes root@127.0.0.1 \
+	"echo 1 > /sys/class/net/$netdev/ecn/roce_np/enable/3"
+
+# From here the module's rollout gate (roce_fabric_health on the canary leaf1 and gpu1) stands
+# between the canary's resources and the rest's; see docs/guides/staged-rollout.md. A first
+# build is not gated: until the rest is configured, the canary's traffic to it is not lossless.
+staged='ecn_min_threshold_bytes=112640'
+gated='rollout={canary_switches=["leaf1"],canary_hosts=["gpu1"],interval_seconds=3}'
+drop=$("$roce_twin" traffic --state-dir "$fabric" | awk -F'\t' '$1 ~ /^leaf1\// && $2 ~ /^gpu1 / {print $1; exit}')
+[ -n "$drop" ] || fail "no leaf1 port cabled to gpu1"
+step "a staged change, ECN min 102400 -> 112640 B, while $drop (leaf1 to the canary gpu1) drops lossless packets: the canary changes, its health gate holds the rest"
+"$roce_twin" traffic --state-dir "$fabric" --drop "$drop"
+t=$SECONDS
+if tf apply -auto-approve -input=false -var "$staged" -var "$gated" >"$work/staged.txt" 2>&1; then
+	show "$work/staged.txt" 80
+	fail "the apply went past an unhealthy canary"
+fi
+grep -q 'Staged rollout held at the health gate' "$work/staged.txt" || {
+	show "$work/staged.txt" 80
+	fail "the apply failed, but not at the rollout gate"
+}
+awk '/Staged rollout held/{p=1} p&&/^$/{n++} p&&n<2' "$work/staged.txt" | sed 's/^/  /'
+echo "($((SECONDS - t)) s)"
+"$terraform" -chdir="$demo" show -json >"$work/held.json"
+python3 - "$work/held.json" <<'PY' || fail "the held rollout changed more than the canary"
+import json, sys
+state = json.load(open(sys.argv[1]))
+def resources(m):
+    yield from m.get("resources", [])
+    for c in m.get("child_modules", []):
+        yield from resources(c)
+ecn = {r["address"]: r["values"]["ecn"]["min_threshold_bytes"]
+       for r in resources(state["values"]["root_module"]) if r["type"] == "roce_switch_qos"}
+for a, v in sorted(ecn.items()):
+    print(f"  {a}: ECN min {v} B")
+sys.exit(0 if ecn.get('module.pod.roce_switch_qos.canary["leaf1"]') == 112640 and ecn.get('module.pod.roce_switch_qos.leaf["leaf2"]') == 102400 else 1)
+PY
+
+step "the drop fixed, the same apply continues: the gate passes and the rest (leaf2; ECN is the switches' alone) changes"
+"$roce_twin" traffic --state-dir "$fabric" --clear
+t=$SECONDS
+if ! tf apply -auto-approve -input=false -var "$staged" -var "$gated" >"$work/continued.txt" 2>&1; then
+	show "$work/continued.txt" 80
+	fail "the rollout did not continue once the canary was healthy"
+fi
+grep -h "Apply complete" "$work/continued.txt"
+tf output -json rollout >"$work/rollout.json"
+python3 - "$work/rollout.json" <<'PY' || fail "the gate is not open"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("  canary:", ", ".join(r["canary_switches"] + r["canary_hosts"]), "- gate ok:", r["gate"]["ok"])
+sys.exit(0 if r["gate"]["ok"] else 1)
+PY
+echo "($((SECONDS - t)) s)"
+set +e
+tf plan -detailed-exitcode -input=false -var "$staged" -var "$gated" >"$work/final.txt" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 0 ] || {
+	show "$work/final.txt" 80
+	fail "the plan after the rollout is not empty (exit code $rc)"
+}
+grep -h "No changes" "$work/final.txt"
 
 step "roce-twin down"
 "$roce_twin" down --state-dir "$fabric"

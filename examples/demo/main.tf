@@ -27,7 +27,7 @@ module "pod" {
   policy = {
     rdma = { dscp = 26, priority = 3 }
     cnp  = { dscp = 48, priority = 6 }
-    ecn  = { min_threshold_bytes = 102400, max_threshold_bytes = 153600, mark_probability_percent = 100 }
+    ecn  = { min_threshold_bytes = var.ecn_min_threshold_bytes, max_threshold_bytes = 153600, mark_probability_percent = 100 }
     pfc  = { pause_threshold_bytes = var.pfc_pause_threshold_bytes }
 
     pfc_watchdog = { action = "drop", detection_time_ms = 200, restoration_time_ms = 200 }
@@ -39,5 +39,6 @@ module "pod" {
     gpudirect = "auto"
   }
 
-  checks = var.checks
+  checks  = var.checks
+  rollout = var.rollout
 }

@@ -50,6 +50,11 @@ output "fabric_health" {
   value       = module.pod.fabric_health
 }
 
+output "rollout" {
+  description = "The canary and its health gate's verdict."
+  value       = module.pod.rollout
+}
+
 output "nccl_test" {
   description = "The NCCL test verdict, when var.checks.nccl_test is on."
   value       = module.pod.nccl_test

@@ -63,6 +63,23 @@ variable "ofed" {
   default = null
 }
 
+variable "ecn_min_threshold_bytes" {
+  description = "Where ECN starts marking. make demo changes it as a staged rollout: the canary first, the rest once the canary is healthy."
+  type        = number
+  default     = 102400
+}
+
+variable "rollout" {
+  description = "The staged rollout (the module's var.rollout): the SONiC leaf and the first host are the canary. The first build is not gated (gate = false): until the rest is configured, the canary's traffic to it is not lossless. make demo turns the gate on for a later change."
+  type = object({
+    canary_switches  = optional(list(string), [])
+    canary_hosts     = optional(list(string), [])
+    gate             = optional(bool, true)
+    interval_seconds = optional(number, 10)
+  })
+  default = { canary_switches = ["leaf1"], canary_hosts = ["gpu1"], gate = false, interval_seconds = 3 }
+}
+
 variable "pfc_pause_threshold_bytes" {
   description = "The PFC pause point the pod is designed for: 2.5x the ECN minimum. make demo shows 512000 (5x) refused at plan time."
   type        = number
