@@ -20,13 +20,25 @@ import (
 // the host once (check mode) and shows its changes, an apply that converges and verifies,
 // and a refresh that is the same plan: pending changes mean the host drifted.
 
-// hostPlan runs the tasks in check mode and returns the planned change lines.
-func hostPlan(ctx context.Context, e host.Engine, todo []host.Task) ([]string, error) {
-	rep, err := e.Plan(ctx, todo)
+// planLines plans the phases in check mode and returns the planned change lines.
+func planLines(ctx context.Context, e host.Engine, ps host.Phases) ([]string, error) {
+	p, err := e.PlanPhases(ctx, ps)
 	if err != nil {
 		return nil, err
 	}
-	return changeLines(rep), nil
+	return phasedLines(p), nil
+}
+
+// phasedLines renders a phased plan: its changes, then a line per task that waits for them.
+func phasedLines(p host.PhasedPlan) []string {
+	lines := []string{}
+	for _, rep := range p.Reports {
+		lines = append(lines, changeLines(rep)...)
+	}
+	for _, name := range p.Waiting {
+		lines = append(lines, name+": planned after the changes above are applied")
+	}
+	return lines
 }
 
 // undoPending reports whether undo, the destroy of this resource, would change the host now.
@@ -37,8 +49,8 @@ func undoPending(ctx context.Context, e host.Engine, undo []host.Task) bool {
 	if len(undo) == 0 {
 		return false
 	}
-	lines, err := hostPlan(ctx, e, undo)
-	return err != nil || len(lines) > 0
+	p, err := e.PlanPhases(ctx, host.Phases{undo})
+	return err != nil || p.Changed()
 }
 
 // changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)".

@@ -218,7 +218,7 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	}
 	// A write-only secret is compared here, where the configuration is at hand, since the
 	// refresh could not.
-	lines, err := planPhases(ctx, engine, phases)
+	lines, err := planLines(ctx, engine, phases)
 	if err != nil {
 		if at, ok := ofedAttribute(err); ok {
 			// A setting the host refuses (a family it does not have, say): on that attribute.
@@ -236,7 +236,7 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 		unchanged()
 		return
 	}
-	if lines != nil && req.State.Raw.IsNull() && undoPending(ctx, engine, undoTasks(phases)) {
+	if lines != nil && req.State.Raw.IsNull() && undoPending(ctx, engine, phases.Undo()) {
 		lines = nil
 	}
 	if lines == nil {
@@ -319,16 +319,17 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 		return
 	}
 	// One read serves the drift check and the computed status.
-	f, err := engine.Gather(ctx, phaseNeeds(phases).Union(statusNeeds))
+	f, err := engine.Gather(ctx, phases.Needs().Union(statusNeeds))
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
 		return
 	}
-	lines, err := planPhasesFrom(ctx, engine, f, phases)
+	p, err := engine.PlanPhasesFacts(ctx, f, phases)
 	if err != nil {
 		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
 		return
 	}
+	lines := phasedLines(p)
 	if len(lines) > 0 || state.PlannedChanges.IsNull() {
 		list, d := linesValue(ctx, lines)
 		resp.Diagnostics.Append(d...)
@@ -360,7 +361,7 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 	if !ok {
 		return
 	}
-	undo := undoTasks(phases)
+	undo := phases.Undo()
 	if len(undo) == 0 {
 		return
 	}
@@ -376,19 +377,6 @@ func (r *hostBootstrapResource) Delete(ctx context.Context, req resource.DeleteR
 	resp.Diagnostics.AddWarning("Host Stack Left Installed",
 		"The OFED pin, holds and repository and the boot-time loading of nvidia-peermem were removed from "+address+
 			"; the installed packages and the loaded module stay until removed by hand.")
-}
-
-// undoTasks are what destroy runs: the undo of each task that has one.
-func undoTasks(phases [][]host.Task) []host.Task {
-	var undo []host.Task
-	for _, phase := range phases {
-		for _, t := range phase {
-			if u, ok := t.(tasks.Undoer); ok {
-				undo = append(undo, u.Undo())
-			}
-		}
-	}
-	return undo
 }
 
 func (r *hostBootstrapResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
@@ -410,14 +398,14 @@ func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapMo
 		addSSHSettingsError(diags, address, err)
 		return false
 	}
+	reps, err := engine.ApplyPhases(ctx, phases)
 	var lines []string
-	for _, phase := range phases {
-		rep, err := engine.Apply(ctx, phase)
-		if err != nil {
-			addHostError(diags, "Unable to Apply Host Bootstrap", address, err)
-			return len(lines) > 0 || mayHaveChanged(err)
-		}
+	for _, rep := range reps {
 		lines = append(lines, changeLines(rep)...)
+	}
+	if err != nil {
+		addHostError(diags, "Unable to Apply Host Bootstrap", address, err)
+		return len(lines) > 0 || mayHaveChanged(err)
 	}
 	if plan.PlannedChanges.IsUnknown() {
 		list, d := linesValue(ctx, lines)
@@ -440,9 +428,9 @@ func (m *hostBootstrapModel) markUnsynced() {
 var statusNeeds = host.WantFacts(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
 
 // status fills the computed facts of the stack in one more read.
-func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, m *hostBootstrapModel, phases [][]host.Task) diag.Diagnostics {
+func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, m *hostBootstrapModel, phases host.Phases) diag.Diagnostics {
 	var diags diag.Diagnostics
-	f, err := engine.Gather(ctx, phaseNeeds(phases).Union(statusNeeds))
+	f, err := engine.Gather(ctx, phases.Needs().Union(statusNeeds))
 	if err != nil {
 		diags.AddAttributeError(path.Root("host"), "Unable to Read Host Bootstrap", err.Error())
 		return diags
@@ -453,7 +441,7 @@ func (r *hostBootstrapResource) status(ctx context.Context, engine host.Engine, 
 
 // setStatus fills the computed status attributes from facts gathered with statusNeeds and
 // the phases' needs.
-func (m *hostBootstrapModel) setStatus(f host.Facts, phases [][]host.Task) {
+func (m *hostBootstrapModel) setStatus(f host.Facts, phases host.Phases) {
 	m.OFEDRunningVersion = types.StringValue(f.OFED.Version)
 	m.RebootRequired = types.BoolValue(false)
 	m.GPUDirectMode = types.StringValue("none")
@@ -473,49 +461,10 @@ func (m *hostBootstrapModel) setStatus(f host.Facts, phases [][]host.Task) {
 	}
 }
 
-func phaseNeeds(phases [][]host.Task) host.Want {
-	var want host.Want
-	for _, phase := range phases {
-		for _, t := range phase {
-			want = want.Union(t.Needs())
-		}
-	}
-	return want
-}
-
-// planPhases reads the host once and plans the phases.
-func planPhases(ctx context.Context, e host.Engine, phases [][]host.Task) ([]string, error) {
-	f, err := e.Gather(ctx, phaseNeeds(phases))
-	if err != nil {
-		return nil, err
-	}
-	return planPhasesFrom(ctx, e, f, phases)
-}
-
-// planPhasesFrom plans each phase against f; a phase after one with changes is not planned
-// against facts the earlier phase will change, and says so.
-func planPhasesFrom(ctx context.Context, e host.Engine, f host.Facts, phases [][]host.Task) ([]string, error) {
-	lines := []string{}
-	for i, phase := range phases {
-		if i > 0 && len(lines) > 0 {
-			for _, t := range phase {
-				lines = append(lines, t.Name()+": planned after the changes above are applied")
-			}
-			continue
-		}
-		rep, err := e.PlanFacts(ctx, f, phase)
-		if err != nil {
-			return nil, err
-		}
-		lines = append(lines, changeLines(rep)...)
-	}
-	return lines, nil
-}
-
 // phases are the task groups applied in order.
 // validPhases checks m (validate: each finding on its attribute) and returns its phases;
 // false when it added an error.
-func (m *hostBootstrapModel) validPhases(diags *diag.Diagnostics) ([][]host.Task, bool) {
+func (m *hostBootstrapModel) validPhases(diags *diag.Diagnostics) (host.Phases, bool) {
 	if ps := m.validate(); ps.hasErrors() {
 		ps.report(diags)
 		return nil, false
@@ -531,7 +480,7 @@ func (m *hostBootstrapModel) validPhases(diags *diag.Diagnostics) ([][]host.Task
 // statePhases returns the phases of a model read from state, which an earlier apply
 // validated: the rules are not checked again, so that a stricter rule of a newer provider
 // never stops a refresh or a destroy; false when the state cannot give phases.
-func (m *hostBootstrapModel) statePhases(diags *diag.Diagnostics) ([][]host.Task, bool) {
+func (m *hostBootstrapModel) statePhases(diags *diag.Diagnostics) (host.Phases, bool) {
 	phases, err := m.phases()
 	if err != nil {
 		at, _ := ofedAttribute(err)
@@ -541,8 +490,8 @@ func (m *hostBootstrapModel) statePhases(diags *diag.Diagnostics) ([][]host.Task
 	return phases, true
 }
 
-func (m *hostBootstrapModel) phases() ([][]host.Task, error) {
-	var out [][]host.Task
+func (m *hostBootstrapModel) phases() (host.Phases, error) {
+	var out host.Phases
 	if m.OFED != nil {
 		pin, err := m.ofedPin()
 		if err != nil {

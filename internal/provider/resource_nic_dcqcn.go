@@ -134,7 +134,7 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 		addSSHSettingsError(&resp.Diagnostics, address, err)
 		return
 	}
-	lines, err := hostPlan(ctx, engine, plan.tasks())
+	lines, err := planLines(ctx, engine, host.Phases{plan.tasks()})
 	if err != nil {
 		if !isConnectionError(err) {
 			addHostError(&resp.Diagnostics, "Cannot Plan NIC DCQCN", address, err)
@@ -194,7 +194,7 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 		return
 	}
 	imported := state.DCQCN == nil || state.CNP == nil
-	needs := phaseNeeds([][]host.Task{state.tasks()})
+	needs := host.Phases{state.tasks()}.Needs()
 	if imported {
 		needs = needs.Union(state.persistence().Needs()) // whether the unit is there decides persist
 	}

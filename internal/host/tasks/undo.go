@@ -9,12 +9,6 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
 )
 
-// Undoer is a task whose resource can be destroyed: Undo returns the task that takes away
-// what it put on the host.
-type Undoer interface {
-	Undo() host.Task
-}
-
 // The undo tasks take away what a resource put on a host when Terraform destroys it. They
 // are tasks like any other: the engine gathers what they need, plans only what is there to
 // take away, applies it and gathers again to verify, so a destroy shows the same changes,
