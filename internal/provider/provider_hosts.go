@@ -5,7 +5,6 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/ssh"
-	"github.com/clusterbid/terraform-provider-roce/internal/host/tasks"
 )
 
 // hostRunner returns the logged runner of a host address on its pooled SSH client: one
@@ -54,15 +53,21 @@ func isReachError(err error) bool {
 }
 
 // expectedHostFacts is what the resources and data sources read on a host with their default
-// paths: every fact kind and the files they write. The first gather on a host reads all of
-// it, so the resources on one host share one gather per Terraform walk in whatever order
-// Terraform reads them (a resource with its own paths adds them to later gathers).
+// settings: every fact kind, and what each host resource's tasks read (primedNeeds). The first
+// gather on a host reads all of it, so the resources on one host share one gather per
+// Terraform walk in whatever order Terraform reads them (a resource with its own paths adds
+// them to later gathers).
 func expectedHostFacts() host.Want {
-	return host.AllFacts().
-		WithFiles(defaultNCCLConfPath, tasks.AptSourcePath, tasks.AptPreferencesPath, tasks.AptAuthPath, tasks.DnfRepoPath).
-		Union(tasks.GPUDirect{}.Needs()).
-		Union(dcqcnPersistence(tasks.DCQCN{}, tasks.HostQoS{}).Needs())
+	want := host.AllFacts()
+	for _, needs := range primedNeeds {
+		want = want.Union(needs())
+	}
+	return want
 }
+
+// primedNeeds are what each host resource reads with its default settings, declared beside
+// the resource from its own tasks: a new host resource adds its function here.
+var primedNeeds = []func() host.Want{hostBootstrapNeeds, nicDCQCNNeeds, ncclEnvProfileNeeds}
 
 // readFacts are what the read-only data sources gather: everything they report, without the
 // firmware queries (mlxconfig, slow on real cards) and root-only debugfs and RDMA-CM reads

@@ -424,6 +424,13 @@ func (m *hostBootstrapModel) markUnsynced() {
 	m.ID = types.StringValue(hostID(m.Host.ValueString()))
 }
 
+// hostBootstrapNeeds is what the phases and their undo read with the default settings: a pin
+// of either package family, and GPUDirect.
+func hostBootstrapNeeds() host.Want {
+	ps := host.Phases{{tasks.OFEDPin{Version: "primed"}}, {tasks.GPUDirect{}}}
+	return ps.Needs().Union(host.Phases{ps.Undo()}.Needs()).Union(statusNeeds)
+}
+
 // statusNeeds are the facts behind the computed status attributes.
 var statusNeeds = host.WantFacts(host.FactOFED, host.FactKernel, host.FactNVIDIA, host.FactModules)
 

@@ -468,6 +468,12 @@ func (m *ncclEnvProfileModel) validate() problems {
 	return ps
 }
 
+// ncclEnvProfileNeeds is what the resource reads with its default settings: the file, and
+// the installed NCCL and the GID table that gid_index = "auto" and an unset nccl_version read.
+func ncclEnvProfileNeeds() host.Want {
+	return host.WantFacts(host.FactNCCL, host.FactGIDs).WithFiles(defaultNCCLConfPath)
+}
+
 // hostFacts are the facts the profile needs from its host (none when it needs none).
 func (p ncclProfile) hostFacts() host.Want {
 	nccl, gids := p.NeedsHost()

@@ -382,6 +382,12 @@ func (m *nicDCQCNModel) persistence() tasks.Persistence {
 }
 
 // dcqcnPersistence is the boot-time unit and udev rule that reapply d and q.
+// nicDCQCNNeeds is what the tasks and their undo read with the default settings.
+func nicDCQCNNeeds() host.Want {
+	p := dcqcnPersistence(tasks.DCQCN{}, tasks.HostQoS{})
+	return host.Phases{{tasks.DCQCN{}, tasks.HostQoS{}, p}, {p.Undo()}}.Needs()
+}
+
 func dcqcnPersistence(d tasks.DCQCN, q tasks.HostQoS) tasks.Persistence {
 	return tasks.Persistence{ID: "dcqcn", DCQCN: &d, QoS: &q}
 }
