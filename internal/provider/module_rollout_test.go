@@ -302,13 +302,23 @@ func TestStagedRolloutGatesAPolicyChange(t *testing.T) {
 	}
 }
 
-// TestStagedRolloutStopsOnUnhealthyCanary builds a pod whose canary leaf drops on a lossless
-// queue: the apply stops at the gate with the failed verdict named, and neither the other
-// switch nor the other host has changed (read on the twins, not in the state). Once the
-// fault is gone, the next apply reads a healthy canary at plan time and changes the rest.
+// TestStagedRolloutStopsOnUnhealthyCanary builds a pod with the gate off (a first build is no
+// fair test: the canary's traffic to hosts not yet configured is lost and NAKed), then changes
+// the policy while the canary leaf drops on a lossless queue: the apply stops at the gate with
+// the failed verdict named, and neither the other switch nor the other host has changed (read
+// on the twins, not in the state). Once the fault is gone, the next apply reads a healthy
+// canary at plan time and changes the rest.
 func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 	p := newRolloutPod(t)
-	p.vars(t, 102400, rolloutCanary)
+	ungated := map[string]any{"gate": false}
+	for k, v := range rolloutCanary {
+		ungated[k] = v
+	}
+	p.vars(t, 102400, ungated)
+	if out, code := p.cli.run("apply", "-auto-approve", "-input=false"); code != 0 {
+		t.Fatalf("the ungated first build failed:\n%s", out)
+	}
+	p.vars(t, 112640, rolloutCanary)
 	leaf2Before := p.leaf2.twin.Snapshot()
 	gpu2Before := rolloutHostState(t, p.fleet, "gpu2")
 	faulty := p.ports["leaf1"][0]
@@ -328,8 +338,8 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 			t.Errorf("the failed apply does not say %q:\n%s", want, out)
 		}
 	}
-	if got := switchECNMin(t, p.leaf1, faulty); got != "102400" {
-		t.Errorf("canary leaf1 ECN min = %q, want 102400: the canary is applied before the gate", got)
+	if got := switchECNMin(t, p.leaf1, faulty); got != "112640" {
+		t.Errorf("canary leaf1 ECN min = %q, want 112640: the canary is applied before the gate", got)
 	}
 	if diff := cmp.Diff(leaf2Before, p.leaf2.twin.Snapshot()); diff != "" {
 		t.Errorf("leaf2 changed behind a failed gate (-before +after):\n%s", diff)
@@ -351,8 +361,8 @@ func TestStagedRolloutStopsOnUnhealthyCanary(t *testing.T) {
 	if strings.Contains(out, "module.pod.data.roce_fabric_health.canary[0] will be read during apply") {
 		t.Errorf("the apply after the fix deferred the gate, although the canary had nothing to change:\n%s", out)
 	}
-	if got := switchECNMin(t, p.leaf2, p.ports["leaf2"][0]); got != "102400" {
-		t.Errorf("leaf2 ECN min = %q after the fix, want 102400", got)
+	if got := switchECNMin(t, p.leaf2, p.ports["leaf2"][0]); got != "112640" {
+		t.Errorf("leaf2 ECN min = %q after the fix, want 112640", got)
 	}
 	if got := onTwin(t, p.fleet, "gpu2", "grep -E '^NCCL_IB_TC=' /etc/nccl.conf"); got != "NCCL_IB_TC=106\n" {
 		t.Errorf("gpu2 /etc/nccl.conf after the fix: %q, want NCCL_IB_TC=106", got)

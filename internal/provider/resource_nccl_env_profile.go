@@ -225,14 +225,16 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 	if state.Rendered.IsNull() { // imported: nothing but the import ID is known yet
 		state.readBack(string(conf.Content), f, &resp.Diagnostics)
 	}
+	// Drift is what writing the files again would change (content, mode, owner), as an apply
+	// plans it.
 	p := state.profile().withHost(f)
 	wantConf, wantScript, err := p.Render(f.GIDs)
-	inSync := err == nil && string(conf.Content) == wantConf && conf.Complete()
-	state.Notes = stringList(p.Notes(f.GIDs))
-	if script := state.ProfileScriptPath.ValueString(); script != "" {
-		fi, _ := f.File(script)
-		inSync = inSync && fi.Exists && string(fi.Content) == wantScript
+	var rep host.Report
+	if err == nil {
+		rep, err = engine.PlanFacts(ctx, f, state.fileTasks(wantConf, wantScript, state.paths()))
 	}
+	inSync := err == nil && !rep.Changed()
+	state.Notes = stringList(p.Notes(f.GIDs))
 	state.Rendered = types.StringValue(string(conf.Content))
 	state.InSync = types.BoolValue(inSync)
 	state.IBTC = types.Int64Value(int64(state.profile().TrafficClass()))
@@ -350,18 +352,7 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 		return false
 	}
 	plan.Notes = stringList(out.notes)
-	var todo []host.Task
-	add := func(p, content string) {
-		if !slices.Contains(owned, p) {
-			todo = append(todo, tasks.Kept{Path: p, Content: content})
-		}
-		todo = append(todo, tasks.File{Path: p, Content: content, Mode: 0o644, Owner: "root:root"})
-	}
-	add(plan.Path.ValueString(), conf)
-	if s := plan.ProfileScriptPath.ValueString(); s != "" {
-		add(s, script)
-	}
-	if _, err := engine.Apply(ctx, todo); err != nil {
+	if _, err := engine.Apply(ctx, plan.fileTasks(conf, script, owned)); err != nil {
 		diags.AddAttributeError(path.Root("host"), "Unable to Write NCCL Profile", fmt.Sprintf("%s: %v", address, err))
 		return mayHaveChanged(err)
 	}
@@ -370,6 +361,23 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 	plan.InSync = types.BoolValue(true)
 	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
 	return true
+}
+
+// fileTasks write the profile's files, conf at path and script at profile_script_path when
+// set, each kept first (tasks.Kept) unless owned lists it: a path an earlier apply wrote.
+func (m *ncclEnvProfileModel) fileTasks(conf, script string, owned []string) []host.Task {
+	var todo []host.Task
+	add := func(p, content string) {
+		if !slices.Contains(owned, p) {
+			todo = append(todo, tasks.Kept{Path: p, Content: content})
+		}
+		todo = append(todo, tasks.File{Path: p, Content: content, Mode: 0o644, Owner: "root:root"})
+	}
+	add(m.Path.ValueString(), conf)
+	if s := m.ProfileScriptPath.ValueString(); s != "" {
+		add(s, script)
+	}
+	return todo
 }
 
 // markUnsynced marks a state saved after a failed write: the next refresh reads the host.

@@ -74,6 +74,20 @@ resource "roce_nccl_env_profile" "gpu" {
 				},
 			},
 			{
+				// So does a mode someone changed: drift is what writing the files would change.
+				PreConfig: func() { onTwin(t, f, "nccl", "chmod 600 /etc/profile.d/nccl.sh") },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					if got := onTwin(t, f, "nccl", "stat -c '%a' /etc/profile.d/nccl.sh"); got != "644\n" {
+						return fmt.Errorf("mode drift not reverted: %q", got)
+					}
+					return nil
+				},
+			},
+			{
 				// Every attribute is read back from the files: the variables from
 				// /etc/nccl.conf, the script's path from the import ID (the file does not
 				// name it).
