@@ -28,26 +28,43 @@ func TestGDRPreflightVerdicts(t *testing.T) {
 		ProtoV6ProviderFactories: testProviderFactories,
 		Steps: []resource.TestStep{
 			{
-				// Open kernel modules: DMA-BUF is ready, nothing else is wrong.
+				// Open kernel modules: DMA-BUF is ready, nothing else is wrong. Without detail the
+				// state keeps the counts and no verdict.
 				Config: read("dmabuf", ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ok"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("failures"), knownvalue.ListSizeExact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("failed"), knownvalue.Int64Exact(0)),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("passed"), knownvalue.Int64Func(func(n int64) error {
+						if n < 10 {
+							return fmt.Errorf("passed = %d, want every check of an 8-port, 8-GPU host (10 or more)", n)
+						}
+						return nil
+					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("checks"), knownvalue.ListSizeExact(0)),
 				},
 			},
 			{
-				// Proprietary modules and no peermem loaded: GPUDirect is not ready.
+				// Proprietary modules and no peermem loaded: GPUDirect is not ready. Without detail
+				// checks holds that one failed verdict.
 				Config: read("cx7", ""),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ok"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("failures"), knownvalue.ListExact([]knownvalue.Check{
 						knownvalue.StringRegexp(regexp.MustCompile(`^gpudirect: .*Remedy: .*peermem`)),
 					})),
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("checks"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"check": knownvalue.StringExact("gpudirect"),
+							"pass":  knownvalue.Bool(false),
+						}),
+					})),
 				},
 			},
 			{
-				// A port down and an NCCL run that fell back to sockets.
-				Config: read("portdown", `nccl_log_path = "/var/log/nccl/run.log"`),
+				// A port down and an NCCL run that fell back to sockets; with detail, checks
+				// holds the passed verdicts too.
+				Config: read("portdown", "nccl_log_path = \"/var/log/nccl/run.log\"\n  detail        = true"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("ok"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("failures"), knownvalue.ListPartial(map[int]knownvalue.Check{
@@ -57,6 +74,11 @@ func TestGDRPreflightVerdicts(t *testing.T) {
 						knownvalue.ObjectPartial(map[string]knownvalue.Check{
 							"check": knownvalue.StringExact("nccl_network"),
 							"pass":  knownvalue.Bool(false),
+						}),
+						knownvalue.ObjectPartial(map[string]knownvalue.Check{
+							"check":   knownvalue.StringExact("nic_port_active"),
+							"subject": knownvalue.StringExact("mlx5_0:1"),
+							"pass":    knownvalue.Bool(true),
 						}),
 					})),
 				},

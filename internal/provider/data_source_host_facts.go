@@ -23,6 +23,7 @@ type hostFactsDataSource struct {
 
 type hostFactsModel struct {
 	Host              types.String      `tfsdk:"host"`
+	Detail            types.Bool        `tfsdk:"detail"`
 	ID                types.String      `tfsdk:"id"`
 	OFEDFlavor        types.String      `tfsdk:"ofed_flavor"`
 	OFEDVersion       types.String      `tfsdk:"ofed_version"`
@@ -81,9 +82,13 @@ func (d *hostFactsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 		return schema.BoolAttribute{Computed: true, MarkdownDescription: desc}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "What a ConnectX GPU host is, read over SSH in one remote command: RDMA stack, kernel, NICs with their ports and GID tables, GPUs and their nearest NIC, GPUDirect readiness. Read-only: nothing on the host changes.",
+		MarkdownDescription: "What a ConnectX GPU host is, read over SSH in one remote command: RDMA stack, kernel, NICs with their ports (and, with `detail = true`, their GID tables), GPUs and their nearest NIC, GPUDirect readiness. Read-only: nothing on the host changes.\n\n" +
+			"Terraform keeps what a data source reads in the state and copies the whole state after every instance it applies, so the bulk detail is opt-in: " +
+			"without `detail`, each NIC's `gids` is null (its `roce_v2_ipv4_gid_index`, what NCCL needs, is always there). On a host with 8 ConnectX-7 ports and 8 GPUs the facts then take about 6 KiB of state instead of 13.",
 		Attributes: map[string]schema.Attribute{
-			"host":         schema.StringAttribute{Required: true, MarkdownDescription: "SSH address of the host, `address` or `address:port` (the provider's `ssh.port` when absent)."},
+			"host": schema.StringAttribute{Required: true, MarkdownDescription: "SSH address of the host, `address` or `address:port` (the provider's `ssh.port` when absent)."},
+			"detail": schema.BoolAttribute{Optional: true,
+				MarkdownDescription: "Also keep every NIC's GID table (`nics[*].gids`) in the state. Default `false`: `gids` is null, which keeps a host's state small."},
 			"id":           str("The host address."),
 			"ofed_flavor":  str("RDMA stack: `doca` (DOCA-OFED), `mlnx` (MLNX_OFED) or `inbox` (distribution rdma-core)."),
 			"ofed_version": str("OFED version as `ofed_info -s` reports it (`25.10-1.7.1`); empty on inbox stacks."),
@@ -100,7 +105,7 @@ func (d *hostFactsDataSource) Schema(_ context.Context, _ datasource.SchemaReque
 					"link_layer": str("First port's link layer (`Ethernet` for RoCE)."),
 					"roce_v2_ipv4_gid_index": schema.Int64Attribute{Computed: true,
 						MarkdownDescription: "Index of the RoCE v2 IPv4 GID (what `NCCL_IB_GID_INDEX` would need); null when the port has none."},
-					"gids": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Populated GID table entries of port 1.",
+					"gids": schema.ListNestedAttribute{Computed: true, MarkdownDescription: "Populated GID table entries of port 1, with `detail = true`; null without it.",
 						NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 							"index":   schema.Int64Attribute{Computed: true, MarkdownDescription: "GID index."},
 							"type":    str("`RoCE v2`, `RoCE v1` or `IB`."),
@@ -154,12 +159,12 @@ func (d *hostFactsDataSource) Read(ctx context.Context, req datasource.ReadReque
 		return
 	}
 	m.ID = types.StringValue(address)
-	m.fill(f)
+	m.fill(f, m.Detail.ValueBool())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &m)...)
 }
 
-// fill copies the gathered facts into the model.
-func (m *hostFactsModel) fill(f host.Facts) {
+// fill copies the gathered facts into the model, each NIC's GID table only with detail.
+func (m *hostFactsModel) fill(f host.Facts, detail bool) {
 	m.OFEDFlavor = types.StringValue(string(f.OFED.Flavor))
 	m.OFEDVersion = types.StringValue(f.OFED.Version)
 	m.Kernel = types.StringValue(f.Kernel.Release)
@@ -184,16 +189,13 @@ func (m *hostFactsModel) fill(f host.Facts) {
 			Device: types.StringValue(n.Device), Model: types.StringValue(n.Model), Firmware: types.StringValue(n.FWVersion),
 			Netdev: types.StringValue(n.Netdev), IsVF: types.BoolValue(n.IsVF),
 			PortState: types.StringValue(n.PortState), LinkLayer: types.StringValue(n.LinkLayer),
-			RoCEv2GIDIndex: types.Int64Null(), GIDs: []hostGIDModel{},
+			RoCEv2GIDIndex: types.Int64Null(),
 		}
 		if i, ok := f.GIDIndex(n.Device); ok {
 			nic.RoCEv2GIDIndex = types.Int64Value(int64(i))
 		}
-		for _, g := range f.GIDs {
-			if g.Device == n.Device && g.Port == 1 {
-				nic.GIDs = append(nic.GIDs, hostGIDModel{Index: types.Int64Value(int64(g.Index)), Type: types.StringValue(string(g.Type)),
-					Address: types.StringValue(g.GID), Netdev: types.StringValue(g.Netdev)})
-			}
+		if detail {
+			nic.GIDs = nicGIDs(f, n.Device)
 		}
 		m.NICs = append(m.NICs, nic)
 	}
@@ -208,4 +210,16 @@ func (m *hostFactsModel) fill(f host.Facts) {
 		}
 		m.GPUs = append(m.GPUs, g)
 	}
+}
+
+// nicGIDs returns the populated GID entries of port 1 of device.
+func nicGIDs(f host.Facts, device string) []hostGIDModel {
+	gids := []hostGIDModel{}
+	for _, g := range f.GIDs {
+		if g.Device == device && g.Port == 1 {
+			gids = append(gids, hostGIDModel{Index: types.Int64Value(int64(g.Index)), Type: types.StringValue(string(g.Type)),
+				Address: types.StringValue(g.GID), Netdev: types.StringValue(g.Netdev)})
+		}
+	}
+	return gids
 }

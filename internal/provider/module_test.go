@@ -11,13 +11,24 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
+// Budgets of the state a host of the module costs with the demo's settings (8 ports and 8
+// GPUs per host, both data sources read): Terraform copies the whole state after every applied
+// instance, so a byte per host costs hosts × instances (bench/results/README.md). The data
+// sources keep their bulk detail out by default (about 6.2 KiB of 16 per host, from 24 of 34);
+// the rest is the three host resources, roce_nic_dcqcn's planned_changes most of it.
+const (
+	podStateBudget      = 17 << 10
+	podDataSourceBudget = 7 << 10
+)
+
 // TestRailOptimizedPodModule applies examples/demo, and through it the module
 // examples/modules/rail-optimized-pod, with the real Terraform CLI against a fabric of its own:
 // one SONiC switch twin, one Cumulus (NVUE) switch twin and two host twins, described in a terraform.tfvars.json
 // with the variables roce-twin up --tfvars writes. It requires that the first apply converges
 // (second plan empty), that the pre-flight passes on every host once the host resources ran
 // (peermem is only loaded by roce_host_bootstrap), and that the switch, the NICs and NCCL
-// carry the same class; then it destroys.
+// carry the same class, and that a host costs at most podStateBudget bytes of state (the figure
+// and each resource's share are logged); then it destroys.
 func TestRailOptimizedPodModule(t *testing.T) {
 	sw := newSwitchFixture(t, switchtwin.Options{Ports: 8})
 	cumulus := newCumulusFixture(t, "5.12")
@@ -62,6 +73,15 @@ func TestRailOptimizedPodModule(t *testing.T) {
 		t.Fatalf("second plan is not empty (exit %d):\n%s", code, out)
 	}
 	checkPod(t, cli, sw, fleet, hosts)
+	// What a host costs in the state with the module's defaults (both data sources read).
+	size := stateBytesPerHost(t, demo, hosts)
+	t.Logf("state per host: %d bytes; by resource: %v", size.PerHost, size.By)
+	if size.PerHost > podStateBudget {
+		t.Errorf("state per host is %d bytes, over the budget of %d: %v", size.PerHost, podStateBudget, size.By)
+	}
+	if ds := size.By["data.roce_host_facts.node"] + size.By["data.roce_gdr_preflight.node"]; ds > podDataSourceBudget {
+		t.Errorf("the data sources take %d bytes of state per host, over the budget of %d: %v", ds, podDataSourceBudget, size.By)
+	}
 	// The Cumulus leaf got the same class: DSCP 26 to switch priority 3, lossless, on its ports.
 	var summary string
 	decodeOutput(t, cli.outputs(), "summary", &summary)

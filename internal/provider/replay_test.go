@@ -102,8 +102,19 @@ resource "roce_nic_dcqcn" "gpu" {
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("gpus"), knownvalue.ListSizeExact(p.GPUs)),
 				)
 			}
+			// The GID tables are kept only with detail: cx7 asks for them (a v1/v2 pair for the
+			// link-local address, then the IPv4 one), rocky does not.
+			gids := tfjsonpath.New("nics").AtSliceIndex(0).AtMapKey("gids")
+			checks = append(checks,
+				statecheck.ExpectKnownValue("data.roce_host_facts.cx7", gids, knownvalue.ListSizeExact(4)),
+				statecheck.ExpectKnownValue("data.roce_host_facts.cx7", gids.AtSliceIndex(3), knownvalue.ObjectPartial(map[string]knownvalue.Check{
+					"index": knownvalue.Int64Exact(3), "type": knownvalue.StringExact("RoCE v2"),
+				})),
+				statecheck.ExpectKnownValue("data.roce_host_facts.rocky", gids, knownvalue.Null()),
+				statecheck.ExpectKnownValue("data.roce_host_facts.rocky", tfjsonpath.New("nics").AtSliceIndex(0).AtMapKey("roce_v2_ipv4_gid_index"), knownvalue.Int64Exact(3)),
+			)
 			return []resource.TestStep{{
-				Config:            provider + fmt.Sprintf("data \"roce_host_facts\" \"cx7\" {\n  host = %q\n}\ndata \"roce_host_facts\" \"rocky\" {\n  host = %q\n}\n", addr("cx7"), addr("rocky")),
+				Config:            provider + fmt.Sprintf("data \"roce_host_facts\" \"cx7\" {\n  host   = %q\n  detail = true\n}\ndata \"roce_host_facts\" \"rocky\" {\n  host = %q\n}\n", addr("cx7"), addr("rocky")),
 				ConfigStateChecks: checks,
 			}}
 		},

@@ -1,4 +1,5 @@
-# What a GPU node is, read in one SSH round trip: stack, NICs, GID tables, GPU-NIC paths.
+# What a GPU node is, read in one SSH round trip: stack, NICs, GPU-NIC paths (and with
+# detail = true every NIC's GID table, which the state otherwise leaves out).
 data "roce_host_facts" "gpu1" {
   host = "10.0.1.11"
 }

@@ -10,6 +10,16 @@ locals {
   dcqcn_mechanisms = { for name, r in local.all_dcqcn : name => distinct(flatten([
     for line in r.planned_changes : regexall("^dcqcn: set DCQCN of \\S+ through ([^:]+):", line)
   ])) }
+
+  # Each host's pre-flight verdict, read from the data source once: every expression that
+  # names data.roce_gdr_preflight.node makes Terraform decode all of its instances (as
+  # local.os_family in main.tf says), so the outputs below read this map instead.
+  preflight = { for name, p in data.roce_gdr_preflight.node : name => {
+    ok       = p.ok
+    passed   = p.passed
+    failed   = p.failed
+    failures = p.failures
+  } }
 }
 
 output "traffic_class" {
@@ -39,17 +49,12 @@ output "switches" {
 
 output "preflight" {
   description = "GPUDirect RDMA pre-flight verdicts per host: ok, the counts, and one line with a remedy per failed check."
-  value = { for name, p in data.roce_gdr_preflight.node : name => {
-    ok       = p.ok
-    passed   = p.passed
-    failed   = p.failed
-    failures = p.failures
-  } }
+  value       = local.preflight
 }
 
 output "preflight_ok" {
   description = "Whether every host passed every pre-flight check."
-  value       = alltrue([for p in data.roce_gdr_preflight.node : p.ok])
+  value       = alltrue([for p in local.preflight : p.ok])
 }
 
 output "hosts" {
@@ -73,9 +78,9 @@ output "hosts" {
       rendered = local.all_nccl[name].rendered
     }
     preflight = {
-      ok     = data.roce_gdr_preflight.node[name].ok
-      passed = data.roce_gdr_preflight.node[name].passed
-      failed = data.roce_gdr_preflight.node[name].failed
+      ok     = local.preflight[name].ok
+      passed = local.preflight[name].passed
+      failed = local.preflight[name].failed
     }
   } }
 }
