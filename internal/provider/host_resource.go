@@ -91,8 +91,11 @@ func linesValue(ctx context.Context, lines []string) (types.List, diag.Diagnosti
 	return types.ListValueFrom(ctx, types.StringType, lines)
 }
 
-// hostID is the ID and import ID of a per-host resource: the host address as configured.
-func hostID(hostAddr string) string { return strings.TrimSpace(hostAddr) }
+// hostID is the ID and import ID of a host resource: the host address as configured, then
+// the keys that tell the resource from others on the same host (a file path), "|"-separated.
+func hostID(hostAddr string, keys ...string) string {
+	return strings.Join(append([]string{strings.TrimSpace(hostAddr)}, keys...), "|")
+}
 
 // isConnectionError reports a host that could not be reached (as opposed to a host that
 // answered and refused, or a plan that failed).

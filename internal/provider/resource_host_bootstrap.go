@@ -192,7 +192,7 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 	if !ok {
 		return
 	}
-	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	plan.ID = plan.id()
 	var state *hostBootstrapModel
 	if !req.State.Raw.IsNull() {
 		state = &hostBootstrapModel{}
@@ -336,7 +336,7 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 		state.PlannedChanges = list
 	}
 	state.InSync = types.BoolValue(len(lines) == 0)
-	state.ID = types.StringValue(hostID(state.Host.ValueString()))
+	state.ID = state.id()
 	state.setStatus(f, phases)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -413,15 +413,20 @@ func (r *hostBootstrapResource) apply(ctx context.Context, plan *hostBootstrapMo
 		plan.PlannedChanges = list
 	}
 	plan.InSync = types.BoolValue(true)
-	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	plan.ID = plan.id()
 	diags.Append(r.status(ctx, engine, plan, phases)...)
 	return true
+}
+
+// id is the resource's ID: the host.
+func (m *hostBootstrapModel) id() types.String {
+	return types.StringValue(hostID(m.Host.ValueString()))
 }
 
 // markUnsynced marks a state saved after a failed apply: the next refresh reads the host.
 func (m *hostBootstrapModel) markUnsynced() {
 	m.InSync = types.BoolValue(false)
-	m.ID = types.StringValue(hostID(m.Host.ValueString()))
+	m.ID = m.id()
 }
 
 // hostBootstrapNeeds is what the phases and their undo read with the default settings: a pin

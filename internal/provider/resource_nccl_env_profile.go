@@ -137,7 +137,7 @@ func (r *ncclEnvProfileResource) ModifyPlan(ctx context.Context, req resource.Mo
 		return
 	}
 	p := plan.profile()
-	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
+	plan.ID = plan.id()
 	plan.IBTC = types.Int64Value(int64(p.TrafficClass()))
 	plan.InSync = types.BoolValue(true)
 	out, err := r.render(ctx, &plan)
@@ -238,7 +238,7 @@ func (r *ncclEnvProfileResource) Read(ctx context.Context, req resource.ReadRequ
 	state.Rendered = types.StringValue(string(conf.Content))
 	state.InSync = types.BoolValue(inSync)
 	state.IBTC = types.Int64Value(int64(state.profile().TrafficClass()))
-	state.ID = types.StringValue(state.Host.ValueString() + "|" + state.Path.ValueString())
+	state.ID = state.id()
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -268,7 +268,7 @@ func (r *ncclEnvProfileResource) ImportState(ctx context.Context, req resource.I
 		return
 	}
 	hostAddr, p := parts[0], parts[1]
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(hostAddr+"|"+p))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), types.StringValue(hostID(hostAddr, p)))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("host"), types.StringValue(hostAddr))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("path"), types.StringValue(p))...)
 	if len(parts) == 3 {
@@ -359,7 +359,7 @@ func (r *ncclEnvProfileResource) write(ctx context.Context, plan *ncclEnvProfile
 	plan.Rendered = types.StringValue(conf)
 	plan.IBTC = types.Int64Value(int64(plan.profile().TrafficClass()))
 	plan.InSync = types.BoolValue(true)
-	plan.ID = types.StringValue(plan.Host.ValueString() + "|" + plan.Path.ValueString())
+	plan.ID = plan.id()
 	return true
 }
 
@@ -380,10 +380,15 @@ func (m *ncclEnvProfileModel) fileTasks(conf, script string, owned []string) []h
 	return todo
 }
 
+// id is the resource's ID: the host and the file's path.
+func (m *ncclEnvProfileModel) id() types.String {
+	return types.StringValue(hostID(m.Host.ValueString(), m.Path.ValueString()))
+}
+
 // markUnsynced marks a state saved after a failed write: the next refresh reads the host.
 func (m *ncclEnvProfileModel) markUnsynced() {
 	m.InSync = types.BoolValue(false)
-	m.ID = types.StringValue(m.Host.ValueString() + "|" + m.Path.ValueString())
+	m.ID = m.id()
 }
 
 func (r *ncclEnvProfileResource) remove(ctx context.Context, m *ncclEnvProfileModel, paths []string, diags *diag.Diagnostics) {

@@ -119,7 +119,7 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	if resp.Diagnostics.HasError() || !plan.known() {
 		return
 	}
-	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	plan.ID = plan.id()
 	if !req.State.Raw.IsNull() {
 		var state nicDCQCNModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
@@ -219,7 +219,7 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 		state.PlannedChanges, _ = linesValue(ctx, nil)
 	}
 	state.InSync = types.BoolValue(len(lines) == 0)
-	state.ID = types.StringValue(hostID(state.Host.ValueString()))
+	state.ID = state.id()
 	if d := state.DCQCN; d != nil && d.CutFloorPercent.IsNull() {
 		d.CutFloorPercent = d.MinDecreaseFactorPercent // state written before the rename
 	}
@@ -356,14 +356,17 @@ func (r *nicDCQCNResource) apply(ctx context.Context, plan *nicDCQCNModel, diags
 	}
 	plan.RebootRequired = types.BoolValue(d.RebootRequired(f))
 	plan.InSync = types.BoolValue(true)
-	plan.ID = types.StringValue(hostID(plan.Host.ValueString()))
+	plan.ID = plan.id()
 	return true
 }
+
+// id is the resource's ID: the host.
+func (m *nicDCQCNModel) id() types.String { return types.StringValue(hostID(m.Host.ValueString())) }
 
 // markUnsynced marks a state saved after a failed apply: the next refresh reads the host.
 func (m *nicDCQCNModel) markUnsynced() {
 	m.InSync = types.BoolValue(false)
-	m.ID = types.StringValue(hostID(m.Host.ValueString()))
+	m.ID = m.id()
 }
 
 // tasks builds the host tasks of the configuration.
