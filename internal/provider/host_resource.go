@@ -152,3 +152,86 @@ func mayHaveChanged(err error) bool {
 	var nc *host.NotConvergedError
 	return errors.As(err, &te) && te.Op == "apply" || errors.As(err, &nc)
 }
+
+// hostPlan is what a host resource's plan learned from its host: the change lines, or null
+// when they are known only at apply (the host cannot be read now, or a create follows a
+// destroy of the same tasks that would change the host first).
+type hostPlan struct{ lines []string }
+
+// changes is the plan's planned_changes value.
+func (p hostPlan) changes(ctx context.Context, diags *diag.Diagnostics) types.List {
+	if p.lines == nil {
+		return types.ListUnknown(types.StringType)
+	}
+	list, d := linesValue(ctx, p.lines)
+	diags.Append(d...)
+	return list
+}
+
+// planOnHost plans ps on the host of a new or changed host resource, for its ModifyPlan. A
+// host that cannot be reached is a warning and leaves the changes to the apply; any other
+// failure is an error under summary, on the attribute attrOf names (nil: host), and ok is
+// false. undo, for a create, is the resource's destroy: when it would change the host the
+// create is most often a replacement, and its changes are known only at apply.
+func planOnHost(ctx context.Context, data *providerData, hostAddr string, ps host.Phases, undo []host.Task, summary string,
+	attrOf func(error) (path.Path, bool), diags *diag.Diagnostics) (p hostPlan, ok bool) {
+	engine, address, err := data.hostEngine(hostAddr)
+	if err != nil {
+		addSSHSettingsError(diags, address, err)
+		return hostPlan{}, false
+	}
+	lines, err := planLines(ctx, engine, ps)
+	if err != nil {
+		if attrOf != nil {
+			if at, on := attrOf(err); on {
+				diags.AddAttributeError(at, summary, address+": "+err.Error())
+				return hostPlan{}, false
+			}
+		}
+		if !isConnectionError(err) {
+			addHostError(diags, summary, address, err)
+			return hostPlan{}, false
+		}
+		diags.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
+		return hostPlan{}, true
+	}
+	if undoPending(ctx, engine, undo) {
+		return hostPlan{}, true
+	}
+	return hostPlan{lines: lines}, true
+}
+
+// refreshOnHost is a host resource's Read: one gather of what its phases and extra read, an
+// optional observe that fills what an import left unset (and may change the phases), then a
+// plan of the phases against that gather: any change means the host drifted. It sets
+// planned_changes (to the drift, or to an empty list where it was null) and in_sync, and
+// returns the facts for the resource's other computed attributes; ok is false when it
+// reported an error under summary.
+func refreshOnHost(ctx context.Context, data *providerData, hostAddr string, ps host.Phases, extra host.Want,
+	observe func(host.Facts) (host.Phases, error), summary string, planned *types.List, inSync *types.Bool, diags *diag.Diagnostics) (host.Facts, bool) {
+	engine, address, err := data.hostEngine(hostAddr)
+	if err != nil {
+		addSSHSettingsError(diags, address, err)
+		return host.Facts{}, false
+	}
+	f, err := engine.Gather(ctx, ps.Needs().Union(extra))
+	if err == nil && observe != nil {
+		ps, err = observe(f)
+	}
+	var p host.PhasedPlan
+	if err == nil {
+		p, err = engine.PlanPhasesFacts(ctx, f, ps)
+	}
+	if err != nil {
+		addHostError(diags, summary, address, err)
+		return host.Facts{}, false
+	}
+	lines := phasedLines(p)
+	if len(lines) > 0 || planned.IsNull() {
+		list, d := linesValue(ctx, lines)
+		diags.Append(d...)
+		*planned = list
+	}
+	*inSync = types.BoolValue(len(lines) == 0)
+	return f, true
+}

@@ -211,41 +211,21 @@ func (r *hostBootstrapResource) ModifyPlan(ctx context.Context, req resource.Mod
 		unchanged()
 		return
 	}
-	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
-	if err != nil {
-		addSSHSettingsError(&resp.Diagnostics, address, err)
-		return
-	}
 	// A write-only secret is compared here, where the configuration is at hand, since the
 	// refresh could not.
-	lines, err := planLines(ctx, engine, phases)
-	if err != nil {
-		if at, ok := ofedAttribute(err); ok {
-			// A setting the host refuses (a family it does not have, say): on that attribute.
-			resp.Diagnostics.AddAttributeError(at, "Cannot Plan Host Bootstrap", address+": "+err.Error())
-			return
-		}
-		if !isConnectionError(err) {
-			addHostError(&resp.Diagnostics, "Cannot Plan Host Bootstrap", address, err)
-			return
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
-		lines = nil
+	var undo []host.Task
+	if req.State.Raw.IsNull() {
+		undo = phases.Undo()
 	}
-	if state != nil && lines != nil && len(lines) == 0 {
+	planned, ok := planOnHost(ctx, r.data, plan.Host.ValueString(), phases, undo, "Cannot Plan Host Bootstrap", ofedAttribute, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	if state != nil && planned.lines != nil && len(planned.lines) == 0 {
 		unchanged()
 		return
 	}
-	if lines != nil && req.State.Raw.IsNull() && undoPending(ctx, engine, phases.Undo()) {
-		lines = nil
-	}
-	if lines == nil {
-		plan.PlannedChanges = types.ListUnknown(types.StringType)
-	} else {
-		list, d := linesValue(ctx, lines)
-		resp.Diagnostics.Append(d...)
-		plan.PlannedChanges = list
-	}
+	plan.PlannedChanges = planned.changes(ctx, &resp.Diagnostics)
 	plan.OFEDRunningVersion, plan.GPUDirectMode, plan.RebootRequired = types.StringUnknown(), types.StringUnknown(), types.BoolUnknown()
 	plan.InSync = types.BoolValue(true)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -313,29 +293,12 @@ func (r *hostBootstrapResource) Read(ctx context.Context, req resource.ReadReque
 	if !ok {
 		return
 	}
-	engine, address, err := r.data.hostEngine(state.Host.ValueString())
-	if err != nil {
-		addSSHSettingsError(&resp.Diagnostics, address, err)
-		return
-	}
 	// One read serves the drift check and the computed status.
-	f, err := engine.Gather(ctx, phases.Needs().Union(statusNeeds))
-	if err != nil {
-		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
+	f, ok := refreshOnHost(ctx, r.data, state.Host.ValueString(), phases, statusNeeds, nil,
+		"Unable to Read Host Bootstrap", &state.PlannedChanges, &state.InSync, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	p, err := engine.PlanPhasesFacts(ctx, f, phases)
-	if err != nil {
-		addHostError(&resp.Diagnostics, "Unable to Read Host Bootstrap", address, err)
-		return
-	}
-	lines := phasedLines(p)
-	if len(lines) > 0 || state.PlannedChanges.IsNull() {
-		list, d := linesValue(ctx, lines)
-		resp.Diagnostics.Append(d...)
-		state.PlannedChanges = list
-	}
-	state.InSync = types.BoolValue(len(lines) == 0)
 	state.ID = state.id()
 	state.setStatus(f, phases)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -129,29 +129,15 @@ func (r *nicDCQCNResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 			return
 		}
 	}
-	engine, address, err := r.data.hostEngine(plan.Host.ValueString())
-	if err != nil {
-		addSSHSettingsError(&resp.Diagnostics, address, err)
+	var undo []host.Task
+	if req.State.Raw.IsNull() && plan.Persist.ValueBool() {
+		undo = []host.Task{plan.persistence().Undo()}
+	}
+	planned, ok := planOnHost(ctx, r.data, plan.Host.ValueString(), host.Phases{plan.tasks()}, undo, "Cannot Plan NIC DCQCN", nil, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	lines, err := planLines(ctx, engine, host.Phases{plan.tasks()})
-	if err != nil {
-		if !isConnectionError(err) {
-			addHostError(&resp.Diagnostics, "Cannot Plan NIC DCQCN", address, err)
-			return
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("host"), "Unable to Read Host at Plan Time", fmt.Sprintf("%s: %v. Changes are computed at apply.", address, err))
-		plan.PlannedChanges, plan.RebootRequired = types.ListUnknown(types.StringType), types.BoolUnknown()
-		plan.InSync = types.BoolValue(true)
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-		return
-	}
-	list, d := linesValue(ctx, lines)
-	resp.Diagnostics.Append(d...)
-	if req.State.Raw.IsNull() && plan.Persist.ValueBool() && undoPending(ctx, engine, []host.Task{plan.persistence().Undo()}) {
-		list = types.ListUnknown(types.StringType)
-	}
-	plan.PlannedChanges, plan.InSync = list, types.BoolValue(true)
+	plan.PlannedChanges, plan.InSync = planned.changes(ctx, &resp.Diagnostics), types.BoolValue(true)
 	plan.RebootRequired = types.BoolUnknown()
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
@@ -188,37 +174,20 @@ func (r *nicDCQCNResource) Read(ctx context.Context, req resource.ReadRequest, r
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	engine, address, err := r.data.hostEngine(state.Host.ValueString())
-	if err != nil {
-		addSSHSettingsError(&resp.Diagnostics, address, err)
+	var extra host.Want
+	var observe func(host.Facts) (host.Phases, error)
+	if state.DCQCN == nil || state.CNP == nil { // imported
+		extra = state.persistence().Needs() // whether the unit is there decides persist
+		observe = func(f host.Facts) (host.Phases, error) {
+			err := state.observe(f)
+			return host.Phases{state.tasks()}, err
+		}
+	}
+	f, ok := refreshOnHost(ctx, r.data, state.Host.ValueString(), host.Phases{state.tasks()}, extra, observe,
+		"Unable to Read NIC DCQCN", &state.PlannedChanges, &state.InSync, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	imported := state.DCQCN == nil || state.CNP == nil
-	needs := host.Phases{state.tasks()}.Needs()
-	if imported {
-		needs = needs.Union(state.persistence().Needs()) // whether the unit is there decides persist
-	}
-	f, err := engine.Gather(ctx, needs)
-	if err == nil && imported {
-		err = state.observe(f)
-	}
-	var rep host.Report
-	if err == nil {
-		rep, err = engine.PlanFacts(ctx, f, state.tasks())
-	}
-	if err != nil {
-		addHostError(&resp.Diagnostics, "Unable to Read NIC DCQCN", address, err)
-		return
-	}
-	lines := changeLines(rep)
-	if len(lines) > 0 {
-		list, d := linesValue(ctx, lines)
-		resp.Diagnostics.Append(d...)
-		state.PlannedChanges = list
-	} else if state.PlannedChanges.IsNull() {
-		state.PlannedChanges, _ = linesValue(ctx, nil)
-	}
-	state.InSync = types.BoolValue(len(lines) == 0)
 	state.ID = state.id()
 	if d := state.DCQCN; d != nil && d.CutFloorPercent.IsNull() {
 		d.CutFloorPercent = d.MinDecreaseFactorPercent // state written before the rename
