@@ -188,3 +188,34 @@ func TestSwitchQoSOneClassStatePlansNoChange(t *testing.T) {
 		t.Fatalf("destroy failed:\n%s", out)
 	}
 }
+
+// TestLosslessClassesUnknownAtPlan passes the classes through a value known only after apply,
+// as a module's inputs are: the plan waits for them, and the apply writes the class.
+func TestLosslessClassesUnknownAtPlan(t *testing.T) {
+	f := newSwitchFixture(t, switchtwin.Options{Release: "202511"})
+	cliTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: f.config(`
+resource "terraform_data" "classes" {
+  input = [{ name = "storage", dscp = [34], priority = 4,
+    ecn = { min_threshold_bytes = 200000, max_threshold_bytes = 400000 }, pfc = { pause_threshold_bytes = 500000 } }]
+}
+
+resource "roce_switch_qos" "leaf" {
+  address          = %q
+  ports            = ["Ethernet0", "Ethernet4"]
+  ecn              = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
+  pfc              = { pause_threshold_bytes = 256000 }
+  lossless_classes = terraform_data.classes.output
+}
+`, f.addr),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("roce_switch_qos.leaf", tfjsonpath.New("in_sync"), knownvalue.Bool(true)),
+			},
+			Check: func(*terraform.State) error {
+				return f.expect(map[string]map[string]string{"QUEUE|Ethernet4|4": {"scheduler": "ROCE_storage", "wred_profile": "ROCE_storage"}})
+			},
+		}},
+	})
+}

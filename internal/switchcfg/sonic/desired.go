@@ -36,8 +36,13 @@ type objectNames struct {
 }
 
 // classScheduler is the SCHEDULER of a lossless class beside the default one,
-// <policy>_<class>: at most 23 + 1 + 8 characters, within the 32 sonic-yang-models allows.
-func classScheduler(p switchcfg.Policy, c switchcfg.LosslessClass) string { return p.Name + "_" + c.Name }
+// <policy>_<class>: at most 23 + 1 + 8 characters, within the 32 sonic-yang-models allows
+// (sonic-buildimage src/sonic-yang-models/yang-models/sonic-wred-profile.yang at 07a78fb9:
+// name pattern [a-zA-Z0-9]{1}([-a-zA-Z0-9_]{0,31}), the same name serves the class's WRED
+// profile).
+func classScheduler(p switchcfg.Policy, c switchcfg.LosslessClass) string {
+	return p.Name + "_" + c.Name
+}
 
 // classWRED is the WRED profile of a lossless class beside the default one: its own profile
 // (named like its scheduler) where the release lets gNMI add one, else the stock lossless
@@ -185,7 +190,9 @@ func pfcToPG(lossless []int) sonicmodel.Entry {
 }
 
 // priorityList is a pfc_enable value: the priorities ascending, comma-separated ("3,4"), as
-// sonic-port-qos-map.yang's pattern and SONiC's own templates write it.
+// SONiC's own templates write it (sonic-buildimage files/build_templates/qos_config.j2 at
+// 0791705b: LOSSLESS_TC = ['3','4']) and sonic-port-qos-map.yang (at cef6bd26) allows for
+// pfc_enable and pfcwd_sw_enable: pattern ([0-7](,[0-7])*)?.
 func priorityList(prios []int) string {
 	sorted := slices.Clone(prios)
 	slices.Sort(sorted)

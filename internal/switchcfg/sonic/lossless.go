@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
+	sonicmodel "github.com/clusterbid/terraform-provider-roce/internal/sonic"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
 
