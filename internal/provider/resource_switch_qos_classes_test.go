@@ -170,9 +170,12 @@ func TestSwitchQoSOneClassStatePlansNoChange(t *testing.T) {
 	if err := json.Unmarshal(raw, &state); err != nil {
 		t.Fatal(err)
 	}
-	attrs := state["resources"].([]any)[0].(map[string]any)["instances"].([]any)[0].(map[string]any)["attributes"].(map[string]any)
-	if v, ok := attrs["lossless_classes"]; !ok || v != nil {
-		t.Fatalf("state has lossless_classes = %v (present %v), want null", v, ok)
+	attrs, ok := firstInstanceAttributes(state)
+	if !ok {
+		t.Fatalf("state has no resource instance: %s", raw)
+	}
+	if v, present := attrs["lossless_classes"]; !present || v != nil {
+		t.Fatalf("state has lossless_classes = %v (present %v), want null", v, present)
 	}
 	delete(attrs, "lossless_classes")
 	if raw, err = json.MarshalIndent(state, "", "  "); err != nil {
@@ -187,6 +190,28 @@ func TestSwitchQoSOneClassStatePlansNoChange(t *testing.T) {
 	if out, code := cli.run("destroy", "-auto-approve", "-input=false"); code != 0 {
 		t.Fatalf("destroy failed:\n%s", out)
 	}
+}
+
+// firstInstanceAttributes is the attributes object of a state file's first resource instance.
+func firstInstanceAttributes(state map[string]any) (map[string]any, bool) {
+	resources, ok := state["resources"].([]any)
+	if !ok || len(resources) == 0 {
+		return nil, false
+	}
+	res, ok := resources[0].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	instances, ok := res["instances"].([]any)
+	if !ok || len(instances) == 0 {
+		return nil, false
+	}
+	inst, ok := instances[0].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	attrs, ok := inst["attributes"].(map[string]any)
+	return attrs, ok
 }
 
 // TestLosslessClassesUnknownAtPlan passes the classes through a value known only after apply,
