@@ -80,6 +80,34 @@ func TestTwoClassesConvergeAndDecode(t *testing.T) {
 	}
 }
 
+// TestTwoClassesDynamicModel: in the dynamic buffer model both lossless priorities are in the
+// group buffermgrdyn sizes (APPL_DB BUFFER_PG_TABLE <port>:3-4), and the lossless check finds
+// each; a port whose group lacks priority 4 is fatal for the storage class.
+func TestTwoClassesDynamicModel(t *testing.T) {
+	tw, b := startTwin(t, switchtwin.Options{Release: "202511", Ports: 2, BufferModel: switchtwin.BufferModelDynamic})
+	p := storagePolicy(switchcfg.ECN{MinBytes: 200_000, MaxBytes: 400_000, MarkProbabilityPercent: 100})
+	p.Ports = []string{"Ethernet0", "Ethernet4"}
+	p.CableLengthM = 40
+	c, err := observe(t, b).plan(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, b, c)
+	if got := observe(t, b).CheckLossless(p); got != nil {
+		t.Fatalf("CheckLossless after apply: %+v", got)
+	}
+	if name := tw.ApplDB()["BUFFER_PG_TABLE"]["Ethernet4:3-4"]["profile"]; name != "pg_lossless_400000_40m_profile" {
+		t.Errorf("APPL_DB BUFFER_PG_TABLE Ethernet4:3-4 profile = %q", name)
+	}
+	// The operator narrows Ethernet4's lossless group to 3: priority 4 has none.
+	tw.DeleteEntry("BUFFER_PG", "Ethernet4|3-4")
+	tw.SetEntry("BUFFER_PG", "Ethernet4|3", map[string]string{"profile": "NULL"})
+	got := observe(t, b).CheckLossless(p)
+	if len(got) != 1 || !got[0].Fatal || !strings.Contains(got[0].Detail, "Ethernet4 has no lossless priority group for priority 4") {
+		t.Errorf("CheckLossless after narrowing = %+v, want one fatal problem for priority 4 on Ethernet4", got)
+	}
+}
+
 // TestClassECNNeedsOwnProfile: before 202511 a class's ECN must be the default class's (one
 // stock profile serves both queues); from 202511 it may differ.
 func TestClassECNNeedsOwnProfile(t *testing.T) {
