@@ -146,3 +146,41 @@ func TestClassPriorityNotLosslessOnPort(t *testing.T) {
 		t.Errorf("losslessValue on a port without a list = %q, want 3,4", got)
 	}
 }
+
+// TestAddingAndDroppingAClass: an update that adds a storage class and one that drops it
+// again leave the switch as the one-class policy had it, and the removal as it was before.
+func TestAddingAndDroppingAClass(t *testing.T) {
+	tw, b := startTwin(t, switchtwin.Options{Release: "202511"})
+	before := tw.Snapshot()
+	one := testPolicy()
+	o := observe(t, b)
+	snap := o.Snapshot(nil, one, nil)
+	c, _ := o.plan(one)
+	apply(t, b, c)
+	withOne := tw.Snapshot()
+
+	two := storagePolicy(switchcfg.ECN{MinBytes: 200_000, MaxBytes: 400_000, MarkProbabilityPercent: 100})
+	for _, step := range []struct{ from, to switchcfg.Policy }{{one, two}, {two, one}} {
+		o = observe(t, b)
+		snap = o.Snapshot(&step.from, step.to, snap)
+		c, err := o.planUpdate(&step.from, step.to, snap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		apply(t, b, c)
+	}
+	after := tw.Snapshot()
+	for _, table := range []string{"SCHEDULER", "WRED_PROFILE", "QUEUE", "DSCP_TO_TC_MAP", "TC_TO_PRIORITY_GROUP_MAP", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP"} {
+		if diff := cmp.Diff(withOne[table], after[table]); diff != "" {
+			t.Errorf("%s after adding and dropping the class (-one class +after):\n%s", table, diff)
+		}
+	}
+	rm, err := observe(t, b).removal(one, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apply(t, b, rm)
+	if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
+		t.Errorf("switch after removal differs (-before +after):\n%s", diff)
+	}
+}
