@@ -1,6 +1,7 @@
 package sonic
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -182,5 +183,29 @@ func TestAddingAndDroppingAClass(t *testing.T) {
 	apply(t, b, rm)
 	if diff := cmp.Diff(before, tw.Snapshot()); diff != "" {
 		t.Errorf("switch after removal differs (-before +after):\n%s", diff)
+	}
+}
+
+// TestTwoClassesDriftReadsBack: with two classes, a default queue whose scheduler was changed
+// out of band decodes as drift (priority -1), which a re-plan puts back, not as a read error.
+func TestTwoClassesDriftReadsBack(t *testing.T) {
+	tw, b := startTwin(t, switchtwin.Options{Release: "202511"})
+	p := storagePolicy(switchcfg.ECN{MinBytes: 200_000, MaxBytes: 400_000, MarkProbabilityPercent: 100})
+	c, _ := observe(t, b).plan(p)
+	apply(t, b, c)
+	q, _ := tw.Entry("QUEUE", "Ethernet0|3")
+	q["scheduler"] = "scheduler.1"
+	tw.SetEntry("QUEUE", "Ethernet0|3", q)
+	o := observe(t, b)
+	got, err := o.Decode(p.Name, p.Ports, p)
+	if err != nil {
+		t.Fatalf("Decode: %v", err)
+	}
+	if got.Class.Priority != -1 || len(got.Lossless) != 1 || got.Lossless[0].Priority != 4 {
+		t.Errorf("decoded default priority %d, classes %+v; want -1 and storage on 4", got.Class.Priority, got.Lossless)
+	}
+	again, err := o.plan(p)
+	if err != nil || !slices.Contains(again.Lines(), "update CONFIG_DB/QUEUE/Ethernet0|3/scheduler = ROCE_RDMA") {
+		t.Errorf("re-plan: err %v, lines %v", err, again.Lines())
 	}
 }

@@ -120,8 +120,11 @@ func sameInts(a, b []int) bool {
 func rdmaPriority(db sonicmodel.DB, names objectNames, port, pfcEnable string) (int, error) {
 	mapName := names.maps
 	m, _ := db.Entry(tablePFCToPG, mapName)
-	if q, ok := queueWithScheduler(db, port, names.rdmaScheduler); ok && len(m) > 1 {
-		if _, mapped := m[strconv.Itoa(q)]; mapped && priorityListHas(pfcEnable, q) {
+	if len(m) > 1 {
+		// Several lossless classes: the RDMA scheduler's queue tells the default one; without
+		// it (the queue changed out of band) the priority reads as drift.
+		q, ok := queueWithScheduler(db, port, names.rdmaScheduler)
+		if _, mapped := m[strconv.Itoa(q)]; ok && mapped && priorityListHas(pfcEnable, q) {
 			return q, nil
 		}
 		return -1, nil
