@@ -101,7 +101,7 @@ func checkClassDSCPs(i int, k LosslessClass, c TrafficClass, owner map[int]strin
 		}
 		switch other, taken := owner[d]; {
 		case d == c.CNPDSCP:
-			vs = append(vs, violation.ErrorAt(el, ClassTakesCNP{Class: k.Name, DSCP: d, Value: d}))
+			vs = append(vs, violation.ErrorAt(el, ClassTakesCNP{Class: k.Name, Value: d}))
 		case taken && other == k.Name:
 			vs = append(vs, violation.ErrorAt(el, DSCPRepeated{DSCP: d}))
 		case taken:
@@ -208,8 +208,7 @@ func (r ClassPriorityShared) Words(at violation.Field, name violation.Names) (st
 type ClassTakesCNP struct {
 	Class    string
 	Priority bool // the priority clashes, else the DSCP
-	DSCP     int
-	Value    int
+	Value    int  // the clashing priority or DSCP
 }
 
 func (r ClassTakesCNP) Words(at violation.Field, name violation.Names) (string, string) {

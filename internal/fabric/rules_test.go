@@ -91,7 +91,7 @@ func TestTestAttrsNameEveryField(t *testing.T) {
 		FieldCNPDSCP, FieldCNPPriority, FieldECNBits, FieldTrust, FieldRatioMin, FieldRatioMax,
 		FieldRatioTarget, FieldRatioTargetBand, FieldECNMin, FieldECNMax, FieldPFCPause, FieldMarkProbability,
 		FieldDCQCNGain, FieldDCQCNInitialAlpha, FieldDCQCNMinRate, FieldDCQCNMaxRate,
-		FieldDCQCNAdditiveIncrease, FieldDCQCNHyperIncrease}
+		FieldDCQCNAdditiveIncrease, FieldDCQCNHyperIncrease, FieldLossless, FieldClassName, FieldClassDSCP, FieldClassPriority}
 	for _, k := range intKnobs {
 		fields = append(fields, k.at)
 	}
