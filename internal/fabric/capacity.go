@@ -134,3 +134,58 @@ func modelPrefix(name string) string {
 	}
 	return strings.ToUpper(name) + " "
 }
+
+// ClassReservation is what one lossless class reserves on each port: the headroom of its
+// priority group (the buffer manager's profile size, xon + xoff) and its PFC pause threshold.
+type ClassReservation struct {
+	Class                     string
+	HeadroomBytes, PauseBytes int64
+}
+
+// Bytes is the class's reservation on one port.
+func (c ClassReservation) Bytes() int64 { return c.HeadroomBytes + c.PauseBytes }
+
+// CheckClassesCapacity checks that every lossless class's reservation fits the platform's
+// ingress lossless pool on every port together: each lossless priority is its own priority
+// group with its own headroom (a BUFFER_PG|<port>|3-4 applies its profile to PG 3 and to PG
+// 4), so a port reserves the sum over its classes, and the pool the sum over its ports. One
+// class is CheckCapacity.
+func CheckClassesCapacity(p Platform, classes []ClassReservation, ports int) violation.List {
+	if len(classes) == 1 {
+		return CheckCapacity(p, classes[0].Bytes(), ports)
+	}
+	var perPort int64
+	for _, c := range classes {
+		if c.HeadroomBytes < 0 || c.PauseBytes < 0 || c.Bytes() > math.MaxInt64-perPort {
+			return violation.List{violation.ErrorAt(FieldPerPortReservation, ReservationNegative{Bytes: min(c.HeadroomBytes, c.PauseBytes)})}
+		}
+		perPort += c.Bytes()
+	}
+	vs := CheckCapacity(p, perPort, ports)
+	for i, v := range vs {
+		if b, ok := v.Rule.(BufferExhausted); ok {
+			vs[i].Rule = ClassesBufferExhausted{BufferExhausted: b, Classes: classes}
+		}
+	}
+	return vs
+}
+
+// ClassesBufferExhausted: the lossless classes' reservations on every port together exceed
+// the ingress lossless pool.
+type ClassesBufferExhausted struct {
+	BufferExhausted
+	Classes []ClassReservation
+}
+
+func (r ClassesBufferExhausted) Words(violation.Field, violation.Names) (string, string) {
+	parts := make([]string, len(r.Classes))
+	for i, c := range r.Classes {
+		parts[i] = fmt.Sprintf("%s %d + %d", c.Class, c.HeadroomBytes, c.PauseBytes)
+	}
+	b := r.BufferExhausted
+	return "Lossless Buffer Exhausted", fmt.Sprintf(
+		"%d lossless classes reserve headroom + pause threshold on every port (%s B = %d B per port); %d %s x %d B = %s B exceeds the %singress lossless pool of %d B: "+
+			"keep the classes' reservations to at most %d B per port together (lower the pause thresholds), use fewer lossless ports, or drop a class",
+		len(r.Classes), strings.Join(parts, ", "), b.PerPortBytes, b.Ports, plural(b.Ports, "port", "ports"), b.PerPortBytes,
+		productString(b.PerPortBytes, int64(b.Ports)), modelPrefix(b.Platform), b.PoolBytes, b.PoolBytes/int64(b.Ports))
+}

@@ -29,6 +29,10 @@ var testAttrs = map[string]string{
 	"Thresholds.ECNMaxBytes":            "ecn.max_threshold_bytes",
 	"Thresholds.PFCPauseBytes":          "pfc.pause_threshold_bytes",
 	"Thresholds.MarkProbabilityPercent": "ecn.mark_probability_percent",
+	"Lossless":                          "lossless_classes",
+	"LosslessClass.Name":                "name",
+	"LosslessClass.DSCP":                "dscp",
+	"LosslessClass.Priority":            "priority",
 	"DCQCN.Gain":                        "dcqcn.gain",
 	"DCQCN.InitialAlpha":                "dcqcn.initial_alpha",
 	"DCQCN.TimeResetUS":                 "dcqcn.time_reset_us",
@@ -52,6 +56,9 @@ func testName(f violation.Field) string {
 	s, ok := testAttrs[f.Name]
 	if !ok {
 		s = f.Name
+	}
+	if p := f.Parent(); p != nil {
+		s = testName(*p) + "." + s
 	}
 	if f.Index >= 0 {
 		s += "[" + strconv.Itoa(f.Index) + "]"
@@ -84,7 +91,7 @@ func TestTestAttrsNameEveryField(t *testing.T) {
 		FieldCNPDSCP, FieldCNPPriority, FieldECNBits, FieldTrust, FieldRatioMin, FieldRatioMax,
 		FieldRatioTarget, FieldRatioTargetBand, FieldECNMin, FieldECNMax, FieldPFCPause, FieldMarkProbability,
 		FieldDCQCNGain, FieldDCQCNInitialAlpha, FieldDCQCNMinRate, FieldDCQCNMaxRate,
-		FieldDCQCNAdditiveIncrease, FieldDCQCNHyperIncrease}
+		FieldDCQCNAdditiveIncrease, FieldDCQCNHyperIncrease, FieldLossless, FieldClassName, FieldClassDSCP, FieldClassPriority}
 	for _, k := range intKnobs {
 		fields = append(fields, k.at)
 	}

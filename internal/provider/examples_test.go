@@ -82,6 +82,31 @@ func TestSwitchQoSExampleApplies(t *testing.T) {
 	})
 }
 
+// TestSwitchQoSStorageExampleApplies applies the two-class example to a SONiC 202511 twin.
+func TestSwitchQoSStorageExampleApplies(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "resources", "roce_switch_qos", "storage.tf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newSwitchFixture(t, switchtwin.Options{HWSKU: "ACS-SN5600", Ports: 32, Release: "202511"})
+	config := f.provider + strings.ReplaceAll(string(src), "10.0.0.2:50051", f.addr)
+	cliTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(*terraform.State) error {
+				return f.expect(map[string]map[string]string{
+					"PORT_QOS_MAP|Ethernet248":  {"pfc_enable": "3,4"},
+					"QUEUE|Ethernet248|4":       {"scheduler": "ROCE_storage", "wred_profile": "ROCE_storage"},
+					"SCHEDULER|ROCE_storage":    {"type": "DWRR", "weight": "30"},
+					"WRED_PROFILE|ROCE_storage": {"green_min_threshold": "204800", "green_max_threshold": "409600"},
+					"BUFFER_PG|Ethernet248|3-4": {"profile": "pg_lossless_800000_5m_profile"},
+				})
+			},
+		}, {Config: config, PlanOnly: true}},
+	})
+}
+
 // TestHostFactsExampleApplies runs the data source page's example against a twin host.
 func TestHostFactsExampleApplies(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "data-sources", "roce_host_facts", "data-source.tf"))

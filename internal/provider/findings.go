@@ -59,8 +59,13 @@ func (ps problems) report(diags *diag.Diagnostics) {
 // field's element is the attribute's element, unless the element itself is in the table.
 type fieldNames map[string]path.Path
 
-// path is the attribute of f; a field the table lacks is put on the resource as a whole.
+// path is the attribute of f; a field the table lacks is put on the resource as a whole. A
+// field within a list element (violation.Field.In) is the element's attribute followed by the
+// table's path for "<list field>.<field>", which is relative to the element.
 func (t fieldNames) path(f violation.Field) path.Path {
+	if parent := f.Parent(); parent != nil {
+		return t.within(*parent, f)
+	}
 	if p, ok := t[f.String()]; ok {
 		return p
 	}
@@ -75,6 +80,31 @@ func (t fieldNames) path(f violation.Field) path.Path {
 		p = p.AtMapKey(f.Key)
 	}
 	return p
+}
+
+func (t fieldNames) within(parent, f violation.Field) path.Path {
+	base := t.path(parent)
+	rel, ok := t[parent.Name+"."+f.Name]
+	if base.Equal(path.Empty()) || !ok {
+		return path.Empty()
+	}
+	for _, step := range rel.Steps() {
+		switch s := step.(type) {
+		case path.PathStepAttributeName:
+			base = base.AtName(string(s))
+		case path.PathStepElementKeyInt:
+			base = base.AtListIndex(int(s))
+		case path.PathStepElementKeyString:
+			base = base.AtMapKey(string(s))
+		}
+	}
+	if f.Index >= 0 {
+		base = base.AtListIndex(f.Index)
+	}
+	if f.Key != "" {
+		base = base.AtMapKey(f.Key)
+	}
+	return base
 }
 
 // name is how users write the attribute of f: "ecn.min_threshold_bytes", "rdma.dscp[1]",

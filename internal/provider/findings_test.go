@@ -60,6 +60,12 @@ func TestFieldNamesCoverTheRules(t *testing.T) {
 		switchcfg.FieldRDMASchedulerMode, switchcfg.FieldRDMAWeight, switchcfg.FieldCNPSchedulerMode,
 		switchcfg.FieldCNPWeight, switchcfg.FieldWatchdog, switchcfg.FieldWatchdogAction,
 		switchcfg.FieldWatchdogDetection, switchcfg.FieldWatchdogRestore, switchcfg.FieldOS, switchcfg.FieldSpeedOverride}
+	for _, f := range []violation.Field{fabric.FieldClassName, fabric.FieldClassDSCP, fabric.FieldClassDSCP.Elem(1),
+		fabric.FieldClassPriority, fabric.FieldECNMin, fabric.FieldECNMax, fabric.FieldPFCPause, fabric.FieldMarkProbability,
+		switchcfg.FieldClassMarkProb, switchcfg.FieldClassSchedulerMode, switchcfg.FieldClassWeight} {
+		policyFields = append(policyFields, fabric.In(1, f))
+	}
+	policyFields = append(policyFields, fabric.FieldLossless)
 	profileFields := []violation.Field{ncclprofile.FieldHCAs, ncclprofile.FieldRDMADSCP, ncclprofile.FieldGIDIndex,
 		ncclprofile.FieldNCCLVersion, ncclprofile.FieldExtra, ncclprofile.FieldSocketIfname,
 		ncclprofile.FieldQPsPerConnection, ncclprofile.FieldCrossNIC, ncclprofile.FieldGDRLevel,

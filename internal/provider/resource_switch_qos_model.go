@@ -33,6 +33,7 @@ type switchQoSModel struct {
 	RDMAScheduler     *schedulerModel `tfsdk:"rdma_scheduler"`
 	CNPScheduler      *schedulerModel `tfsdk:"cnp_scheduler"`
 	PFCWatchdog       *watchdogModel  `tfsdk:"pfc_watchdog"`
+	LosslessClasses   types.List      `tfsdk:"lossless_classes"`
 	GNMI              *gnmiLoginModel `tfsdk:"gnmi"`
 	NVUE              *nvueLoginModel `tfsdk:"nvue"`
 	Headroom          types.Object    `tfsdk:"headroom"`
@@ -82,7 +83,7 @@ func (m *switchQoSModel) known() bool {
 	if m.ECN == nil || m.PFC == nil { // required, so nil only while the objects are unknown
 		return false
 	}
-	vals := []attr.Value{m.Address, m.Name, m.Ports, m.CableLengthM, m.PortSpeedGbps}
+	vals := []attr.Value{m.Address, m.Name, m.Ports, m.CableLengthM, m.PortSpeedGbps, m.LosslessClasses}
 	if m.RDMA != nil {
 		vals = append(vals, m.RDMA.DSCP, m.RDMA.Priority)
 	}
@@ -154,6 +155,7 @@ func (m *switchQoSModel) policy() switchcfg.Policy {
 		p.Watchdog = &switchcfg.Watchdog{Action: stringOr(w.Action, defaultWatchdogAction),
 			DetectionTimeMs: intOr(w.DetectionTimeMs, defaultWatchdogTimeMs), RestoreTimeMs: intOr(w.RestorationTimeMs, defaultWatchdogTimeMs)}
 	}
+	p.Lossless = m.lossless()
 	return p
 }
 
@@ -193,6 +195,7 @@ func (m *switchQoSModel) setPolicy(p switchcfg.Policy) {
 		MaxThresholdBytes:      types.Int64Value(p.ECN.MaxBytes),
 		MarkProbabilityPercent: types.Int64Value(int64(p.ECN.MarkProbabilityPercent)),
 	}
+	m.setLossless(p.Lossless)
 	m.RDMAScheduler = schedulerModelOf(p.RDMA)
 	m.CNPScheduler = schedulerModelOf(p.CNP)
 	if p.Watchdog == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg/drivers"
+	"github.com/clusterbid/terraform-provider-roce/internal/violation"
 )
 
 // thresholdNames are the attributes of the ECN/PFC rule's fields where a schema keeps the
@@ -57,7 +58,23 @@ var switchQoSNames = thresholdNames.with(fieldNames{
 	switchcfg.FieldWatchdogRestore.Name:   attrPath("pfc_watchdog", "restoration_time_ms"),
 	switchcfg.FieldOS.Name:                path.Root("os"),
 	switchcfg.FieldSpeedOverride.Name:     path.Root("port_speed_gbps"),
+	// The lossless classes beside the default one: each class's fields relative to its
+	// element of lossless_classes.
+	fabric.FieldLossless.Name:                     path.Root("lossless_classes"),
+	classField(fabric.FieldClassName):             path.Root("name"),
+	classField(fabric.FieldClassDSCP):             path.Root("dscp"),
+	classField(fabric.FieldClassPriority):         path.Root("priority"),
+	classField(fabric.FieldECNMin):                attrPath("ecn", "min_threshold_bytes"),
+	classField(fabric.FieldECNMax):                attrPath("ecn", "max_threshold_bytes"),
+	classField(fabric.FieldMarkProbability):       attrPath("ecn", "mark_probability_percent"),
+	classField(fabric.FieldPFCPause):              attrPath("pfc", "pause_threshold_bytes"),
+	classField(switchcfg.FieldClassMarkProb):      attrPath("ecn", "mark_probability_percent"),
+	classField(switchcfg.FieldClassSchedulerMode): attrPath("scheduler", "mode"),
+	classField(switchcfg.FieldClassWeight):        attrPath("scheduler", "weight"),
 })
+
+// classField is the table key of a field within an element of the lossless classes.
+func classField(f violation.Field) string { return fabric.FieldLossless.Name + "." + f.Name }
 
 // validate applies every rule that needs neither the switch nor the provider's settings: the
 // policy (its ports as the switch's OS names them), the port speed override, the OS, a pinned

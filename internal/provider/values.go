@@ -44,7 +44,8 @@ func stringMapOf(m types.Map) map[string]string {
 // isSet reports whether a value is known and not null: given in the configuration.
 func isSet(v attr.Value) bool { return !v.IsNull() && !v.IsUnknown() }
 
-// anyUnknown reports whether a value, or any element of a list or map, is unknown.
+// anyUnknown reports whether a value, or any element of a list or map or attribute of an
+// object, is unknown.
 func anyUnknown(vals ...attr.Value) bool {
 	for _, v := range vals {
 		if v.IsUnknown() {
@@ -56,6 +57,10 @@ func anyUnknown(vals ...attr.Value) bool {
 			elems = c.Elements()
 		case types.Map:
 			for _, e := range c.Elements() {
+				elems = append(elems, e)
+			}
+		case types.Object:
+			for _, e := range c.Attributes() {
 				elems = append(elems, e)
 			}
 		}

@@ -3,6 +3,7 @@ package switchcfg
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/violation"
@@ -26,8 +27,53 @@ type Policy struct {
 	PFC          PFC
 	RDMA         Scheduler
 	CNP          Scheduler
-	// Watchdog is nil when the PFC watchdog is left alone.
+	// Watchdog is nil when the PFC watchdog is left alone. It watches every lossless
+	// priority.
 	Watchdog *Watchdog
+	// Lossless are the lossless classes beside the default one (Class, ECN, PFC and RDMA
+	// above, which NICs and NCCL use): a storage class on priority 4, say.
+	Lossless []LosslessClass
+}
+
+// LosslessClass is a lossless class beside the default one, with its own DSCPs, priority,
+// ECN marking, PFC pause threshold and scheduler.
+type LosslessClass struct {
+	Name      string
+	DSCP      []int
+	Priority  int
+	ECN       ECN
+	PFC       PFC
+	Scheduler Scheduler
+}
+
+// DefaultClassWeight is the DWRR weight of a lossless class beside the default one when the
+// configuration gives none: with the default class's 50 it leaves the lossy rest a quarter.
+const DefaultClassWeight = 25
+
+// Fabric is the class as the fabric's rules check it.
+func (c LosslessClass) Fabric() fabric.LosslessClass {
+	return fabric.LosslessClass{Name: c.Name, DSCP: c.DSCP, Priority: c.Priority, Thresholds: fabric.Thresholds{
+		ECNMinBytes: c.ECN.MinBytes, ECNMaxBytes: c.ECN.MaxBytes, PFCPauseBytes: c.PFC.PauseThresholdBytes,
+	}}
+}
+
+// ClassReservations are what each lossless class reserves on a port whose lossless priority
+// groups get headroom h each: the default class first.
+func (p Policy) ClassReservations(headroomBytes int64) []fabric.ClassReservation {
+	out := []fabric.ClassReservation{{Class: fabric.DefaultClassName, HeadroomBytes: headroomBytes, PauseBytes: p.PFC.PauseThresholdBytes}}
+	for _, c := range p.Lossless {
+		out = append(out, fabric.ClassReservation{Class: c.Name, HeadroomBytes: headroomBytes, PauseBytes: c.PFC.PauseThresholdBytes})
+	}
+	return out
+}
+
+// LosslessPriorities are the priorities of every lossless class, the default one first.
+func (p Policy) LosslessPriorities() []int {
+	out := []int{p.Class.Priority}
+	for _, c := range p.Lossless {
+		out = append(out, c.Priority)
+	}
+	return out
 }
 
 // ECN is the marking of the RDMA queue, thresholds in bytes.
@@ -79,6 +125,11 @@ var (
 	FieldWatchdogAction    = violation.At("Policy.Watchdog.Action")
 	FieldWatchdogDetection = violation.At("Policy.Watchdog.DetectionTimeMs")
 	FieldWatchdogRestore   = violation.At("Policy.Watchdog.RestoreTimeMs")
+	// The scheduler of a lossless class beside the default one, within its element of
+	// fabric.FieldLossless (fabric.In).
+	FieldClassSchedulerMode = violation.At("LosslessClass.Scheduler.Mode")
+	FieldClassWeight        = violation.At("LosslessClass.Scheduler.Weight")
+	FieldClassMarkProb      = violation.At("LosslessClass.ECN.MarkProbabilityPercent")
 	// FieldOS is the switch's operating system, which the caller chose the driver by.
 	FieldOS = violation.At("OS")
 	// FieldSpeedOverride is the port speed the caller gives instead of the switch's.
@@ -109,12 +160,62 @@ func (p Policy) Validate(window fabric.RatioWindow, ports PortNamer) violation.L
 	if p.Watchdog != nil {
 		vs = append(vs, p.Watchdog.validate()...)
 	}
+	vs = append(vs, p.validateLossless(window)...)
 	if p.CableLengthM < 0 || p.CableLengthM > 10000 {
 		vs = append(vs, ErrorAt(FieldCableLength, "Cable Length Out of Range", func(name violation.Names) string {
 			return fmt.Sprintf("%s is %d; use the real cable length in metres, 0 to 10000.", name(FieldCableLength), p.CableLengthM)
 		}))
 	}
 	return vs
+}
+
+// validateLossless checks the lossless classes beside the default one: the fabric's class
+// rules, each class's marking probability and scheduler, and that the lossless classes' DWRR
+// weights leave the lossy rest a share.
+func (p Policy) validateLossless(window fabric.RatioWindow) violation.List {
+	if len(p.Lossless) == 0 {
+		return nil
+	}
+	more := make([]fabric.LosslessClass, len(p.Lossless))
+	for i, c := range p.Lossless {
+		more[i] = c.Fabric()
+	}
+	vs := fabric.CheckLossless(p.Class, more, window)
+	sum, parts := 0, []string{}
+	if p.RDMA.Mode == SchedulerDWRR {
+		sum += p.RDMA.Weight
+		parts = append(parts, fmt.Sprintf("%s %d", fabric.DefaultClassName, p.RDMA.Weight))
+	}
+	for i, c := range p.Lossless {
+		if r := fabric.CheckMarkProbability(c.ECN.MarkProbabilityPercent); r != nil {
+			vs = append(vs, ErrorAt(fabric.In(i, FieldClassMarkProb), "Value Out of Range", func(name violation.Names) string {
+				return fmt.Sprintf("%s is %d; a probability must be 1..100: set a value in that range", name(fabric.In(i, FieldClassMarkProb)), c.ECN.MarkProbabilityPercent)
+			}))
+		}
+		vs = append(vs, c.Scheduler.validate(fabric.In(i, FieldClassSchedulerMode), fabric.In(i, FieldClassWeight))...)
+		if c.Scheduler.Mode == SchedulerDWRR {
+			sum += c.Scheduler.Weight
+			parts = append(parts, fmt.Sprintf("%s %d", c.Name, c.Scheduler.Weight))
+		}
+	}
+	if sum >= 100 && len(parts) > 1 {
+		at := fabric.In(len(p.Lossless)-1, FieldClassWeight)
+		vs = append(vs, violation.ErrorAt(at, WeightsExhausted{Sum: sum, Parts: parts}))
+	}
+	return vs
+}
+
+// WeightsExhausted: the lossless classes' DWRR weights (percent of a port) add up to 100 or
+// more, leaving the lossy rest nothing.
+type WeightsExhausted struct {
+	Sum   int
+	Parts []string
+}
+
+func (r WeightsExhausted) Words(at violation.Field, name violation.Names) (string, string) {
+	return "Lossless Weights Leave No Share", fmt.Sprintf(
+		"the lossless classes' DWRR weights add up to %d (%s): the weights are shares of a port in percent, and the lossy rest needs some; lower %s or %s so they total at most 99 (NVIDIA's RoCE default gives RDMA 50)",
+		r.Sum, strings.Join(r.Parts, ", "), name(at), name(FieldRDMAWeight))
 }
 
 func (p Policy) validateNames(names PortNamer) violation.List {

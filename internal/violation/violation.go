@@ -35,6 +35,9 @@ type Field struct {
 	Name  string
 	Index int // list element, or -1
 	Key   string
+	// parent is the list element the field is part of (a class's DSCP within the list of
+	// classes), nil for a field of the checked value itself.
+	parent *Field
 }
 
 // At is the field name as a whole.
@@ -46,10 +49,27 @@ func (f Field) Elem(i int) Field { f.Index = i; return f }
 // Entry is the entry key of the map field f.
 func (f Field) Entry(key string) Field { f.Key = key; return f }
 
+// In is f within element parent of a list: LosslessClass.DSCP of Lossless[1].
+func (f Field) In(parent Field) Field { f.parent = &parent; return f }
+
+// Parent is the element f is part of, or nil.
+func (f Field) Parent() *Field { return f.parent }
+
+// Equal reports whether f and g name the same value (== compares parents by pointer).
+func (f Field) Equal(g Field) bool {
+	if f.Name != g.Name || f.Index != g.Index || f.Key != g.Key || (f.parent == nil) != (g.parent == nil) {
+		return false
+	}
+	return f.parent == nil || f.parent.Equal(*g.parent)
+}
+
 // String is the Go-style form, "Thresholds.ECNMinBytes", "TrafficClass.DSCP[1]",
 // `Profile.Extra["NCCL_IB_TIMEOUT"]`: the name a caller without its own names shows.
 func (f Field) String() string {
 	s := f.Name
+	if f.parent != nil {
+		s = f.parent.String() + "." + s
+	}
 	if f.Index >= 0 {
 		s += "[" + strconv.Itoa(f.Index) + "]"
 	}
@@ -77,6 +97,20 @@ type Worded struct {
 
 // Words implements Rule.
 func (w Worded) Words(_ Field, name Names) (string, string) { return w.Summary, w.Detail(name) }
+
+// Moved is a rule found on a part of a larger value and moved onto it: Rule found its
+// violation on From, and Move maps each field Rule's words mention onto the larger value
+// (a threshold of one class onto that class's element of a list of classes).
+type Moved struct {
+	Rule Rule
+	From Field
+	Move func(Field) Field
+}
+
+// Words implements Rule: Rule's words, its fields named where Move puts them.
+func (m Moved) Words(_ Field, name Names) (string, string) {
+	return m.Rule.Words(m.From, func(f Field) string { return name(m.Move(f)) })
+}
 
 // Violation is one broken rule on one field.
 type Violation struct {

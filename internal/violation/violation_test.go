@@ -107,3 +107,22 @@ func TestListFilters(t *testing.T) {
 		})
 	}
 }
+
+// TestFieldInAndMoved: a field within a list element prints and compares with its parent, and
+// a moved rule names the fields its words mention where Move puts them.
+func TestFieldInAndMoved(t *testing.T) {
+	parent := At("Lossless").Elem(1)
+	f := At("LosslessClass.DSCP").Elem(0).In(parent)
+	if got := f.String(); got != "Lossless[1].LosslessClass.DSCP[0]" {
+		t.Errorf("String() = %q", got)
+	}
+	if !f.Equal(At("LosslessClass.DSCP").Elem(0).In(At("Lossless").Elem(1))) || f.Equal(At("LosslessClass.DSCP").Elem(0)) ||
+		f.Equal(At("LosslessClass.DSCP").Elem(0).In(At("Lossless").Elem(0))) {
+		t.Error("Equal compares the parent")
+	}
+	inner := Worded{Summary: "S", Detail: func(name Names) string { return name(At("X")) }}
+	m := Moved{Rule: inner, From: At("X"), Move: func(g Field) Field { return g.In(parent) }}
+	if _, d := m.Words(At("ignored"), GoNames); d != "Lossless[1].X" {
+		t.Errorf("moved words = %q", d)
+	}
+}

@@ -47,8 +47,9 @@ var lands = map[string]string{
 		"Cumulus' default band (150000 to 1500000 bytes), which the profile would otherwise drop.",
 	"pfc": "The PFC profile enables `tx` and `rx` on `priority`, and the `default-lossless` traffic pool gets half the buffer memory; " +
 		"with Cumulus' RoCE lossless mode on, RoCE's own lossless pool serves it and no pool is written (RoCE lossy mode is refused).",
-	"rdma_scheduler": "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
-	"cnp_scheduler":  "The egress-scheduler profile's CNP traffic class.",
+	"lossless_classes": "Not written yet: a plan with lossless classes beside the default one is refused on Cumulus.",
+	"rdma_scheduler":   "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
+	"cnp_scheduler":    "The egress-scheduler profile's CNP traffic class.",
 	"pfc_watchdog": "Switched on per port (`interface <port> qos pfc-watchdog state enable`); Cumulus detects a storm after its own robustness x polling-interval and restores by itself, " +
 		"so `action` and the times are not written (a plan warns).",
 	"headroom":           "The Spectrum-4 formula with the worst-case pattern for the fastest port: Cumulus sizes the headroom itself from the PFC cable-length.",

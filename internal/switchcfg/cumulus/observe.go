@@ -116,6 +116,14 @@ func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.He
 		}
 	}
 	fs = append(fs, roceChecks(o.roce(), p)...)
+	if len(p.Lossless) > 0 {
+		// The NVUE objects of a second lossless class (a second PFC priority, congestion-control
+		// and scheduler traffic classes) are not written yet: refuse rather than drop it.
+		fs = append(fs, switchcfg.ErrorAt(fabric.FieldLossless, "Lossless Classes Not Supported on Cumulus Yet", func(n violation.Names) string {
+			return fmt.Sprintf("%s lists %d lossless %s beside the default one, which the provider configures on SONiC only so far: the Cumulus driver writes one lossless priority. Remove %s for this switch, or keep it to SONiC switches.",
+				n(fabric.FieldLossless), len(p.Lossless), map[bool]string{true: "class", false: "classes"}[len(p.Lossless) == 1], n(fabric.FieldLossless))
+		}))
+	}
 	if p.CableLengthM < 1 {
 		fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldCableLength, "Cable Length Out of Range", func(n violation.Names) string {
 			return fmt.Sprintf("%s is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", n(switchcfg.FieldCableLength), p.CableLengthM)

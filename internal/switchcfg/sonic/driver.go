@@ -50,7 +50,11 @@ var lands = map[string]string{
 	"rdma": "The DSCP values map to `priority` in `DSCP_TO_TC_MAP|<name>`.",
 	"ecn": "Before 202511 GCU lets gNMI change only the green thresholds of the stock `AZURE_LOSSLESS` WRED profile, so the provider tunes that profile in place; " +
 		"from 202511 it owns `WRED_PROFILE|<name>_LOSSLESS` (`ecn = ecn_all`, WRED drop off): `green_min_threshold`, `green_max_threshold`, `green_drop_probability`.",
-	"pfc":            "SONiC on Spectrum has no byte knob for the pause point: buffermgrd derives the lossless profile (xon, xoff, size, `dynamic_th`) from speed and `CABLE_LENGTH`, and the provider leaves `BUFFER_PG`/`BUFFER_PROFILE` to it.",
+	"pfc": "SONiC on Spectrum has no byte knob for the pause point: buffermgrd derives the lossless profile (xon, xoff, size, `dynamic_th`) from speed and `CABLE_LENGTH`, and the provider leaves `BUFFER_PG`/`BUFFER_PROFILE` to it.",
+	"lossless_classes": "Each class's DSCPs map to its `priority` in `DSCP_TO_TC_MAP|<name>`, which `TC_TO_PRIORITY_GROUP_MAP|<name>` and `PFC_PRIORITY_TO_PRIORITY_GROUP_MAP|<name>` put in a priority group of its own; " +
+		"`pfc_enable` lists every lossless priority (`3,4`, SONiC's stock lossless pair), from which buffermgrd builds the lossless priority groups and their headroom (`BUFFER_PG|<port>|3-4`); " +
+		"`QUEUE|<port>|<priority>` gets the scheduler `SCHEDULER|<name>_<class>` and, from 202511, the WRED profile `WRED_PROFILE|<name>_<class>` (before 202511 the stock `AZURE_LOSSLESS`, so a class's ECN values must equal `ecn`'s). " +
+		"The PFC watchdog, when set, watches every lossless priority.",
 	"rdma_scheduler": "`SCHEDULER|<name>_RDMA`.",
 	"cnp_scheduler":  "`SCHEDULER|<name>_CNP`.",
 	"pfc_watchdog":   "SONiC's PFC watchdog on the RDMA priority (`PFC_WD|<port>`, `pfcwd_sw_enable`); its times must be at least the switch's poll interval (`PFC_WD|GLOBAL POLL_INTERVAL`, checked at plan).",

@@ -175,8 +175,10 @@ func (f Facts) Headroom(p switchcfg.Policy, speedOverride int) (fabric.Headroom,
 			return fmt.Sprintf("the switch platform %q (HWSKU %q) is not in the provider's table of Spectrum-4 buffer pools, so the lossless reservation of %d ports was not checked against the pool.", f.Platform, f.HWSKU, len(p.Ports))
 		})}
 	}
-	perPort := worst.SizeBytes + p.PFC.PauseThresholdBytes
-	return worst, fabric.CheckCapacity(platform, perPort, len(p.Ports))
+	// Each lossless priority is a priority group of its own with the port's lossless profile
+	// (buffermgrd writes one BUFFER_PG|<port>|3-4 for pfc_enable "3,4", and a range applies
+	// its profile to each group in it), so every class reserves the headroom again.
+	return worst, fabric.CheckClassesCapacity(platform, p.ClassReservations(worst.SizeBytes), len(p.Ports))
 }
 
 // dynamicPort is a port as buffermgrdyn sizes it once the policy's cable length is written.
@@ -337,13 +339,15 @@ func capitalize(s string) string {
 }
 
 // losslessValue is the pfc_enable a port gets: the switch's own list when it already makes
-// prio lossless, so buffermgrd's BUFFER_PG keys stay as they are, else prio alone (a port
-// without lossless priorities). A port whose list lacks prio is refused by CheckPFCEnable.
-func (f Facts) losslessValue(port string, prio int) string {
-	if current := f.PFCEnable[port]; priorityListHas(current, prio) {
+// every lossless priority of the policy lossless, so buffermgrd's BUFFER_PG keys stay as they
+// are, else the policy's priorities (a port without lossless priorities: "3", or "3,4" with a
+// second class). A port whose list lacks one is refused by CheckPFCEnable.
+func (f Facts) losslessValue(port string, prios []int) string {
+	current := f.PFCEnable[port]
+	if !slices.ContainsFunc(prios, func(p int) bool { return !priorityListHas(current, p) }) {
 		return current
 	}
-	return strconv.Itoa(prio)
+	return priorityList(prios)
 }
 
 func priorityListHas(list string, prio int) bool {
@@ -360,11 +364,19 @@ func priorityListHas(list string, prio int) bool {
 // deletes the old one when pfc_enable changes (sonic-swss cfgmgr/buffermgr.cpp, 202411 to
 // master), so any change would leave an overlapping or orphaned priority group behind.
 func (f Facts) CheckPFCEnable(p switchcfg.Policy) violation.List {
+	vs := f.checkPFCEnable(p, p.Class.Priority, fabric.FieldRDMAPriority, "RDMA Priority Not Lossless on the Ports")
+	for i, c := range p.Lossless {
+		vs = append(vs, f.checkPFCEnable(p, c.Priority, fabric.In(i, fabric.FieldClassPriority), "Class Priority Not Lossless on the Ports")...)
+	}
+	return vs
+}
+
+func (f Facts) checkPFCEnable(p switchcfg.Policy, prio int, at violation.Field, summary string) violation.List {
 	var bad []string
 	lists := map[string]bool{}
 	for _, port := range p.Ports {
 		current := f.PFCEnable[port]
-		if current == "" || priorityListHas(current, p.Class.Priority) {
+		if current == "" || priorityListHas(current, prio) {
 			continue
 		}
 		bad = append(bad, fmt.Sprintf("%s (pfc_enable %q)", port, current))
@@ -378,11 +390,34 @@ func (f Facts) CheckPFCEnable(p switchcfg.Policy) violation.List {
 		choices = append(choices, l)
 	}
 	slices.Sort(choices)
-	return violation.List{switchcfg.ErrorAt(fabric.FieldRDMAPriority, "RDMA Priority Not Lossless on the Ports", func(n violation.Names) string {
+	return violation.List{switchcfg.ErrorAt(at, summary, func(n violation.Names) string {
 		return fmt.Sprintf("%s is %d, but these ports make other priorities lossless: %s. SONiC's buffer manager derives the lossless priority groups (BUFFER_PG) from pfc_enable and never removes the old ones when it changes, so moving PFC to priority %d would leave overlapping or orphaned priority groups. "+
 			"Use a priority the ports already make lossless (%s), or change pfc_enable on the switch and remove the stale BUFFER_PG entries by hand first.",
-			n(fabric.FieldRDMAPriority), p.Class.Priority, strings.Join(bad, ", "), p.Class.Priority, strings.Join(choices, "; "))
+			n(at), prio, strings.Join(bad, ", "), prio, strings.Join(choices, "; "))
 	})}
+}
+
+// CheckClassECN refuses, on releases whose GCU lets gNMI only replace the stock WRED profile's
+// thresholds (before 202511), a lossless class whose ECN marking differs from the default
+// class's: both queues can only use the stock profile, so they share one set of thresholds.
+func (f Facts) CheckClassECN(p switchcfg.Policy) violation.List {
+	if ownsWREDProfile(f) {
+		return nil
+	}
+	var vs violation.List
+	for i, c := range p.Lossless {
+		if c.ECN == p.ECN {
+			continue
+		}
+		at := fabric.In(i, fabric.FieldECNMin)
+		vs = append(vs, switchcfg.ErrorAt(at, "Per-Class ECN Needs SONiC 202511", func(n violation.Names) string {
+			return fmt.Sprintf("%s is %d (max %d, probability %d%%), but SONiC %s lets gNMI only replace the thresholds of the stock WRED profile %s, which every lossless queue shares: "+
+				"give class %q the ECN values of %s (%d, %d, %d%%), or upgrade the switch to 202511 or later, where each class gets a WRED profile of its own.",
+				n(at), c.ECN.MinBytes, c.ECN.MaxBytes, c.ECN.MarkProbabilityPercent, f.Release, stockWREDProfile, c.Name,
+				n(fabric.FieldECNMin), p.ECN.MinBytes, p.ECN.MaxBytes, p.ECN.MarkProbabilityPercent)
+		}))
+	}
+	return vs
 }
 
 // CheckSharedWRED warns when the policy tunes the stock WRED profile in place (releases before
@@ -407,7 +442,9 @@ func (f Facts) sharedWREDQueues(p switchcfg.Policy) []string {
 	}
 	own := map[string]bool{}
 	for _, port := range p.Ports {
-		own[port+"|"+strconv.Itoa(p.Class.Priority)] = true
+		for _, prio := range p.LosslessPriorities() {
+			own[port+"|"+strconv.Itoa(prio)] = true
+		}
 	}
 	var others []string
 	for _, q := range f.StockWREDQueues {

@@ -115,7 +115,7 @@ func TestPFCEnableNeverNarrowed(t *testing.T) {
 		port string
 		want string
 	}{{"Ethernet0", "3,4"}, {"Ethernet4", "3"}, {"Ethernet12", "3"}} {
-		if got := f.losslessValue(tc.port, 3); got != tc.want {
+		if got := f.losslessValue(tc.port, []int{3}); got != tc.want {
 			t.Errorf("losslessValue(%s, 3) = %q, want %q", tc.port, got, tc.want)
 		}
 	}

@@ -81,6 +81,7 @@ func (o sonicObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.H
 	fs = append(fs, f.CheckWatchdog(p)...)
 	fs = append(fs, f.CheckPFCEnable(p)...)
 	fs = append(fs, f.CheckSharedWRED(p)...)
+	fs = append(fs, f.CheckClassECN(p)...)
 	fs = append(fs, f.CheckCableLength(p, speedOverride)...)
 	h, hfs := f.Headroom(p, speedOverride)
 	fs = append(fs, hfs...)

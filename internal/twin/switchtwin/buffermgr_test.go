@@ -51,6 +51,25 @@ func TestBufferManager(t *testing.T) {
 		}
 		logged(t, tw, "Reusing existing profile 'pg_lossless_400000_5m_profile'")
 	})
+	t.Run("two lossless priorities make one group", func(t *testing.T) {
+		// A port without lossless priorities that gets pfc_enable "3,4" (two lossless
+		// classes) gets one BUFFER_PG for the run 3-4 with the port's profile, as
+		// doSpeedUpdateTask keys it through generateIdListFromMap, and none for 3 or 4 alone.
+		tw := startTwin(t, Options{Release: "202511"})
+		qos, _ := tw.Entry("PORT_QOS_MAP", "Ethernet0")
+		delete(qos, "pfc_enable")
+		tw.SetEntry("PORT_QOS_MAP", "Ethernet0", qos)
+		tw.DeleteEntry("BUFFER_PG", "Ethernet0|3-4")
+		set(t, tw, upd(cfg("PORT_QOS_MAP", "Ethernet0", "pfc_enable"), `"3,4"`))
+		if got := pg(tw, "Ethernet0|3-4"); got != "pg_lossless_400000_5m_profile" {
+			t.Errorf("BUFFER_PG|Ethernet0|3-4 = %q", got)
+		}
+		for _, key := range []string{"Ethernet0|3", "Ethernet0|4"} {
+			if _, ok := tw.Entry("BUFFER_PG", key); ok {
+				t.Errorf("BUFFER_PG|%s exists; buffermgrd writes one group per run of priorities", key)
+			}
+		}
+	})
 	t.Run("cable change cached before 202511", func(t *testing.T) {
 		tw := startTwin(t, Options{Release: "202411"})
 		set(t, tw, upd(cfg("CABLE_LENGTH", "AZURE", "Ethernet0"), `"40m"`))
