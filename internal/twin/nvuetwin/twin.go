@@ -491,19 +491,10 @@ func (t *Twin) stage(w http.ResponseWriter, r *http.Request, path string) {
 	// A PATCH below the root creates the objects on the way, as nv set does; it cannot go
 	// through a value. It is merged into a copy, which the schema check below reads.
 	staged := nvue.Clone(rev.config)
-	target := staged
-	for _, k := range keys {
-		switch next := target[k].(type) {
-		case map[string]any:
-			target = next
-		case nil:
-			created := nvue.Tree{}
-			target[k] = created
-			target = created
-		default:
-			writeError(w, http.StatusBadRequest, "cannot patch into "+path+": "+k+" is a value")
-			return
-		}
+	target, blocked := objectAt(staged, keys)
+	if blocked != "" {
+		writeError(w, http.StatusBadRequest, "cannot patch into "+path+": "+blocked+" is a value")
+		return
 	}
 	// "when using well-named interface names like swp1, NVUE configures the type
 	// automatically" and answers with it (NVUE API guide 5.14, Supported HTTP Methods).
@@ -632,25 +623,28 @@ func replay(base nvue.Tree, ops []stagedOp) nvue.Tree {
 			removeAt(cfg, op.keys)
 			continue
 		}
-		target, ok := cfg, true
-		for _, k := range op.keys {
-			switch next := target[k].(type) {
-			case map[string]any:
-				target = next
-			case nil:
-				created := nvue.Tree{}
-				target[k] = created
-				target = created
-			default:
-				ok = false
-			}
-			if !ok {
-				break
-			}
-		}
-		if ok {
+		if target, blocked := objectAt(cfg, op.keys); blocked == "" {
 			nvue.Merge(target, nvue.Clone(op.patch))
 		}
 	}
 	return cfg
+}
+
+// objectAt returns the object of tree at keys, creating the objects on the way as nv set
+// does; blocked names the key whose value is not an object, which a PATCH cannot go through.
+func objectAt(tree nvue.Tree, keys []string) (target nvue.Tree, blocked string) {
+	target = tree
+	for _, k := range keys {
+		switch next := target[k].(type) {
+		case map[string]any:
+			target = next
+		case nil:
+			created := nvue.Tree{}
+			target[k] = created
+			target = created
+		default:
+			return nil, k
+		}
+	}
+	return target, ""
 }
