@@ -36,6 +36,10 @@ type Change struct {
 	// Before and After describe the state before and after the change, e.g.
 	// "not loaded" and "loaded".
 	Before, After string
+	// Subject is the device the change is on, spelled as Summary, Before and After spell it
+	// (a netdev, or "mlx5_0 (ens1f0np0)"); empty when the change is on the host as a whole.
+	// A plan shows the changes of a task that differ only in their subject as one line.
+	Subject string
 	// Apply is the step that makes the change; nil for a note.
 	Apply Step
 }

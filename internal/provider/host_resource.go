@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -53,10 +54,43 @@ func undoPending(ctx context.Context, e host.Engine, undo []host.Task) bool {
 	return err != nil || p.Changed()
 }
 
-// changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)".
+// changeLines renders a report's changes: "<task>: <summary> (<before> → <after>)". Changes
+// of one task that differ only in their subject (the same DCQCN values on eight netdevs) are
+// one line naming every subject, which keeps a plan readable and the state (which holds
+// these lines for every host) small.
 func changeLines(rep host.Report) []string {
-	lines := []string{}
+	type group struct {
+		first    host.Change
+		subjects []string
+	}
+	var order []string
+	groups := map[string]*group{}
 	for _, c := range rep.Changes() {
+		key := strconv.Itoa(len(order)) // a change without a subject stands alone
+		if c.Subject != "" {
+			cut := func(s string) string { return strings.ReplaceAll(s, c.Subject, "\x01") }
+			key = c.Task + "\x00" + cut(c.Summary) + "\x00" + cut(c.Before) + "\x00" + cut(c.After)
+		}
+		g, ok := groups[key]
+		if !ok {
+			g = &group{first: c}
+			groups[key] = g
+			order = append(order, key)
+		}
+		if c.Subject != "" {
+			g.subjects = append(g.subjects, c.Subject)
+		}
+	}
+	lines := make([]string, 0, len(order))
+	for _, key := range order {
+		g := groups[key]
+		c := g.first
+		if len(g.subjects) > 1 {
+			all := strings.Join(g.subjects, ", ")
+			c.Summary = strings.ReplaceAll(c.Summary, c.Subject, all)
+			c.Before = strings.ReplaceAll(c.Before, c.Subject, all)
+			c.After = strings.ReplaceAll(c.After, c.Subject, all)
+		}
 		line := c.Task + ": " + c.Summary
 		if c.Before != "" || c.After != "" {
 			line += fmt.Sprintf(" (%s → %s)", orDash(c.Before), orDash(c.After))

@@ -6,14 +6,16 @@ locals {
   all_nccl      = merge(roce_nccl_env_profile.node, roce_nccl_env_profile.canary)
 
   # How each host took DCQCN (OFED sysfs, debugfs cc_params or NV config (mlxconfig)), as the
-  # last change reported it: "dcqcn: set DCQCN of <netdev> through <mechanism>: ...".
+  # last change reported it: "dcqcn: set DCQCN of <netdevs> through OFED sysfs: ...", "... through
+  # debugfs <pci>: ..." or "dcqcn: store DCQCN of <netdev> in NV config (mlxconfig <pci>): ...".
   dcqcn_mechanisms = { for name, r in local.all_dcqcn : name => distinct(flatten([
-    for line in r.planned_changes : regexall("^dcqcn: set DCQCN of \\S+ through ([^:]+):", line)
+    for line in r.planned_changes : regexall("^dcqcn: (?:set|store) DCQCN of .+? (?:through|in) (OFED sysfs|debugfs|NV config)", line)
   ])) }
 
   # Each host's pre-flight verdict, read from the data source once: every expression that
-  # names data.roce_gdr_preflight.node makes Terraform decode all of its instances (as
-  # local.os_family in main.tf says), so the outputs below read this map instead.
+  # names data.roce_gdr_preflight.node makes Terraform decode all of its instances, even as
+  # node[each.key] (terraform v1.8.5, internal/terraform/evaluate.go, GetResource), so the
+  # outputs below read this map instead.
   preflight = { for name, p in data.roce_gdr_preflight.node : name => {
     ok       = p.ok
     passed   = p.passed

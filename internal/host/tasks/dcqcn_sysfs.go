@@ -33,7 +33,9 @@ func planSysfs(n host.Netdev, st facts.ECNState, want []dcqcnSetting) ([]host.Ch
 	if d.empty() {
 		return []host.Change{host.Unchanged(fmt.Sprintf("%s has its DCQCN values (OFED sysfs, %d checked)", n.Name, len(want)))}, nil
 	}
-	return []host.Change{d.change(fmt.Sprintf("set DCQCN of %s through OFED sysfs", n.Name), len(want), "", explainWrite(n.Name, pathSysfs))}, nil
+	c := d.change(fmt.Sprintf("set DCQCN of %s through OFED sysfs", n.Name), len(want), "", explainWrite(n.Name, pathSysfs))
+	c.Subject = n.Name
+	return []host.Change{c}, nil
 }
 
 // sysfsValue is the current value of s in an ecn/ tree; ok is false when the

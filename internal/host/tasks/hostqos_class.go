@@ -49,6 +49,7 @@ func planTrafficClass(tc map[string]int, n host.Netdev, want int) (host.Change, 
 	}
 	return host.Change{
 		Summary: fmt.Sprintf("set the RoCE traffic class of %s (%s) to %d", dev, n.Name, want),
+		Subject: fmt.Sprintf("%s (%s)", dev, n.Name),
 		Before:  describeTClass(cur),
 		After:   describeTClass(want),
 		Apply:   host.Commands{Run: []shell.Runnable{echoInto(trafficClassFile(dev), int64(want))}, Sudo: true},
@@ -84,6 +85,7 @@ func planCMATos(tos map[string]int, n host.Netdev, want int) (host.Change, error
 	}
 	return host.Change{
 		Summary: fmt.Sprintf("set the RDMA-CM default ToS of %s (%s) to %d", dev, n.Name, want),
+		Subject: fmt.Sprintf("%s (%s)", dev, n.Name),
 		Before:  "tos " + strconv.Itoa(cur),
 		After:   "tos " + strconv.Itoa(want),
 		Apply:   host.Commands{Run: []shell.Runnable{cmaTosCommand(dev, want)}, Sudo: true},

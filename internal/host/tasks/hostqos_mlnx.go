@@ -64,6 +64,7 @@ func (t HostQoS) planMlnxQoS(f host.Facts, n host.Netdev) (host.Change, error) {
 	}
 	return host.Change{
 		Summary: "set " + strings.Join(after, " and ") + " on " + n.Name + " with mlnx_qos",
+		Subject: n.Name,
 		Before:  strings.Join(before, ", "),
 		After:   strings.Join(after, ", "),
 		Apply:   host.Commands{Run: []shell.Runnable{mlnxQoSCommand(n.Name, opts)}, Sudo: true},
