@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,6 +61,7 @@ type ofedModel struct {
 	Constraint     types.String   `tfsdk:"constraint"`
 	PackageVersion types.String   `tfsdk:"package_version"`
 	RepoURL        types.String   `tfsdk:"repo_url"`
+	RepoURLs       types.Map      `tfsdk:"repo_urls"`
 	Key            types.String   `tfsdk:"key"`
 	Trusted        types.Bool     `tfsdk:"trusted"`
 	AllowUnsigned  types.Bool     `tfsdk:"allow_unsigned_remote"`
@@ -124,7 +127,10 @@ func (r *hostBootstrapResource) Schema(_ context.Context, _ resource.SchemaReque
 					"constraint":      opt("go-version constraint the running stack must meet (`~> 25.10.0`); alone, it only checks."),
 					"package_version": opt("Package version to pin when the repository's differs from `version`."),
 					"repo_url":        opt("The versioned repository directory you mirror or trust; URLs containing `latest` are refused."),
-					"key":             opt("Signing keyring (`signed-by`) on Debian, `gpgkey` URL on RHEL."),
+					"repo_urls": schema.MapAttribute{Optional: true, ElementType: types.StringType,
+						MarkdownDescription: "Instead of `repo_url`, for a fleet of both package families: the repository of each, keyed `debian` and `rhel`. " +
+							"The host's family (as `family` or `/etc/os-release` gives it) picks its entry at plan; a host whose family has none is refused."},
+					"key": opt("Signing keyring (`signed-by`) on Debian, `gpgkey` URL on RHEL."),
 					"trusted": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
 						MarkdownDescription: "Skip signature checks (`trusted=yes` on Debian, `gpgcheck=0` on RHEL), for local test repositories only: every plan warns while it is set, and a remote (`http`/`https`) `repo_url` also needs `allow_unsigned_remote`."},
 					"allow_unsigned_remote": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(false),
@@ -492,7 +498,7 @@ func (m *hostBootstrapModel) ofedPin() (tasks.OFEDPin, error) {
 	o := m.OFED
 	pin := tasks.OFEDPin{
 		Flavor: o.Flavor.ValueString(), Version: o.Version.ValueString(), Constraint: o.Constraint.ValueString(),
-		PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), Key: o.Key.ValueString(),
+		PackageVersion: o.PackageVersion.ValueString(), RepoURL: o.RepoURL.ValueString(), RepoURLs: stringMapOf(o.RepoURLs), Key: o.Key.ValueString(),
 		Trusted: o.Trusted.ValueBool(), AllowUnsignedRemote: o.AllowUnsigned.ValueBool(), Packages: stringsOf(o.Packages), Family: m.Family.ValueString(),
 	}
 	if a := o.RepoAuth; a != nil {
@@ -558,13 +564,29 @@ func (a *repoAuthModel) passwordRule() (problem, bool) {
 func (m *hostBootstrapModel) trustWarnings() problems {
 	var ps problems
 	o, host := m.OFED, m.Host.ValueString()
+	repos := o.repos()
 	if o.Trusted.ValueBool() {
-		ps.warningAt(attrPath("ofed", "trusted"), "OFED Packages Not Verified", fmt.Sprintf("ofed.trusted is true for %s: the package manager installs %s without checking its signature, and its kernel modules load as root. Set key to the repository's signing key outside test rigs.", host, o.RepoURL.ValueString()))
+		ps.warningAt(attrPath("ofed", "trusted"), "OFED Packages Not Verified", fmt.Sprintf("ofed.trusted is true for %s: the package manager installs %s without checking its signature, and its kernel modules load as root. Set key to the repository's signing key outside test rigs.", host, strings.Join(repos, " or ")))
 	}
-	if o.RepoAuth != nil && strings.HasPrefix(strings.ToLower(o.RepoURL.ValueString()), "http://") {
-		ps.warningAt(attrPath("ofed", "repo_auth"), "Repository Password Without TLS", fmt.Sprintf("ofed.repo_auth is sent to %s over plain http from %s: anyone on the path can read the password. Use an https repo_url.", o.RepoURL.ValueString(), host))
+	for _, u := range repos {
+		if o.RepoAuth != nil && strings.HasPrefix(strings.ToLower(u), "http://") {
+			ps.warningAt(attrPath("ofed", "repo_auth"), "Repository Password Without TLS", fmt.Sprintf("ofed.repo_auth is sent to %s over plain http from %s: anyone on the path can read the password. Use an https repository.", u, host))
+		}
 	}
 	return ps
+}
+
+// repos are the repository URLs the block names: repo_url, or each of repo_urls by family.
+func (o *ofedModel) repos() []string {
+	byFamily := stringMapOf(o.RepoURLs)
+	if len(byFamily) == 0 {
+		return []string{o.RepoURL.ValueString()}
+	}
+	var out []string
+	for _, fam := range slices.Sorted(maps.Keys(byFamily)) {
+		out = append(out, byFamily[fam])
+	}
+	return out
 }
 
 // ofedAttribute is the attribute a *tasks.FieldError in err names: ofed.<field>, or
@@ -583,6 +605,8 @@ func ofedAttribute(err error) (path.Path, bool) {
 		at = at.AtName(name)
 		if i, err := strconv.Atoi(index); isElem && err == nil {
 			at = at.AtListIndex(i)
+		} else if isElem {
+			at = at.AtMapKey(index)
 		}
 	}
 	return at, true
@@ -591,7 +615,7 @@ func ofedAttribute(err error) (path.Path, bool) {
 func (m *hostBootstrapModel) known() bool {
 	vals := []attr.Value{m.Host, m.Family, m.GPUDirect}
 	if o := m.OFED; o != nil {
-		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.Key, o.Trusted, o.AllowUnsigned, o.Packages, o.LockTimeout)
+		vals = append(vals, o.Flavor, o.Version, o.Constraint, o.PackageVersion, o.RepoURL, o.RepoURLs, o.Key, o.Trusted, o.AllowUnsigned, o.Packages, o.LockTimeout)
 		if a := o.RepoAuth; a != nil {
 			vals = append(vals, a.Username, a.Password, a.PasswordWO, a.PasswordWOVersion)
 		}

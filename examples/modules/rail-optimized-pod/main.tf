@@ -108,29 +108,21 @@ resource "roce_switch_qos" "leaf" {
   }
 }
 
-# A fleet of Debian and RHEL hosts takes its OFED packages from one repository per family
-# (policy.ofed.repo_urls): each host's family is the one it reports.
-data "roce_host_facts" "node" {
-  for_each = length(try(var.policy.ofed.repo_urls, {})) > 0 ? local.hosts : {}
-  host     = each.value.address
-}
-
-# Each host's family, read from the facts once per run. Terraform decodes every instance of a
-# resource each time an expression refers to it, even as node[each.key] (terraform v1.8.5,
-# internal/terraform/evaluate.go, GetResource), so a reference per bootstrap instance would
-# cost hosts × hosts decodes of the facts.
+# Each host's OFED settings. A fleet of Debian and RHEL hosts takes its packages from one
+# repository per family (policy.ofed.repo_urls): roce_host_bootstrap picks each host's entry
+# by the family it reads at plan, with repo_url standing in for a family the map leaves out.
 locals {
-  os_family = { for name, f in data.roce_host_facts.node : name => f.os_family }
-}
-
-# Each host's OFED settings, its repository chosen by its family.
-locals {
+  ofed_repo_urls = var.policy.ofed == null ? {} : merge(
+    var.policy.ofed.repo_url == null || length(var.policy.ofed.repo_urls) == 0 ? tomap({}) : tomap({ debian = var.policy.ofed.repo_url, rhel = var.policy.ofed.repo_url }),
+    var.policy.ofed.repo_urls,
+  )
   ofed = { for name in keys(local.hosts) : name => var.policy.ofed == null ? null : {
     flavor                = var.policy.ofed.flavor
     version               = var.policy.ofed.version
     constraint            = var.policy.ofed.constraint
     package_version       = var.policy.ofed.package_version
-    repo_url              = try(var.policy.ofed.repo_urls[local.os_family[name]], var.policy.ofed.repo_url)
+    repo_url              = length(local.ofed_repo_urls) > 0 ? null : var.policy.ofed.repo_url
+    repo_urls             = length(local.ofed_repo_urls) > 0 ? local.ofed_repo_urls : null
     key                   = var.policy.ofed.key
     trusted               = var.policy.ofed.trusted
     allow_unsigned_remote = var.policy.ofed.allow_unsigned_remote

@@ -60,6 +60,10 @@ type OFEDPin struct {
 	// "https://linux.mellanox.com/public/repo/doca/3.2.1/ubuntu24.04/x86_64/".
 	// URLs with "latest" in them are refused.
 	RepoURL string
+	// RepoURLs are the repositories of a fleet of both families, by family
+	// (FamilyDebian, FamilyRHEL): the host's family picks the RepoURL its
+	// plan uses. They exclude RepoURL.
+	RepoURLs map[string]string
 	// Key is the repository's signing key: on Debian a keyring file for
 	// "signed-by" (e.g. "/usr/share/keyrings/mellanox.gpg"), on RHEL a
 	// "gpgkey" URL. Empty uses the keys the package manager already trusts.
@@ -122,7 +126,7 @@ func (t OFEDPin) Needs() host.Want {
 func (t OFEDPin) ForHost(f host.Facts) (OFEDPin, error) {
 	if !f.Has(host.FactOS) {
 		if t.family() != FamilyAuto {
-			return t, nil
+			return t.withRepoOf(t.family())
 		}
 		return t, fieldError("family", fmt.Errorf("cannot read the host's distribution (%s): set family to debian or rhel",
 			f.Absent[host.FactOS.String()]))
@@ -133,16 +137,35 @@ func (t OFEDPin) ForHost(f host.Facts) (OFEDPin, error) {
 		return t, fieldError("family", fmt.Errorf("the host runs %s (ID %q, ID_LIKE %q), of neither the debian nor the rhel family: "+
 			"set family to the one whose package tools (apt or dnf) it has", f.OS, f.OS.ID, strings.Join(f.OS.IDLike, " ")))
 	case !ok:
-		return t, nil
+		return t.withRepoOf(t.family())
 	case t.family() != FamilyAuto && t.family() != fam:
 		return t, fieldError("family", fmt.Errorf("family is %q but the host runs %s, a %s-family distribution: "+
 			"set family to %q or leave it unset (auto)", t.Family, f.OS, fam, fam))
 	case t.family() == fam:
-		return t, nil
+		return t.withRepoOf(fam)
 	}
 	// Resolved from auto: the rules that depend on the family (key, packages) apply now.
 	t.Family = fam
+	t, err := t.withRepoOf(fam)
+	if err != nil {
+		return t, err
+	}
 	return t, t.validate()
+}
+
+// withRepoOf returns t with RepoURL set to the repository RepoURLs gives family, the host's
+// (t unchanged without RepoURLs).
+func (t OFEDPin) withRepoOf(family string) (OFEDPin, error) {
+	if len(t.RepoURLs) == 0 {
+		return t, nil
+	}
+	u, ok := t.RepoURLs[family]
+	if !ok {
+		return t, fieldError("repo_urls", fmt.Errorf("the host is of the %s family and repo_urls has no %q entry: add the repository of its "+
+			"distribution as repo_urls[%q]", family, family, family))
+	}
+	t.RepoURL, t.RepoURLs = u, nil
+	return t, nil
 }
 
 // Plan implements host.Task.

@@ -2,6 +2,7 @@ package tasks
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,6 +190,51 @@ func TestOFEDPinFamilyFromHost(t *testing.T) {
 	f.Absent["os-release"] = "exit status 1: cat: /usr/lib/os-release: No such file or directory"
 	if _, err := auto.Plan(f); err == nil || !strings.Contains(err.Error(), "cannot read the host's distribution (exit status 1: cat: /usr/lib/os-release") {
 		t.Errorf("auto without os-release: %v", err)
+	}
+}
+
+// TestOFEDPinRepoByFamily: with repo_urls, the host's family picks the repository; a family
+// without an entry, an unknown key, a bad entry or both settings are refused on the setting.
+func TestOFEDPinRepoByFamily(t *testing.T) {
+	byFamily := rhelPin(doca2510)
+	byFamily.Family, byFamily.RepoURL = "", ""
+	byFamily.RepoURLs = map[string]string{FamilyDebian: docaURL, FamilyRHEL: rhelURL}
+	f := dnfFacts(runInbox, "", nil)
+	cs, err := byFamily.Plan(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := cs[0].Apply.(host.WriteFile)
+	if got := string(w.Content); !strings.Contains(got, "baseurl="+rhelURL) || strings.Contains(got, docaURL) {
+		t.Errorf("repo_urls on Rocky wrote:\n%s\nwant the rhel entry's baseurl", got)
+	}
+	fieldOf := func(p OFEDPin) (string, string) {
+		var fe *FieldError
+		if _, err := p.Plan(f); !errors.As(err, &fe) {
+			return "", fmt.Sprint(err)
+		} else {
+			return fe.Field, fe.Error()
+		}
+	}
+	debianOnly := byFamily
+	debianOnly.RepoURLs = map[string]string{FamilyDebian: docaURL}
+	bothSet, badKey, badEntry := byFamily, byFamily, byFamily
+	bothSet.RepoURL = rhelURL
+	badKey.RepoURLs = map[string]string{"suse": rhelURL}
+	badEntry.RepoURLs = map[string]string{FamilyDebian: docaURL, FamilyRHEL: "https://linux.mellanox.com/public/repo/doca/latest/rhel9/"}
+	for _, c := range []struct {
+		name       string
+		pin        OFEDPin
+		field, msg string
+	}{
+		{"no entry for the host's family", debianOnly, "repo_urls", `the host is of the rhel family and repo_urls has no "rhel" entry`},
+		{"both", bothSet, "repo_urls", "set repo_url (one repository for every host) or repo_urls (one per package family), not both"},
+		{"unknown family", badKey, "repo_urls", `repo_urls has the key "suse": want debian or rhel`},
+		{"moving entry", badEntry, "repo_urls[rhel]", "use the directory of one release"},
+	} {
+		if field, msg := fieldOf(c.pin); field != c.field || !strings.Contains(msg, c.msg) {
+			t.Errorf("%s: %s: %s, want %s: …%s…", c.name, field, msg, c.field, c.msg)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package tasks
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"path"
 	"regexp"
@@ -26,8 +27,8 @@ var (
 )
 
 // FieldError is a problem with one setting of a task. Field is the setting's snake_case
-// name ("flavor", "version", "constraint", "package_version", "family", "repo_url", "key",
-// "packages[1]", "lock_timeout"), as a resource attribute would name it.
+// name ("flavor", "version", "constraint", "package_version", "family", "repo_url",
+// "repo_urls[rhel]", "key", "packages[1]", "lock_timeout"), as a resource attribute would name it.
 type FieldError struct {
 	Field string
 	Err   error
@@ -67,10 +68,7 @@ func (t OFEDPin) validate() error {
 	if f := t.family(); f != FamilyAuto && f != FamilyDebian && f != FamilyRHEL {
 		return fieldError("family", fmt.Errorf("package family %q: want auto (the host's), debian or rhel", f))
 	}
-	if err := loginInURL(t.RepoURL); err != nil {
-		return err
-	}
-	if err := t.validateRepo(); err != nil {
+	if err := t.validateRepos(); err != nil {
 		return err
 	}
 	for i, p := range t.packages() {
@@ -107,6 +105,37 @@ func (t OFEDPin) validateVersions() error {
 	}
 	_, err := parseOFEDConstraint(t.Constraint)
 	return fieldError("constraint", err)
+}
+
+// validateRepos checks RepoURL, or each of RepoURLs as the RepoURL of its family's hosts.
+func (t OFEDPin) validateRepos() error {
+	if len(t.RepoURLs) == 0 {
+		if err := loginInURL(t.RepoURL); err != nil {
+			return err
+		}
+		return t.validateRepo()
+	}
+	if t.RepoURL != "" {
+		return fieldError("repo_urls", errors.New("set repo_url (one repository for every host) or repo_urls (one per package family), not both"))
+	}
+	for _, fam := range slices.Sorted(maps.Keys(t.RepoURLs)) {
+		if fam != FamilyDebian && fam != FamilyRHEL {
+			return fieldError("repo_urls", fmt.Errorf("repo_urls has the key %q: want %s or %s", fam, FamilyDebian, FamilyRHEL))
+		}
+		one := t
+		one.RepoURL, one.RepoURLs = t.RepoURLs[fam], nil
+		err := loginInURL(one.RepoURL)
+		if err == nil {
+			err = one.validateRepo()
+		}
+		if fe := (*FieldError)(nil); errors.As(err, &fe) && fe.Field == "repo_url" {
+			return fieldError("repo_urls["+fam+"]", fe.Err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (t OFEDPin) validateRepo() error {
