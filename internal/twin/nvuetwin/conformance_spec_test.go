@@ -15,7 +15,7 @@ import (
 // A dwrr traffic class needs its weight: the ETS constraints refuse dwrr without bw-percent
 // with the same text as bw-percent without dwrr.
 func TestConformanceSpecETSDWRRNeedsBandwidth(t *testing.T) {
-	// src: spec schema-qos-ets-qos-ets-constraints (~4,113,000): the last oneOf is "not dwrr"
+	// src: spec schema-qos-ets-qos-ets-constraints (~4,114,500): the last oneOf is "not dwrr"
 	// or "dwrr and required bw-percent", x-cue-error "bw-percent should be configured with
 	// dwrr mode\n"; qos Egress Scheduler ("In dwrr mode, you must define a bandwidth percent
 	// value between 1 and 100").
@@ -100,7 +100,7 @@ func TestConformanceSpecFilledPools(t *testing.T) {
 func TestConformanceSpecFilledMapping(t *testing.T) {
 	// src: spec schema-qos-mapping-mapping-defaults (~4,128,000: trust l2/both fill pcp,
 	// l3/both fill dscp, each with port-default-sp), schema-qos-mapping-pcp-mappings-defaults
-	// (pcp n -> switch-priority n) and -dscp-mappings-defaults (~4,120,500: dscp 8k..8k+7 -> k).
+	// (pcp n -> switch-priority n) and -dscp-mappings-defaults (~4,123,000: dscp 8k..8k+7 -> k).
 	s := newSwitch(t, nvuetwin.Options{})
 	_, out := s.change(obj("qos", obj("mapping", obj(
 		"L3", obj("trust", "l3"),
