@@ -133,15 +133,15 @@ func (t *Twin) portCounters(port string) (*portCounters, error) {
 	return c, nil
 }
 
-// operational answers the GETs of operational state: a port's counters/qos (or a part of it)
-// and its pfc-watchdog with the status. ok is false for any other path, which the
-// configuration answers.
+// operational answers the GETs of operational state: the interfaces as they run (with each
+// port's ECN, portqos.go), a port's counters/qos (or a part of it) and its pfc-watchdog with
+// the status. ok is false for any other path, which the configuration answers.
 func (t *Twin) operational(path string) (v any, found, ok bool) {
 	keys := nvue.Path(path)
 	if len(keys) == 0 || keys[0] != "interface" {
 		return nil, false, false
 	}
-	if len(keys) < 3 || keys[2] != "counters" && keys[2] != "qos" {
+	if len(keys) < 3 || keys[2] != "counters" && keys[2] != "qos" || len(keys) >= 4 && keys[2] == "qos" && keys[3] == "congestion-control" {
 		v, found := nvue.Lookup(operationalInterfaces(t.applied, t.opts.Ports), keys[1:]...)
 		return v, found, true
 	}

@@ -9,6 +9,10 @@ import "github.com/clusterbid/terraform-provider-roce/internal/nvue"
 // "BGP requires router-id to be set globally or in the VRF.\n", NVUE API guide 5.14,
 // Troubleshoot Configuration Changes). The 5.9 to 5.14 guides describe the same rules in prose
 // (Quality-of-Service/_index.md: Flow Control Buffers, Priority Flow Control; RoCE page).
+// The texts were checked against the file at commit 9fdbe121: the rules sit in its full
+// schema-* x-defs (characters 4.10 M to 4.15 M of 4.18 M; the cue-show-/cue-patch- copies
+// carry none), and the pool, RoCE and PFC-needs-lossless rules join in
+// schema-qos-qos-constraints, so NVUE attaches them to qos.
 const (
 	// schema-qos-pfc-qos-pfc-constraints.
 	errPFCNeedsLossless = "pfc profile requires traffic pool default-lossless/roce-lossless or roce mode lossless to be configured\n"

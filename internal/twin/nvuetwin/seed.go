@@ -79,5 +79,6 @@ func operationalInterfaces(applied nvue.Tree, ports int) nvue.Tree {
 			nvue.Merge(asTree(out[name]), nvue.Clone(m))
 		}
 	}
+	withPortECN(out, applied)
 	return out
 }

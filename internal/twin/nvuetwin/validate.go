@@ -181,6 +181,10 @@ func (v *validator) qos(q nvue.Tree) {
 				} else if f, ok := v.integer(l+".bw-percent", x, 1, 100); ok {
 					total += f
 				}
+			} else if em["mode"] == "dwrr" {
+				// The same text the other way round: a dwrr class needs its weight
+				// (schema-qos-ets-qos-ets-constraints, its last oneOf).
+				v.fail(l, "%s", errETSBandwidth)
 			}
 		}
 		if total > 100 {
@@ -203,8 +207,8 @@ func (v *validator) qos(q nvue.Tree) {
 			}
 		}
 		for _, f := range []string{"port-buffer", "xoff-threshold", "xon-threshold"} {
-			if x, ok := m[f]; ok {
-				v.integer(loc+"."+f, x, 0, 1<<32-1)
+			if x, ok := m[f]; ok { // "minimum": 1 (spec schema-qos-pfc-pfc-config)
+				v.integer(loc+"."+f, x, 1, 1<<32-1)
 			}
 		}
 	}
@@ -270,8 +274,8 @@ func (v *validator) trafficPools(pools nvue.Tree) {
 		// Which priorities are lossless comes from the PFC profiles: a lossless pool gets
 		// memory only (rules.go; 5.14 QoS guide, Flow Control Buffers).
 		v.poolRules(loc, name, m)
-		if x, ok := m["memory-percent"]; ok {
-			if f, ok := v.integer(loc+".memory-percent", x, 0, 100); ok {
+		if x, ok := m["memory-percent"]; ok { // 1 to 100 (spec schema-qos-traffic-pool-traffic-pool-config)
+			if f, ok := v.integer(loc+".memory-percent", x, 1, 100); ok {
 				total += f
 			}
 		}
