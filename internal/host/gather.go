@@ -92,6 +92,7 @@ func readSections(host string, want Want, steps []step, secs []section) (Facts, 
 			}
 		}
 	}
+	detach(&f)
 	return f, nil
 }
 
