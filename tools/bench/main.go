@@ -75,7 +75,7 @@ func run() error {
 	flag.StringVar(&parallelism, "parallelism", "", "Terraform -parallelism values to run each host count with, comma-separated: numbers, or hosts for the host count (default: Terraform's, 10)")
 	flag.IntVar(&c.switches, "switches", 2, "switch twins")
 	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
-	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned), comma-separated; empty for none")
+	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned, mitogen), comma-separated; empty for none")
 	flag.StringVar(&ansibleHosts, "ansible-hosts", "", "host counts at which to run Ansible, comma-separated (default: every count of -hosts)")
 	flag.BoolVar(&c.idempotency, "idempotency", true, "run the playbook a second time on the same hosts and check that it changes nothing")
 	flag.StringVar(&c.out, "out", "bench/results", "directory for the results table")
@@ -101,10 +101,10 @@ func run() error {
 	for _, a := range strings.Split(ansible, ",") {
 		switch a = strings.TrimSpace(a); a {
 		case "":
-		case ansibleDefault, ansibleTuned:
+		case ansibleDefault, ansibleTuned, ansibleMitogen:
 			c.ansible = append(c.ansible, a)
 		default:
-			return fmt.Errorf("-ansible %q: want default and/or tuned", a)
+			return fmt.Errorf("-ansible %q: want default, tuned and/or mitogen", a)
 		}
 	}
 	if c.root, err = filepath.Abs(c.root); err != nil {
