@@ -296,10 +296,37 @@ func (c *nvueChanges) converge(cur nvue.Tree, d nvueDesired) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
+		done := map[string]bool{}
 		for _, k := range keys {
-			if !want[k] {
-				c.put(cur, nvueLeaf{path: found[k].path, absent: true})
+			if want[k] {
+				continue
+			}
+			gone := deadPrefix(found[k].path, len(root), want)
+			if g := strings.Join(gone, "/"); !done[g] {
+				done[g] = true
+				c.put(cur, nvueLeaf{path: gone, absent: true})
 			}
 		}
 	}
+}
+
+// deadPrefix is the shortest part of path below its owned root (depth) under which nothing is
+// wanted: a member that goes as a whole (a traffic class of a dropped lossless class) is unset
+// as one, not leaf by leaf, which would leave an empty member behind that NVUE refuses ("mode
+// is required for ETS traffic-class", schema-qos-ets-qos-ets-constraints).
+func deadPrefix(path []string, depth int, want map[string]bool) []string {
+	for n := depth + 1; n < len(path); n++ {
+		prefix := strings.Join(path[:n], "/") + "/"
+		alive := false
+		for k := range want {
+			if strings.HasPrefix(k, prefix) {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return path[:n]
+		}
+	}
+	return path
 }
