@@ -51,8 +51,8 @@ var lands = map[string]string{
 		"the mapping profile maps its DSCPs to it, `egress-queue-mapping default-global` sends it to traffic class `priority`, and the egress-scheduler and congestion-control " +
 		"profiles get its traffic class (`mode`, `bw-percent`; `min-threshold`, `max-threshold`, `probability`, ECN on, RED off). NVUE holds no class name: an import names " +
 		"each class `class<priority>`. Refused at plan with Cumulus' RoCE lossless mode on, which buffers one lossless priority.",
-	"rdma_scheduler":   "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
-	"cnp_scheduler":    "The egress-scheduler profile's CNP traffic class.",
+	"rdma_scheduler": "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
+	"cnp_scheduler":  "The egress-scheduler profile's CNP traffic class.",
 	"pfc_watchdog": "Switched on per port (`interface <port> qos pfc-watchdog state enable`); Cumulus detects a storm after its own robustness x polling-interval and restores by itself, " +
 		"so `action` and the times are not written (a plan warns).",
 	"headroom":           "The Spectrum-4 formula with the worst-case pattern for the fastest port: Cumulus sizes the headroom itself from the PFC cable-length.",
