@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin/hosttwintest"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/nvuetwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
@@ -44,10 +45,13 @@ const (
 	atSwitch
 	// atHost: the plan refuses the value after reading the host (a host twin here).
 	atHost
+	// atCumulus: the plan refuses the value after reading a Cumulus switch (an NVUE twin with
+	// RoCE lossless mode on here).
+	atCumulus
 )
 
 func (s badInputStage) String() string {
-	return [...]string{"validate", "plan", "plan, reading the switch", "plan, reading the host"}[s]
+	return [...]string{"validate", "plan", "plan, reading the switch", "plan, reading the host", "plan, reading a Cumulus switch in RoCE lossless mode"}[s]
 }
 
 // badInput is one row of the inventory.
@@ -292,6 +296,11 @@ lossless_classes = [{ name = "storage", dscp = [34], priority = 4, ecn = { min_t
 	{where: "roce_switch_qos", attr: "lossless_classes[0].ecn.min_threshold_bytes", stage: atSwitch,
 		hcl:     `lossless_classes = [{ name = "storage", dscp = [34], priority = 4, ecn = { min_threshold_bytes = 200000, max_threshold_bytes = 400000 }, pfc = { pause_threshold_bytes = 500000 } }]`,
 		summary: "Per-Class ECN Needs SONiC 202511", detail: "but SONiC 202411 lets gNMI only replace the thresholds of the stock WRED profile AZURE_LOSSLESS"},
+	{where: "roce_switch_qos", attr: "lossless_classes", stage: atCumulus,
+		hcl: `os = "cumulus"
+ports = ["swp1"]
+lossless_classes = [{ name = "storage", dscp = [34], priority = 4, ecn = { min_threshold_bytes = 200000, max_threshold_bytes = 400000 }, pfc = { pause_threshold_bytes = 500000 } }]`,
+		summary: "Lossless Classes Beside Cumulus RoCE Mode", detail: "lossless_classes lists 1 lossless class (storage on priority 4) beside it, which NVIDIA documents no way to add in RoCE mode: its priorities would be paused into lossy buffer. Turn RoCE mode off (nv unset qos roce; nv config apply)"},
 
 	// roce_nic_dcqcn: the NIC side of the traffic class and the DCQCN firmware ranges.
 	{where: "roce_nic_dcqcn", attr: "priority", hcl: `priority = 8`,
@@ -668,8 +677,9 @@ func sectionOf(c badInput) *badInputSection {
 // badInputRig holds the twins the rows that read a device need, and the provider settings
 // that reach them.
 type badInputRig struct {
-	switchAddr, switchProvider string
-	hostAddr, hostProvider     string
+	switchAddr, switchProvider   string
+	hostAddr, hostProvider       string
+	cumulusAddr, cumulusProvider string
 }
 
 func newBadInputRig(t *testing.T) *badInputRig {
@@ -682,6 +692,14 @@ func newBadInputRig(t *testing.T) *badInputRig {
 		f := newSwitchFixture(t, switchtwin.Options{})
 		rig.switchAddr = f.addr
 		rig.switchProvider = fmt.Sprintf("gnmi = { username = %q, password = %q, ca_file = %q }", twinUser, twinPassword, f.caFile)
+	}
+	if needs(atCumulus) {
+		f := newCumulusFixtureWith(t, nvuetwin.Options{Release: "5.14"})
+		if err := f.twin.RoCE("lossless"); err != nil {
+			t.Fatal(err)
+		}
+		rig.cumulusAddr = f.addr
+		rig.cumulusProvider = fmt.Sprintf("nvue = { username = \"cumulus\", password = %q, ca_file = %q }", twinPassword, f.caFile)
 	}
 	if needs(atHost) && !testing.Short() {
 		fleet, _ := hostTwins(t)
@@ -760,6 +778,8 @@ func (rig *badInputRig) target(stage badInputStage) string {
 		return rig.switchAddr
 	case atHost:
 		return rig.hostAddr
+	case atCumulus:
+		return rig.cumulusAddr
 	}
 	return ""
 }
@@ -778,6 +798,8 @@ func (rig *badInputRig) plan(t *testing.T, c badInput) []*tfprotov6.Diagnostic {
 		provider = rig.switchProvider
 	case c.stage == atHost:
 		provider = rig.hostProvider
+	case c.stage == atCumulus:
+		provider = rig.cumulusProvider
 	}
 	conf, err := p.srv.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{TerraformVersion: "1.8.5", Config: p.providerConfig(t, provider)})
 	if err != nil {

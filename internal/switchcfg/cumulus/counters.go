@@ -15,8 +15,9 @@ import (
 )
 
 // ReadCounters reads ports of a Cumulus Linux switch over NVUE, under the judge's neutral names
-// (cumulus_counters.go) with Cumulus' advice: the applied qos tree once, for each switch
-// priority's traffic class and priority group (QoSMaps), then two GETs per port at the
+// (cumulus_counters.go) with Cumulus' advice: the applied configuration once, for each switch
+// priority's traffic class and priority group (QoSMaps) and each port's PFC priorities, judged
+// lossless (PFCPriorities), then two GETs per port at the
 // operational revision (Cumulus Linux 5.9 to 5.14 user guides, CumulusNetworks/docs,
 // Quality-of-Service/_index.md "Show Qos Counters" and "PFC Watchdog"; NVUE-API.md: a REST
 // path is the nv show command's words joined by slashes, and counters are operational state):
@@ -38,14 +39,15 @@ func ReadCounters(ctx context.Context, c *nvue.Client, address string, ports []s
 			return nil, fmt.Errorf("switch %s: %w", address, err)
 		}
 	}
-	raw, err := c.Get(ctx, "qos", nvue.RevApplied)
+	raw, err := c.Get(ctx, "", nvue.RevApplied)
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
 	}
-	qos, err := nvue.DecodeTree(raw)
+	applied, err := nvue.DecodeTree(raw)
 	if err != nil {
-		return nil, fmt.Errorf("switch %s: GET /qos: %w", address, err)
+		return nil, fmt.Errorf("switch %s: GET /: %w", address, err)
 	}
+	qos, ifaces := nvue.Object(applied, "qos"), nvue.Object(applied, "interface")
 	queueOf, pgOf, err := QoSMaps(qos)
 	if err != nil {
 		return nil, fmt.Errorf("switch %s: %w", address, err)
@@ -60,6 +62,7 @@ func ReadCounters(ctx context.Context, c *nvue.Client, address string, ports []s
 			defer func() { <-sem }()
 			out[i], errs[i] = cumulusPort(ctx, c, address, p)
 			out[i].QueueOf, out[i].PriorityGroupOf = queueOf, pgOf
+			out[i].Lossless = PFCPriorities(qos, ifaces, p)
 		})
 	}
 	wg.Wait()

@@ -2,6 +2,7 @@ package cumulus
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -103,6 +104,37 @@ func QoSMaps(qos nvue.Tree) (queueOf, pgOf map[int]int, err error) {
 		}
 	}
 	return queueOf, pgOf, nil
+}
+
+// PFCPriorities are the switch priorities port has PFC on in the applied configuration: those
+// of the PFC profile bound to it, else of the global one (5.14 QoS guide, Port Groups: "Ports
+// not in a profile use the global settings"; its PFC section configures qos pfc
+// default-global), else, with RoCE in a lossless mode, the mode's PFC priority (3, or qos roce
+// pfc pfc-priority: RoCE guide, Default RoCE Configuration). Nil when the port has none: the
+// judge then takes its own priority.
+func PFCPriorities(qos, ifaces nvue.Tree, port string) []int {
+	profile, _ := nvue.Lookup(ifaces, port, "qos", "pfc", "profile")
+	name, _ := profile.(string)
+	if name == "" {
+		name = "default-global"
+	}
+	var out []int
+	for k := range nvue.Object(qos, "pfc", name, "switch-priority") {
+		if p, err := priorityKey(k); err == nil {
+			out = append(out, p)
+		}
+	}
+	if out == nil && profile == nil && roceMode(qos) != "" && roceLosslessMode(roceMode(qos)) {
+		prio := rocePriority
+		if v, ok := nvue.Lookup(qos, "roce", "pfc", "pfc-priority"); ok {
+			if p, err := priorityValue(v); err == nil {
+				prio = p
+			}
+		}
+		out = []int{prio}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // lossyGroupID is the id of a lossy priority group name: bulk 0, service<n> n.

@@ -3,6 +3,7 @@ package cumulus
 import (
 	"maps"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,6 +53,37 @@ func TestCumulusQoSMaps(t *testing.T) {
 		qos, _ := nvue.DecodeTree([]byte(bad))
 		if _, _, err := QoSMaps(qos); err == nil || !strings.Contains(err.Error(), "qos ") {
 			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}
+
+// TestPFCPriorities: each port is judged on the priorities of its own PFC profile, else the
+// global one, else RoCE lossless mode's; a port with none leaves the judge its own priority.
+func TestPFCPriorities(t *testing.T) {
+	member := map[string]any{}
+	qos := nvue.Tree{"pfc": map[string]any{
+		"ROCE":           map[string]any{"switch-priority": map[string]any{"3": member, "4": member}},
+		"default-global": map[string]any{"switch-priority": map[string]any{"2": member}},
+	}}
+	ifaces := nvue.Tree{"swp1": map[string]any{"qos": map[string]any{"pfc": map[string]any{"profile": "ROCE"}}}}
+	roce := nvue.Tree{"roce": map[string]any{"enable": "on", "mode": "lossless"}}
+	roceMoved := nvue.Tree{"roce": map[string]any{"enable": "on", "pfc": map[string]any{"pfc-priority": 2.0}}}
+	lossy := nvue.Tree{"roce": map[string]any{"enable": "on", "mode": "lossy"}}
+	for _, c := range []struct {
+		name string
+		qos  nvue.Tree
+		port string
+		want []int
+	}{
+		{"own profile, two lossless classes", qos, "swp1", []int{3, 4}},
+		{"global profile", qos, "swp2", []int{2}},
+		{"RoCE lossless mode", roce, "swp2", []int{3}},
+		{"RoCE lossless mode, moved priority", roceMoved, "swp2", []int{2}},
+		{"RoCE lossy mode", lossy, "swp2", nil},
+		{"nothing", nvue.Tree{}, "swp2", nil},
+	} {
+		if got := PFCPriorities(c.qos, ifaces, c.port); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -254,3 +254,48 @@ func TestCumulusReadsEveryPortFromTheTwin(t *testing.T) {
 		t.Error("no lossless_drops verdict for swp1 queue 3")
 	}
 }
+
+// TestCumulusJudgesEachPortsPFCPriorities: a port whose PFC profile has two lossless
+// priorities is judged on both; a port without PFC leaves the judge its own priority.
+func TestCumulusJudgesEachPortsPFCPriorities(t *testing.T) {
+	tw, ca, err := nvuetwin.StartWithCA(t.TempDir(), nvuetwin.Options{Ports: 2, Username: "cumulus", Password: "Passw0rd!"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tw.Stop)
+	c, err := nvue.Dial(nvue.Config{Address: tw.Addr(), Username: "cumulus", Password: "Passw0rd!", CAFile: ca})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tw.SetApplied("qos/pfc/TWO", map[string]any{"switch-priority": map[string]any{"3": map[string]any{}, "4": map[string]any{}}})
+	tw.SetApplied("interface/swp1", map[string]any{"type": "swp", "qos": map[string]any{"pfc": map[string]any{"profile": "TWO"}}})
+	if err := tw.AddCounter("swp1", "egress-queue-stats", 4, "tx-uc-buffer-discards", 3); err != nil {
+		t.Fatal(err)
+	}
+	ports, err := ReadCounters(testCtx(t), c, tw.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ports[0].Lossless, []int{3, 4}) || ports[1].Lossless != nil {
+		t.Fatalf("PFC priorities: swp1 %v, swp2 %v; want [3 4] and none", ports[0].Lossless, ports[1].Lossless)
+	}
+	before := ports
+	if err := tw.AddCounter("swp1", "egress-queue-stats", 4, "tx-uc-buffer-discards", 9); err != nil {
+		t.Fatal(err)
+	}
+	after, err := ReadCounters(testCtx(t), c, tw.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := health.Diff(health.Sample{Switches: before}, health.Sample{Switches: after})
+	var found bool
+	for _, v := range health.Judge(d, health.Options{Priority: 3}) {
+		if v.Check == "lossless_drops" && !v.Pass && v.Subject == "swp1 queue 4" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no failing lossless_drops verdict for swp1 queue 4, the second lossless priority's: %+v", health.Judge(d, health.Options{Priority: 3}))
+	}
+}

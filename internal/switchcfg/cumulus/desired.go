@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/switchcfg"
 )
@@ -61,66 +62,83 @@ func nvueDesiredFor(p switchcfg.Policy, roce string) nvueDesired {
 	share := func(v any, absent bool, path ...string) {
 		d.shared = append(d.shared, nvueLeaf{path: path, value: v, absent: absent})
 	}
-	prio, cnp := strconv.Itoa(p.Class.Priority), strconv.Itoa(p.Class.CNPPriority)
+	cnp := strconv.Itoa(p.Class.CNPPriority)
+	classes := nvueClasses(p)
 
-	// DSCP trust: every code point mapped, the RDMA ones to the RDMA priority, the CNP one to
-	// the CNP priority, the rest to 0, as the SONiC backend's map does.
+	// DSCP trust: every code point mapped, each lossless class's to its priority, the CNP one
+	// to the CNP priority, the rest to 0, as the SONiC backend's map does.
 	root("qos", "mapping", p.Name)
 	own("l3", "qos", "mapping", p.Name, "trust")
 	for dscp := range 64 {
 		sp := 0
-		switch {
-		case slices.Contains(p.Class.DSCP, dscp):
-			sp = p.Class.Priority
-		case dscp == p.Class.CNPDSCP:
+		for _, k := range classes {
+			if slices.Contains(k.dscp, dscp) {
+				sp = k.prio
+			}
+		}
+		if dscp == p.Class.CNPDSCP {
 			sp = p.Class.CNPPriority
 		}
 		own(num(sp), "qos", "mapping", p.Name, "dscp", strconv.Itoa(dscp), "switch-priority")
 	}
-	// Switch priority n to traffic class n for both classes: egress-queue-mapping exists only
-	// as default-global (5.14 QoS guide), so it is shared.
-	for _, sp := range []string{prio, cnp} {
-		n, _ := strconv.Atoi(sp)
+	// Switch priority n to traffic class n for every class and the CNPs: egress-queue-mapping
+	// exists only as default-global (5.14 QoS guide), so it is shared.
+	for _, n := range append(classPriorities(classes), p.Class.CNPPriority) {
+		sp := strconv.Itoa(n)
 		share(num(n), false, "qos", "egress-queue-mapping", nvueDefaultProfile, "switch-priority", sp, "traffic-class")
 	}
 
+	// ETS: each lossless class and the CNPs on their traffic class (5.14 QoS guide, Egress
+	// Scheduling: a port group's traffic-class <n> mode dwrr|strict, bw-percent 1 to 100).
 	root("qos", "egress-scheduler", p.Name)
 	left := 100
-	for _, s := range []struct {
-		tc  string
-		sch switchcfg.Scheduler
-	}{{prio, p.RDMA}, {cnp, p.CNP}} {
-		if s.sch.Mode == switchcfg.SchedulerStrict {
-			own("strict", "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "mode")
+	scheds := make([]nvueClass, 0, len(classes)+1)
+	scheds = append(scheds, classes...)
+	scheds = append(scheds, nvueClass{prio: p.Class.CNPPriority, sched: p.CNP})
+	for _, k := range scheds {
+		tc := strconv.Itoa(k.prio)
+		if k.sched.Mode == switchcfg.SchedulerStrict {
+			own("strict", "qos", "egress-scheduler", p.Name, "traffic-class", tc, "mode")
 			continue
 		}
-		own("dwrr", "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "mode")
-		own(num(s.sch.Weight), "qos", "egress-scheduler", p.Name, "traffic-class", s.tc, "bw-percent")
-		left -= s.sch.Weight
+		own("dwrr", "qos", "egress-scheduler", p.Name, "traffic-class", tc, "mode")
+		own(num(k.sched.Weight), "qos", "egress-scheduler", p.Name, "traffic-class", tc, "bw-percent")
+		left -= k.sched.Weight
 	}
-	if left >= 1 && prio != "0" && cnp != "0" { // everything else rides traffic class 0
+	restOnZero := !slices.Contains(classPriorities(classes), 0) && cnp != "0"
+	if left >= 1 && restOnZero { // everything else rides traffic class 0
 		own("dwrr", "qos", "egress-scheduler", p.Name, "traffic-class", "0", "mode")
 		own(num(left), "qos", "egress-scheduler", p.Name, "traffic-class", "0", "bw-percent")
 	}
 
+	// One PFC profile lists every lossless priority ("nv set qos pfc my_pfc_ports
+	// switch-priority 3,5", 5.14 QoS guide, Port Groups, PFC): the lossless pool takes none
+	// (twin rules.go, schema-qos-traffic-pool-traffic-pool-default-lossless-constraints).
 	root("qos", "pfc", p.Name)
-	own(nvueMember{}, "qos", "pfc", p.Name, "switch-priority", prio)
+	for _, k := range classes {
+		own(nvueMember{}, "qos", "pfc", p.Name, "switch-priority", strconv.Itoa(k.prio))
+	}
 	own(num(p.CableLengthM), "qos", "pfc", p.Name, "cable-length")
 	own("enable", "qos", "pfc", p.Name, "tx")
 	own("enable", "qos", "pfc", p.Name, "rx")
 
+	// ECN per lossless class: a congestion-control traffic class each (5.14 QoS guide,
+	// Congestion Control; spec schema-qos-ecn-config: min-threshold, max-threshold,
+	// probability, ecn, red).
 	root("qos", "congestion-control", p.Name)
-	cc := []string{"qos", "congestion-control", p.Name, "traffic-class", prio}
-	own("enable", append(slices.Clone(cc), "ecn")...)
-	own("disable", append(slices.Clone(cc), "red")...)
-	own(float64(p.ECN.MinBytes), append(slices.Clone(cc), "min-threshold")...)
-	own(float64(p.ECN.MaxBytes), append(slices.Clone(cc), "max-threshold")...)
-	own(num(p.ECN.MarkProbabilityPercent), append(slices.Clone(cc), "probability")...)
+	for _, k := range classes {
+		cc := []string{"qos", "congestion-control", p.Name, "traffic-class", strconv.Itoa(k.prio)}
+		own("enable", append(slices.Clone(cc), "ecn")...)
+		own("disable", append(slices.Clone(cc), "red")...)
+		own(float64(k.ecn.MinBytes), append(slices.Clone(cc), "min-threshold")...)
+		own(float64(k.ecn.MaxBytes), append(slices.Clone(cc), "max-threshold")...)
+		own(num(k.ecn.MarkProbabilityPercent), append(slices.Clone(cc), "probability")...)
+	}
 	// A port's profile replaces default-global, which marks ECN on traffic class 0 (5.14 QoS
 	// guide, Congestion Control: "enables ECN by default on egress queue 0 for all ports",
 	// 150000 to 1500000 bytes, RED disabled): the profile keeps that for the rest of the
 	// traffic, which rides class 0.
-	if prio != "0" && cnp != "0" {
+	if restOnZero {
 		tc0 := []string{"qos", "congestion-control", p.Name, "traffic-class", "0"}
 		own("enable", append(slices.Clone(tc0), "ecn")...)
 		own("disable", append(slices.Clone(tc0), "red")...)
@@ -151,6 +169,32 @@ func nvueDesiredFor(p switchcfg.Policy, roce string) nvueDesired {
 		}
 	}
 	return d
+}
+
+// nvueClass is one lossless class as the NVUE objects carry it: the default class first, then
+// the classes beside it in the policy's order.
+type nvueClass struct {
+	name  string
+	prio  int
+	dscp  []int
+	ecn   switchcfg.ECN
+	sched switchcfg.Scheduler
+}
+
+func nvueClasses(p switchcfg.Policy) []nvueClass {
+	out := []nvueClass{{name: fabric.DefaultClassName, prio: p.Class.Priority, dscp: p.Class.DSCP, ecn: p.ECN, sched: p.RDMA}}
+	for _, c := range p.Lossless {
+		out = append(out, nvueClass{name: c.Name, prio: c.Priority, dscp: c.DSCP, ecn: c.ECN, sched: c.Scheduler})
+	}
+	return out
+}
+
+func classPriorities(classes []nvueClass) []int {
+	out := make([]int, len(classes))
+	for i, k := range classes {
+		out[i] = k.prio
+	}
+	return out
 }
 
 // nvueDefaults are Cumulus' own values of the shared settings, restored after an import (no
@@ -252,10 +296,37 @@ func (c *nvueChanges) converge(cur nvue.Tree, d nvueDesired) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
+		done := map[string]bool{}
 		for _, k := range keys {
-			if !want[k] {
-				c.put(cur, nvueLeaf{path: found[k].path, absent: true})
+			if want[k] {
+				continue
+			}
+			gone := deadPrefix(found[k].path, len(root), want)
+			if g := strings.Join(gone, "/"); !done[g] {
+				done[g] = true
+				c.put(cur, nvueLeaf{path: gone, absent: true})
 			}
 		}
 	}
+}
+
+// deadPrefix is the shortest part of path below its owned root (depth) under which nothing is
+// wanted: a member that goes as a whole (a traffic class of a dropped lossless class) is unset
+// as one, not leaf by leaf, which would leave an empty member behind that NVUE refuses ("mode
+// is required for ETS traffic-class", schema-qos-ets-qos-ets-constraints).
+func deadPrefix(path []string, depth int, want map[string]bool) []string {
+	for n := depth + 1; n < len(path); n++ {
+		prefix := strings.Join(path[:n], "/") + "/"
+		alive := false
+		for k := range want {
+			if strings.HasPrefix(k, prefix) {
+				alive = true
+				break
+			}
+		}
+		if !alive {
+			return path[:n]
+		}
+	}
+	return path
 }

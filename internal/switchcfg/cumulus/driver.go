@@ -26,9 +26,9 @@ func (Driver) About() switchcfg.About {
 		OS: nvue.OS, Name: "Cumulus Linux", Transport: switchcfg.TransportNVUE,
 		Summary: "On Cumulus Linux 5.9 to 5.14 the policy becomes NVUE profiles named `<name>` (mapping, egress-scheduler, PFC, " +
 			"congestion-control) bound to the ports, the `default-lossless` traffic pool gets half the buffer memory for the PFC " +
-			"profile's priority, and every apply is one NVUE revision, saved where auto-save is off. On a switch with Cumulus' RoCE mode on " +
+			"profile's priorities (the default class's and each of `lossless_classes`), and every apply is one NVUE revision, saved where auto-save is off. On a switch with Cumulus' RoCE mode on " +
 			"(`nv set qos roce`, lossless) the profiles are written on top of it and no traffic pool is, RoCE's own serving the lossless priority; " +
-			"RoCE mode stays on after destroy. RoCE lossy mode takes no PFC profile and is refused at plan.",
+			"RoCE mode stays on after destroy. RoCE lossy mode takes no PFC profile, and RoCE lossless mode one lossless priority: both refuse `lossless_classes` at plan (lossy mode refuses PFC altogether).",
 		Reads: "nvue read of the applied configuration", Writes: "nvue revision applied", ReadCall: "GET", WriteCall: "revision",
 		CounterReads: "nvue read of the QoS counters",
 		Sampling: "NVUE at the operational revision, read live: each port's `counters/qos` (PFC frames per switch priority, egress queue and ingress buffer " +
@@ -47,9 +47,12 @@ var lands = map[string]string{
 		"Cumulus' default band (150000 to 1500000 bytes), which the profile would otherwise drop.",
 	"pfc": "The PFC profile enables `tx` and `rx` on `priority`, and the `default-lossless` traffic pool gets half the buffer memory; " +
 		"with Cumulus' RoCE lossless mode on, RoCE's own lossless pool serves it and no pool is written (RoCE lossy mode is refused).",
-	"lossless_classes": "Not written yet: a plan with lossless classes beside the default one is refused on Cumulus.",
-	"rdma_scheduler":   "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
-	"cnp_scheduler":    "The egress-scheduler profile's CNP traffic class.",
+	"lossless_classes": "Each class's priority joins the PFC profile's `switch-priority` list (one profile for every lossless priority, buffered in the `default-lossless` pool), " +
+		"the mapping profile maps its DSCPs to it, `egress-queue-mapping default-global` sends it to traffic class `priority`, and the egress-scheduler and congestion-control " +
+		"profiles get its traffic class (`mode`, `bw-percent`; `min-threshold`, `max-threshold`, `probability`, ECN on, RED off). NVUE holds no class name: an import names " +
+		"each class `class<priority>`. Refused at plan with Cumulus' RoCE lossless mode on, which buffers one lossless priority.",
+	"rdma_scheduler": "The egress-scheduler profile's traffic class `priority` (`mode`, `bw-percent`); what DWRR leaves goes to traffic class 0.",
+	"cnp_scheduler":  "The egress-scheduler profile's CNP traffic class.",
 	"pfc_watchdog": "Switched on per port (`interface <port> qos pfc-watchdog state enable`); Cumulus detects a storm after its own robustness x polling-interval and restores by itself, " +
 		"so `action` and the times are not written (a plan warns).",
 	"headroom":           "The Spectrum-4 formula with the worst-case pattern for the fastest port: Cumulus sizes the headroom itself from the PFC cable-length.",

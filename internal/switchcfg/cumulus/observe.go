@@ -116,14 +116,6 @@ func (o nvueObservation) Check(p switchcfg.Policy, speedOverride int) (fabric.He
 		}
 	}
 	fs = append(fs, roceChecks(o.roce(), p)...)
-	if len(p.Lossless) > 0 {
-		// The NVUE objects of a second lossless class (a second PFC priority, congestion-control
-		// and scheduler traffic classes) are not written yet: refuse rather than drop it.
-		fs = append(fs, switchcfg.ErrorAt(fabric.FieldLossless, "Lossless Classes Not Supported on Cumulus Yet", func(n violation.Names) string {
-			return fmt.Sprintf("%s lists %d lossless %s beside the default one, which the provider configures on SONiC only so far: the Cumulus driver writes one lossless priority. Remove %s for this switch, or keep it to SONiC switches.",
-				n(fabric.FieldLossless), len(p.Lossless), map[bool]string{true: "class", false: "classes"}[len(p.Lossless) == 1], n(fabric.FieldLossless))
-		}))
-	}
 	if p.CableLengthM < 1 {
 		fs = append(fs, switchcfg.ErrorAt(switchcfg.FieldCableLength, "Cable Length Out of Range", func(n violation.Names) string {
 			return fmt.Sprintf("%s is %d; NVUE's PFC cable-length is 1 to 100000 m: give the real cable length.", n(switchcfg.FieldCableLength), p.CableLengthM)
@@ -401,27 +393,34 @@ func (o nvueObservation) Removal(p switchcfg.Policy, snap switchcfg.Snapshot) (s
 func (o nvueObservation) Decode(name string, ports []string, prior switchcfg.Policy) (switchcfg.Policy, error) {
 	p := prior
 	p.Name, p.Ports = name, ports
-	mapping := nvue.Object(o.qos, "mapping", name)
 	pfc := nvue.Object(o.qos, "pfc", name)
-	if mapping == nil || pfc == nil || len(ports) == 0 {
+	if nvue.Object(o.qos, "mapping", name) == nil || pfc == nil || len(ports) == 0 {
 		return p, switchcfg.ErrNotFound
 	}
 	prios := sortedNumericKeys(nvue.Object(pfc, "switch-priority"))
-	if len(prios) != 1 {
-		return p, fmt.Errorf("qos pfc %s: want one lossless switch priority, found %v", name, prios)
+	if len(prios) == 0 {
+		return p, fmt.Errorf("qos pfc %s: no lossless switch priority", name)
 	}
+	// The default class keeps prior's priority where the profile has it; else (an import of a
+	// policy on another priority) it is the lowest.
 	p.Class.Priority = prios[0]
-	p.Class.DSCP = nil
+	if slices.Contains(prios, prior.Class.Priority) {
+		p.Class.Priority = prior.Class.Priority
+	}
+	mapping := nvue.Object(o.qos, "mapping", name)
+	dscps := map[int][]int{}
 	cnpDSCP := -1
 	for _, d := range sortedNumericKeys(nvue.Object(mapping, "dscp")) {
 		sp, _ := nvue.Lookup(mapping, "dscp", strconv.Itoa(d), "switch-priority")
-		switch f, _ := sp.(float64); {
-		case int(f) == p.Class.Priority:
-			p.Class.DSCP = append(p.Class.DSCP, d)
-		case int(f) == prior.Class.CNPPriority && cnpDSCP < 0:
+		f, _ := sp.(float64)
+		switch sp := int(f); {
+		case slices.Contains(prios, sp):
+			dscps[sp] = append(dscps[sp], d)
+		case sp == prior.Class.CNPPriority && cnpDSCP < 0:
 			cnpDSCP = d
 		}
 	}
+	p.Class.DSCP = dscps[p.Class.Priority]
 	if cnpDSCP >= 0 {
 		p.Class.CNPDSCP = cnpDSCP
 	}
@@ -429,17 +428,65 @@ func (o nvueObservation) Decode(name string, ports []string, prior switchcfg.Pol
 		f, _ := cl.(float64)
 		p.CableLengthM = int(f)
 	}
-	cc := nvue.Object(o.qos, "congestion-control", name, "traffic-class", strconv.Itoa(p.Class.Priority))
-	p.ECN = switchcfg.ECN{MinBytes: int64(asFloat(cc["min-threshold"])), MaxBytes: int64(asFloat(cc["max-threshold"])), MarkProbabilityPercent: int(asFloat(cc["probability"]))}
+	p.ECN = o.decodeECN(name, p.Class.Priority)
 	sched := nvue.Object(o.qos, "egress-scheduler", name, "traffic-class")
 	p.RDMA = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.Priority)), prior.RDMA)
 	p.CNP = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(p.Class.CNPPriority)), prior.CNP)
+	p.Lossless = o.decodeClasses(name, prios, p.Class.Priority, dscps, prior.Lossless)
 	if state, _ := nvue.Lookup(o.ifaces, ports[0], "qos", "pfc-watchdog", "state"); state != "enable" {
 		p.Watchdog = nil
 	} else if p.Watchdog == nil {
 		p.Watchdog = &switchcfg.Watchdog{Action: "drop", DetectionTimeMs: 200, RestoreTimeMs: 200}
 	}
 	return p, nil
+}
+
+// decodeECN is the congestion-control profile's band on traffic class prio.
+func (o nvueObservation) decodeECN(name string, prio int) switchcfg.ECN {
+	cc := nvue.Object(o.qos, "congestion-control", name, "traffic-class", strconv.Itoa(prio))
+	return switchcfg.ECN{MinBytes: int64(asFloat(cc["min-threshold"])), MaxBytes: int64(asFloat(cc["max-threshold"])), MarkProbabilityPercent: int(asFloat(cc["probability"]))}
+}
+
+// decodeClasses reads the lossless classes beside the default one: every other priority of the
+// PFC profile is a class, with the DSCPs the mapping sends there, the ECN band of its
+// congestion-control traffic class and its egress-scheduler traffic class. NVUE holds no class
+// name, so a class takes the name of prior's class on that priority, else class<prio> (an
+// import); its pause threshold, which NVUE does not store, is prior's. Prior's classes come
+// first in their order; one whose priority the profile lacks is left out (drift), and the
+// others follow by priority.
+func (o nvueObservation) decodeClasses(name string, prios []int, def int, dscps map[int][]int, prior []switchcfg.LosslessClass) []switchcfg.LosslessClass {
+	sched := nvue.Object(o.qos, "egress-scheduler", name, "traffic-class")
+	read := func(prio int, k switchcfg.LosslessClass) switchcfg.LosslessClass {
+		k.Priority, k.ECN = prio, o.decodeECN(name, prio)
+		k.Scheduler = decodeNVUEScheduler(nvue.Object(sched, strconv.Itoa(prio)), k.Scheduler)
+		if got := dscps[prio]; !sameInts(got, k.DSCP) {
+			k.DSCP = got
+		}
+		return k
+	}
+	var out []switchcfg.LosslessClass
+	taken := map[int]bool{def: true}
+	for _, k := range prior {
+		if k.Priority == def || taken[k.Priority] || !slices.Contains(prios, k.Priority) {
+			continue
+		}
+		taken[k.Priority] = true
+		out = append(out, read(k.Priority, k))
+	}
+	for _, prio := range prios {
+		if !taken[prio] {
+			out = append(out, read(prio, switchcfg.LosslessClass{Name: "class" + strconv.Itoa(prio)}))
+		}
+	}
+	return out
+}
+
+// sameInts reports whether a and b hold the same values in any order.
+func sameInts(a, b []int) bool {
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 func decodeNVUEScheduler(t nvue.Tree, prior switchcfg.Scheduler) switchcfg.Scheduler {
@@ -469,12 +516,12 @@ func sortedNumericKeys(t nvue.Tree) []int {
 }
 
 // CheckLossless reads, in the applied configuration, whether every port is bound to a PFC
-// profile with the RDMA priority, and a lossless traffic pool has memory: without either,
-// Cumulus drops RDMA instead of pausing it. A PFC profile's priorities are the lossless ones;
-// a lossless pool lists none of its own (5.14 QoS guide, Priority Flow Control and Flow
-// Control Buffers). RoCE lossless mode brings its own pool (roce.go).
+// profile with every lossless priority of p, and a lossless traffic pool has memory: without
+// either, Cumulus drops that class's traffic instead of pausing it. A PFC profile's priorities
+// are the lossless ones; a lossless pool lists none of its own (5.14 QoS guide, Priority Flow
+// Control and Flow Control Buffers). RoCE lossless mode brings its own pool (roce.go). A port
+// missing several priorities is reported once, naming them all.
 func (o nvueObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessProblem {
-	prio := strconv.Itoa(p.Class.Priority)
 	var pool string
 	for _, name := range []string{nvueLosslessPool, "roce-lossless"} {
 		if v, ok := nvue.Lookup(o.qos, "traffic-pool", name, "memory-percent"); ok && asFloat(v) > 0 {
@@ -488,15 +535,29 @@ func (o nvueObservation) CheckLossless(p switchcfg.Policy) []switchcfg.LosslessP
 	for _, port := range p.Ports {
 		profile, _ := nvue.Lookup(o.ifaces, port, "qos", "pfc", "profile")
 		name, _ := profile.(string)
-		_, has := nvue.Lookup(o.qos, "pfc", name, "switch-priority", prio)
+		var missing []string
+		for _, prio := range p.LosslessPriorities() {
+			if _, has := nvue.Lookup(o.qos, "pfc", name, "switch-priority", strconv.Itoa(prio)); !has {
+				missing = append(missing, strconv.Itoa(prio))
+			}
+		}
 		switch {
-		case !has:
+		case len(missing) > 0:
 			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
-				"%s has no PFC profile with switch priority %s (bound: %q), so RDMA is dropped instead of paused.", port, prio, name)})
+				"%s has no PFC profile with switch priority %s (bound: %q), so that traffic is dropped instead of paused.", port, strings.Join(missing, ", "), name)})
 		case pool == "":
 			out = append(out, switchcfg.LosslessProblem{Port: port, Fatal: true, Detail: fmt.Sprintf(
-				"no lossless traffic pool (%s) has memory, so %s has no buffer to pause switch priority %s into and drops RDMA instead.", nvueLosslessPool, port, prio)})
+				"no lossless traffic pool (%s) has memory, so %s has no buffer to pause switch priority %s into and drops it instead.", nvueLosslessPool, port, prioList(p))})
 		}
 	}
 	return out
+}
+
+// prioList is p's lossless priorities, "3" or "3, 4".
+func prioList(p switchcfg.Policy) string {
+	parts := make([]string, 0, len(p.Lossless)+1)
+	for _, prio := range p.LosslessPriorities() {
+		parts = append(parts, strconv.Itoa(prio))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -147,19 +147,6 @@ func TestNVUECheckRefuses(t *testing.T) {
 	}
 }
 
-// TestNVUECheckRefusesLosslessClasses: the driver writes one lossless priority, so a second
-// class is refused at plan rather than left out of the switch.
-func TestNVUECheckRefusesLosslessClasses(t *testing.T) {
-	_, b := startNVUETwin(t, "5.12")
-	p := cumulusPolicy()
-	p.Lossless = []switchcfg.LosslessClass{{Name: "storage", DSCP: []int{34}, Priority: 4}}
-	_, fs := nvueObserve(t, b).Check(p, 0)
-	text := switchcfgtest.ViolationText(fs)
-	if want := "error: Lossless: Lossless Classes Not Supported on Cumulus Yet: Lossless lists 1 lossless class beside the default one"; !strings.Contains(text, want) {
-		t.Errorf("findings lack %q:\n%s", want, text)
-	}
-}
-
 func TestNVUELinesShowNumbersInFull(t *testing.T) {
 	_, b := startNVUETwin(t, "5.12")
 	p := cumulusPolicy()

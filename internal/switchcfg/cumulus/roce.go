@@ -2,6 +2,7 @@ package cumulus
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/fabric"
 	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
@@ -70,8 +71,27 @@ func roceLosslessMode(mode string) bool {
 	return mode == roceLossless || mode == "lossless-single-ipool"
 }
 
-// roceChecks are the plan's violations about RoCE mode: a refusal in a lossy mode, and in
-// lossless mode a warning where the policy's lossless priority is not RoCE's.
+// classList names the lossless classes beside the default one with their priorities.
+func classList(p switchcfg.Policy) string {
+	parts := make([]string, len(p.Lossless))
+	for i, c := range p.Lossless {
+		parts[i] = fmt.Sprintf("%s on priority %d", c.Name, c.Priority)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// roceChecks are the plan's violations about RoCE mode: a refusal in a lossy mode, in
+// lossless mode a refusal of lossless classes beside the default one, and a warning where
+// the policy's lossless priority is not RoCE's.
+//
+// RoCE lossless mode has one lossless priority: nv show qos roce has one pfc pfc-priority and
+// its pool config one roce-reserved egress traffic class (RoCE guide 5.14, Default RoCE Configuration and Verify RoCE Configuration,
+// CumulusNetworks/docs content/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
+// RDMA-over-Converged-Ethernet-RoCE.md at 1ffba627). Its Change RoCE Configuration section
+// moves that one priority (pfc switch-priority 3 to 2) and never adds a second, and the mode
+// refuses the default-lossless pool a second lossless priority would be buffered in
+// (schema-roce-qos-roce-mode-lossless-constraints). So a second lossless class is refused on it
+// rather than written into buffers nothing documents.
 func roceChecks(mode string, p switchcfg.Policy) violation.List {
 	switch {
 	case mode == "":
@@ -81,6 +101,13 @@ func roceChecks(mode string, p switchcfg.Policy) violation.List {
 			return fmt.Sprintf("The switch runs Cumulus' RoCE mode %s (nv show qos roce), in which NVUE takes no PFC profile: a PFC profile needs the default-lossless or roce-lossless traffic pool or RoCE lossless mode, and RoCE %s refuses both pools. "+
 				"%s asks for PFC on switch priority %d. Switch RoCE to lossless (nv set qos roce mode lossless; nv config apply) or off (nv unset qos roce; nv config apply), then plan again.",
 				mode, mode, n(switchcfg.FieldPFC), p.Class.Priority)
+		})}
+	case len(p.Lossless) > 0:
+		return violation.List{switchcfg.ErrorAt(fabric.FieldLossless, "Lossless Classes Beside Cumulus RoCE Mode", func(n violation.Names) string {
+			return fmt.Sprintf("The switch runs Cumulus' RoCE mode %s (nv show qos roce), which buffers one switch priority losslessly: its pfc-priority (%d by default) in the roce-reserved pools, and it refuses the default-lossless pool that more lossless priorities would need. "+
+				"%s lists %d lossless %s (%s) beside it, which NVIDIA documents no way to add in RoCE mode: its priorities would be paused into lossy buffer. "+
+				"Turn RoCE mode off (nv unset qos roce; nv config apply), and the provider gives every lossless priority the default-lossless pool, or remove %s for this switch.",
+				mode, rocePriority, n(fabric.FieldLossless), len(p.Lossless), map[bool]string{true: "class", false: "classes"}[len(p.Lossless) == 1], classList(p), n(fabric.FieldLossless))
 		})}
 	case p.Class.Priority != rocePriority:
 		return violation.List{switchcfg.WarningAt(fabric.FieldRDMAPriority, "Lossless Priority Differs from Cumulus RoCE Mode", func(violation.Names) string {

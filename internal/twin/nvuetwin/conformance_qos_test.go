@@ -36,6 +36,20 @@ func TestConformanceLosslessPools(t *testing.T) {
 		wantEqual(t, "applied traffic pools", pools, obj("default-lossless", obj("memory-percent", 50), "default-lossy", obj("memory-percent", 50)))
 		wantEqual(t, "applied PFC switch priorities", s.get("/qos/pfc/ROCE/switch-priority?rev=applied&filled=false"), obj("3", member))
 	})
+	t.Run("one PFC profile names several lossless priorities", func(t *testing.T) {
+		// src: qos Port Groups, PFC ("nv set qos pfc my_pfc_ports switch-priority 3,5",
+		// bound with nv set interface swp1-4,swp6 qos pfc profile my_pfc_ports), CumulusNetworks/docs
+		// content/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/_index.md at
+		// 0d142afe; the lossless pool still lists none (the constraints above).
+		s := newSwitch(t, nvuetwin.Options{})
+		_, out := s.change(obj(
+			"qos", obj(
+				"pfc", obj("my_pfc_ports", obj("switch-priority", obj("3", member, "5", member))),
+				"traffic-pool", obj("default-lossless", obj("memory-percent", 50), "default-lossy", obj("memory-percent", 50))),
+			"interface", obj("swp1", obj("type", "swp", "qos", obj("pfc", obj("profile", "my_pfc_ports"))))), nil)
+		wantState(t, out, "applied_and_saved")
+		wantEqual(t, "applied PFC switch priorities", s.get("/qos/pfc/my_pfc_ports/switch-priority?rev=applied&filled=false"), obj("3", member, "5", member))
+	})
 }
 
 // Item 3: the lossy pool's priorities are not stored; a filled read shows every priority no
