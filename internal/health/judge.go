@@ -59,6 +59,10 @@ var retransmissionCounters = []string{OutOfSequence, PacketSeqErr, LocalAckTimeo
 type Options struct {
 	// Priority is the lossless (RDMA) priority and queue.
 	Priority int
+	// Classes name the lossless classes: each class's priority is judged lossless beside
+	// Priority (drops, pauses, ECN marks and CNPs), and its verdicts name the class
+	// ("priority 4 (storage)"). A class on Priority names the default class.
+	Classes []Class
 	// RequireTraffic fails the traffic check when nothing moved on the
 	// priority: idle counters prove nothing.
 	RequireTraffic bool
@@ -208,7 +212,7 @@ func firstOf(names []string, n int) string {
 // fabricLossless are the priorities some switch port has PFC on, the options' priority among
 // them: what a NIC may pause on.
 func (j *judge) fabricLossless() []int {
-	out := []int{j.o.Priority}
+	out := j.judged()
 	for _, sp := range j.d.Switches {
 		for _, p := range sp.losslessPriorities(j.o.Priority) {
 			if !slices.Contains(out, p) {
@@ -228,6 +232,19 @@ func (j *judge) traffic() {
 	}
 	nic := Sum(HostPackets(p), j.linkCounters()...)
 	detail := fmt.Sprintf("priority %d: switch queue packets %s, NIC packets %s", p, j.rate(sw), j.rate(nic))
+	if len(j.o.Classes) > 0 {
+		// Each class's own counts; only the default class must move (a storage class may
+		// rightly idle while NCCL runs).
+		var parts []string
+		for _, cp := range j.judged() {
+			var csw uint64
+			for _, sp := range j.d.Switches {
+				csw += sp.Queues[sp.queueOf(cp)][TxPackets]
+			}
+			parts = append(parts, fmt.Sprintf("%s: switch queue packets %s, NIC packets %s", j.label(cp), j.rate(csw), j.rate(Sum(HostPackets(cp), j.linkCounters()...))))
+		}
+		detail = strings.Join(parts, "; ")
+	}
 	if sw+nic > 0 || !j.o.RequireTraffic {
 		j.report(checkTraffic, nil, detail)
 		return
@@ -247,26 +264,17 @@ func (j *judge) losslessDrops() {
 	perPort := 0
 	for _, h := range j.d.Hosts {
 		for _, l := range h.Links() {
-			n, counter, ok := discards(l.Ethtool, p)
+			v, counter := j.nicDrops(h, l)
 			if counter == portDiscards {
 				perPort++
 			}
-			if !ok || n == 0 {
-				continue
-			}
-			fix := fmt.Sprintf("enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)
-			v := verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l),
-				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless priority %d (%s)", n, p, counter),
-				Remedy: fmt.Sprintf("the NIC does not pause the switch on priority %d: %s", p, fix)}
-			if counter == portDiscards {
-				v.Detail = fmt.Sprintf("the NIC dropped %d received packets for want of buffer (%s, every priority's: its driver has no %s)", n, counter, HostDiscards(p))
-				v.Remedy = fmt.Sprintf("if the drops are on priority %d (RDMA retransmissions rise with them), the NIC does not pause the switch on it: %s; "+
-					"a newer mlx5 driver counts them per priority (%s)", p, fix, HostDiscards(p))
-			}
-			fails = append(fails, v)
+			fails = append(fails, v...)
 		}
 	}
 	pass := fmt.Sprintf("no drops on priority %d at %d switch ports and %d NIC ports", p, len(j.d.Switches), len(j.linkCounters()))
+	if len(j.o.Classes) > 0 {
+		pass = fmt.Sprintf("no drops on %s at %d switch ports and %d NIC ports", strings.TrimPrefix(j.losslessText(), "the lossless "), len(j.d.Switches), len(j.linkCounters()))
+	}
 	if perPort > 0 {
 		pass += fmt.Sprintf(" (%d of them counted by %s, every priority's drops: their driver has no %s)", perPort, portDiscards, HostDiscards(p))
 	}
@@ -274,6 +282,36 @@ func (j *judge) losslessDrops() {
 		pass += fmt.Sprintf("; ingress drops not judged on %d switch port priorities (%s): none of them has a priority group of lossless priorities only", len(unjudged), firstOf(unjudged, 6))
 	}
 	j.report(checkLosslessDrops, fails, pass)
+}
+
+// nicDrops are one NIC port's receive drops on each judged priority, and the counter the
+// port counts them with (portDiscards: every priority's, judged once).
+func (j *judge) nicDrops(h HostPort, l Link) ([]verdict.Verdict, string) {
+	var fails []verdict.Verdict
+	fix := j.nicPFCFix(l.Netdev)
+	var counter string
+	for _, p := range j.judged() {
+		n, c, ok := discards(l.Ethtool, p)
+		counter = c
+		if c == portDiscards {
+			p = j.o.Priority
+		}
+		if ok && n > 0 {
+			v := verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l),
+				Detail: fmt.Sprintf("the NIC dropped %d received packets on the lossless %s (%s)", n, j.label(p), c),
+				Remedy: fmt.Sprintf("the NIC does not pause the switch on %s: %s", j.label(p), fix)}
+			if c == portDiscards {
+				v.Detail = fmt.Sprintf("the NIC dropped %d received packets for want of buffer (%s, every priority's: its driver has no %s)", n, c, HostDiscards(p))
+				v.Remedy = fmt.Sprintf("if the drops are on %s (RDMA retransmissions rise with them), the NIC does not pause the switch on it: %s; "+
+					"a newer mlx5 driver counts them per priority (%s)", strings.TrimPrefix(j.losslessText(), "the lossless "), fix, HostDiscards(p))
+			}
+			fails = append(fails, v)
+		}
+		if c == portDiscards {
+			break
+		}
+	}
+	return fails, counter
 }
 
 // switchDrops are sp's drops on its lossless priorities, each queue and priority group judged
@@ -290,7 +328,7 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []verdict.Verdict, unjudged []
 		} else if c := sp.PriorityGroups[pg]; !seenPG[pg] && c[DroppedPackets]+c[DroppedBytes] > 0 {
 			seenPG[pg] = true
 			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority group %d", sp.Port, pg),
-				Detail: fmt.Sprintf("the lossless priority group dropped %s on ingress: %s", droppedWhat(c, DroppedPackets, DroppedBytes), describe(c, DroppedPackets, DroppedBytes)),
+				Detail: fmt.Sprintf("the lossless priority group%s dropped %s on ingress: %s", j.of(lp), droppedWhat(c, DroppedPackets, DroppedBytes), describe(c, DroppedPackets, DroppedBytes)),
 				Remedy: fmt.Sprintf("%s does not pause its sender on priority %d: %s, and enable PFC on %d at the NIC behind it (mlnx_qos --pfc)", sp.Port, lp, adv.PausesOn(sp.Port, lp), lp)})
 		}
 		q := sp.queueOf(lp)
@@ -301,12 +339,12 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []verdict.Verdict, unjudged []
 		c := sp.Queues[q]
 		if c[DroppedPackets]+c[DroppedBytes]+c[WREDDroppedPackets] > 0 {
 			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
-				Detail: fmt.Sprintf("the lossless queue dropped %s: %s", droppedWhat(c, DroppedPackets, DroppedBytes, WREDDroppedPackets), describe(c, DroppedPackets, DroppedBytes, WREDDroppedPackets)),
+				Detail: fmt.Sprintf("the lossless queue%s dropped %s: %s", j.of(lp), droppedWhat(c, DroppedPackets, DroppedBytes, WREDDroppedPackets), describe(c, DroppedPackets, DroppedBytes, WREDDroppedPackets)),
 				Remedy: fmt.Sprintf("the egress queue %d of %s overflowed or WRED dropped on it: keep WRED's drop off on this queue (ECN marking only), and check that the NIC behind %s has PFC on %d", q, sp.Port, sp.Port, lp)})
 		}
 		if c[WatchdogTxDropped]+c[WatchdogRxDropped] > 0 {
 			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: queueSubject(sp.Port, q, lp),
-				Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets while it was stormed: %s", describe(c, WatchdogTxDropped, WatchdogRxDropped)),
+				Detail: fmt.Sprintf("the PFC watchdog dropped the lossless queue's packets%s while it was stormed: %s", j.of(lp), describe(c, WatchdogTxDropped, WatchdogRxDropped)),
 				Remedy: fmt.Sprintf("a device behind %s paused queue %d without draining it and the watchdog's drop action threw its traffic away: find the stuck NIC or host on this port (%s)", sp.Port, q, adv.ShowWatchdog(sp.Port))})
 		}
 	}
@@ -314,19 +352,23 @@ func (j *judge) switchDrops(sp SwitchPort) (fails []verdict.Verdict, unjudged []
 }
 
 func (j *judge) pfcPriority() {
-	p := j.o.Priority
 	lossless := j.fabricLossless()
 	var fails []verdict.Verdict
 	for _, sp := range j.d.Switches {
 		for prio := range numPriorities {
-			if slices.Contains(sp.losslessPriorities(p), prio) {
+			if slices.Contains(sp.losslessPriorities(j.o.Priority), prio) {
 				continue
 			}
 			if n := sp.Stats[PFCRxFrames(prio)] + sp.Stats[PFCTxFrames(prio)]; n > 0 {
 				fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
-					Detail: fmt.Sprintf("PFC frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(sp.Stats, PFCRxFrames(prio), PFCTxFrames(prio))),
-					Remedy: fmt.Sprintf("enable PFC on priority %d only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", p, prio)})
+					Detail: fmt.Sprintf("PFC frames on %s, which is not %s: %s", j.label(prio), j.losslessText(), describe(sp.Stats, PFCRxFrames(prio), PFCTxFrames(prio))),
+					Remedy: fmt.Sprintf("enable PFC on %s only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", strings.TrimPrefix(j.losslessText(), "the lossless "), prio)})
 			}
+		}
+		for _, cp := range j.classesNotLossless(sp) {
+			fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, cp),
+				Detail: fmt.Sprintf("%s is a lossless class, but the port has PFC on %s only: the class's traffic is dropped instead of paused when its queue fills", j.label(cp), joinInts(sp.Lossless)),
+				Remedy: fmt.Sprintf("make %s lossless on %s (roce_switch_qos lossless_classes; %s), or take it out of classes if it is meant to be lossy", j.label(cp), sp.Port, sp.advice().PausesOn(sp.Port, cp))})
 		}
 	}
 	for _, h := range j.d.Hosts {
@@ -334,21 +376,25 @@ func (j *judge) pfcPriority() {
 			fails = append(fails, j.hostPauses(h, l, lossless)...)
 		}
 	}
-	j.report(checkPFCPriority, fails, fmt.Sprintf("PFC frames only on the lossless priorities %s", joinInts(lossless)))
+	pass := fmt.Sprintf("PFC frames only on the lossless priorities %s", joinInts(lossless))
+	if len(j.o.Classes) > 0 {
+		pass = "PFC frames only on " + strings.TrimPrefix(j.losslessText(), "the ") + ", each lossless on every switch port that lists its lossless priorities"
+	}
+	j.report(checkPFCPriority, fails, pass)
 }
 
 // hostPauses are the pause frames of one NIC port outside the lossless priority.
 func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []verdict.Verdict {
-	p := j.o.Priority
+	prios := strings.TrimPrefix(j.losslessText(), "the lossless ")
 	var fails []verdict.Verdict
 	rx, tx := globalPause(l.Ethtool)
 	if n := l.Ethtool[rx] + l.Ethtool[tx]; n > 0 {
 		v := verdict.Verdict{Target: h.Host, Subject: h.linkSubject(l) + " global",
 			Detail: fmt.Sprintf("link-level (global) pause frames: %s; they stop every priority, not just the lossless one", describe(l.Ethtool, rx, tx)),
-			Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on priority %d", l.Netdev, p)}
+			Remedy: fmt.Sprintf("turn global pause off (ethtool -A %s rx off tx off) and use PFC on %s", l.Netdev, prios)}
 		if rx == linkPauseRx || tx == linkPauseTx {
 			v.Detail += fmt.Sprintf(" (802.3x pause counters: the NIC lists %s only while its global pause is on)", globalPauseRx)
-			v.Remedy = fmt.Sprintf("turn link-level flow control off on both ends, the switch port and the NIC (ethtool -A %s rx off tx off), and use PFC on priority %d", l.Netdev, p)
+			v.Remedy = fmt.Sprintf("turn link-level flow control off on both ends, the switch port and the NIC (ethtool -A %s rx off tx off), and use PFC on %s", l.Netdev, prios)
 		}
 		fails = append(fails, v)
 	}
@@ -358,8 +404,8 @@ func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []verdict.Verdict
 		}
 		if n := l.Ethtool[HostPauseRx(prio)] + l.Ethtool[HostPauseTx(prio)]; n > 0 {
 			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.linkSubject(l), prio),
-				Detail: fmt.Sprintf("pause frames on priority %d, which is not the lossless priority %d: %s", prio, p, describe(l.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
-				Remedy: fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", p, l.Netdev, p)})
+				Detail: fmt.Sprintf("pause frames on %s, which is not %s: %s", j.label(prio), j.losslessText(), describe(l.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
+				Remedy: j.nicPFCRemedy(l.Netdev)})
 		}
 	}
 	return fails
@@ -406,11 +452,22 @@ func (j *judge) ecnToCNP() {
 	var fails []verdict.Verdict
 	var swMarks uint64
 	portWide := 0
+	byPrio := map[int]uint64{}
 	for _, sp := range j.d.Switches {
-		n, wide, _ := sp.ecnMarks(p)
-		swMarks += n
-		if wide {
-			portWide++
+		seenQ := map[int]bool{}
+		for _, cp := range j.judged() {
+			n, wide, _ := sp.ecnMarks(cp)
+			if wide {
+				// The port's count holds every queue's marks: taken once.
+				swMarks += n
+				portWide++
+				break
+			}
+			if q := sp.queueOf(cp); !seenQ[q] {
+				seenQ[q] = true
+				swMarks += n
+				byPrio[cp] += n
+			}
 		}
 	}
 	nicMarks := Sum(ECNMarkedReceived, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
@@ -423,14 +480,34 @@ func (j *judge) ecnToCNP() {
 		}
 		fails = append(fails, v)
 	}
+	if len(j.o.Classes) > 0 && len(fails) > 0 && portWide == 0 {
+		var parts []string
+		for _, cp := range j.judged() {
+			parts = append(parts, fmt.Sprintf("%s %s", j.label(cp), j.rate(byPrio[cp])))
+		}
+		fails[0].Detail = fmt.Sprintf("switches ECN-marked %d packets on the lossless queues (%s) but no sampled NIC received a marked RoCE packet", swMarks, strings.Join(parts, ", "))
+		fails[0].Remedy = "the marked traffic is not the sampled hosts' RoCE: include the receivers in hosts, or check that each class rides its priority (trust dscp and the DSCP map on both ends)"
+	}
 	for _, h := range j.d.Hosts {
 		if h.RDMA[ECNMarkedReceived] > 0 && h.RDMA[CNPSent] == 0 {
-			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
+			v := verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 				Detail: fmt.Sprintf("received %d ECN-marked RoCE packets and sent no CNP", h.RDMA[ECNMarkedReceived]),
-				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to %s", p, p, ecnEnable(h, "roce_np", p))})
+				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to %s", p, p, ecnEnable(h, "roce_np", p))}
+			if len(j.judged()) > 1 {
+				v.Remedy = fmt.Sprintf("DCQCN's notification point is off on %s (the NIC counts marks of every priority together): enable it with roce_nic_dcqcn on this host "+
+					"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", strings.TrimPrefix(j.losslessText(), "the lossless "), j.ecnEnables(h, "roce_np"))
+			}
+			fails = append(fails, v)
 		}
 	}
 	marks := "ECN marks " + j.rate(swMarks) + " on switches"
+	if len(j.o.Classes) > 0 && portWide == 0 {
+		var parts []string
+		for _, cp := range j.judged() {
+			parts = append(parts, fmt.Sprintf("%s %s", j.label(cp), j.rate(byPrio[cp])))
+		}
+		marks += " (" + strings.Join(parts, ", ") + ")"
+	}
 	if portWide > 0 {
 		marks += fmt.Sprintf(" (%d ports count them per port, every queue's)", portWide)
 	}
@@ -472,9 +549,14 @@ func (j *judge) cnpHandled() {
 		if h.RDMA[CNPIgnored] == 0 {
 			continue
 		}
-		fails = append(fails, verdict.Verdict{Target: h.Host, Subject: h.Subject(),
+		v := verdict.Verdict{Target: h.Host, Subject: h.Subject(),
 			Detail: fmt.Sprintf("ignored CNPs: %s", describe(h.RDMA, CNPIgnored, CNPHandled)),
-			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to %s", p, ecnEnable(h, "roce_rp", p))})
+			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to %s", p, ecnEnable(h, "roce_rp", p))}
+		if len(j.judged()) > 1 {
+			v.Remedy = fmt.Sprintf("DCQCN's reaction point is off on a lossless priority, so its senders never slow down: enable it on %s with roce_nic_dcqcn on this host "+
+				"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", strings.TrimPrefix(j.losslessText(), "the lossless "), j.ecnEnables(h, "roce_rp"))
+		}
+		fails = append(fails, v)
 	}
 	handled := Sum(CNPHandled, j.hostCounters(func(h HostPort) Counters { return h.RDMA })...)
 	j.report(checkCNPHandled, fails, fmt.Sprintf("CNPs handled %s, none ignored", j.rate(handled)))

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -43,6 +44,7 @@ type fabricHealthModel struct {
 	CumulusSwitches types.List         `tfsdk:"cumulus_switches"`
 	Hosts           types.List         `tfsdk:"hosts"`
 	Priority        types.Int64        `tfsdk:"priority"`
+	Classes         types.Map          `tfsdk:"classes"`
 	IntervalSeconds types.Int64        `tfsdk:"interval_seconds"`
 	RequireTraffic  types.Bool         `tfsdk:"require_traffic"`
 	Cables          []cableModel       `tfsdk:"cables"`
@@ -129,6 +131,11 @@ func (d *fabricHealthDataSource) Schema(_ context.Context, _ datasource.SchemaRe
 				MarkdownDescription: "SSH addresses of the hosts, reached with the provider's `ssh` settings."},
 			"priority": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: "The lossless (RDMA) priority and queue, 0-7. Default `3`."},
+			"classes": schema.MapAttribute{Optional: true, ElementType: types.Int64Type,
+				MarkdownDescription: "The lossless classes, class name to priority (`{ compute = 3, storage = 4 }`, as the switch's `lossless_classes` and the NICs' " +
+					"`pfc_priorities` have them). Each class's priority is judged lossless beside `priority`, on its own: drops on it, pauses on it (no fault) and " +
+					"outside every class (a fault), ECN marks on its queue and the CNPs they draw, and a switch port whose PFC leaves it out. " +
+					"Verdicts name the class: `priority 4 (storage)`. A name on `priority` names the default class. Only `priority` must carry traffic (`require_traffic`)."},
 			"interval_seconds": schema.Int64Attribute{Optional: true,
 				MarkdownDescription: fmt.Sprintf("Seconds between the two samples, 1-%d. Default `%d`. Where a switch's counters move only when they poll, "+
 					"the samples are taken as far apart as its driver needs (see above), with a warning when this is set shorter.", maxHealthInterval, defaultHealthInterval)},
@@ -206,6 +213,7 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 		resp.Diagnostics.AddAttributeError(path.Root("priority"), "Value Out of Range",
 			fmt.Sprintf("priority is %d; an 802.1p priority is 0-7: set the lossless priority the fabric uses (3 by convention).", v.ValueInt64()))
 	}
+	checkHealthClasses(m.Classes, &resp.Diagnostics)
 	if v := m.IntervalSeconds; isSet(v) && (v.ValueInt64() < 1 || v.ValueInt64() > maxHealthInterval) {
 		resp.Diagnostics.AddAttributeError(path.Root("interval_seconds"), "Value Out of Range",
 			fmt.Sprintf("interval_seconds is %d; the samples are 1-%d seconds apart: set a few seconds while traffic runs (10 is the default).", v.ValueInt64(), maxHealthInterval))
@@ -231,6 +239,48 @@ func (d *fabricHealthDataSource) ValidateConfig(ctx context.Context, req datasou
 		seen[v.ValueString()] = name
 	}
 	checkCables(m.Cables, switches, hosts, &resp.Diagnostics)
+}
+
+// checkHealthClasses refuses a class priority outside 0-7, an empty class name and two
+// names for one priority.
+func checkHealthClasses(classes types.Map, diags *diag.Diagnostics) {
+	if !isSet(classes) {
+		return
+	}
+	byPrio := map[int64]string{}
+	names := slices.Sorted(maps.Keys(classes.Elements()))
+	for _, name := range names {
+		v, ok := classes.Elements()[name].(types.Int64)
+		at := path.Root("classes").AtMapKey(name)
+		if !ok || !isSet(v) {
+			continue
+		}
+		p := v.ValueInt64()
+		switch {
+		case strings.TrimSpace(name) == "":
+			diags.AddAttributeError(at, "Invalid Class Name",
+				fmt.Sprintf("classes has a class with an empty name on priority %d: name it as the switch's lossless_classes do (storage).", p))
+		case p < 0 || p > 7:
+			diags.AddAttributeError(at, "Value Out of Range",
+				fmt.Sprintf("classes[%q] is %d; an 802.1p priority is 0-7: set the class's priority as the switch's lossless_classes has it.", name, p))
+		case byPrio[p] != "":
+			diags.AddAttributeError(at, "Repeated Class Priority",
+				fmt.Sprintf("classes[%q] and classes[%q] are both priority %d: a priority carries one lossless class; remove one of them.", byPrio[p], name, p))
+		default:
+			byPrio[p] = name
+		}
+	}
+}
+
+// healthClasses are the classes of the configuration, by name.
+func healthClasses(classes types.Map) []health.Class {
+	var out []health.Class
+	for _, name := range slices.Sorted(maps.Keys(classes.Elements())) {
+		if v, ok := classes.Elements()[name].(types.Int64); ok && isSet(v) {
+			out = append(out, health.Class{Name: name, Priority: int(v.ValueInt64())})
+		}
+	}
+	return out
 }
 
 // checkCables refuses a cable whose switch is not in switches or whose host is not in hosts:
@@ -359,7 +409,7 @@ func (d *fabricHealthDataSource) Read(ctx context.Context, req datasource.ReadRe
 			nothingToSample+" are all empty or unset: "+listTargets)
 		return
 	}
-	opts := health.Options{Priority: defaultLosslessPrio, RequireTraffic: true, Cables: d.cables(m.Cables, switches)}
+	opts := health.Options{Priority: defaultLosslessPrio, RequireTraffic: true, Cables: d.cables(m.Cables, switches), Classes: healthClasses(m.Classes)}
 	if isSet(m.Priority) {
 		opts.Priority = int(m.Priority.ValueInt64())
 	}

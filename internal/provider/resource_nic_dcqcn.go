@@ -369,9 +369,11 @@ func (m *nicDCQCNModel) dcqcnTask() tasks.DCQCN {
 	if m.CNP != nil {
 		cnpDSCP, cnpPrio = intOr(m.CNP.DSCP, cnpDSCP), intOr(m.CNP.Priority, cnpPrio)
 	}
+	// Every PFC priority is lossless and gets DCQCN's points; unset pfc_priorities means
+	// [priority], the task's own.
 	return tasks.DCQCN{
-		Netdevs: stringsOf(m.Devices), Priority: intOr(m.Priority, fabric.DefaultRDMAPriority), Params: m.params(),
-		CNPDSCP: cnpDSCP, CNPPriority: cnpPrio,
+		Netdevs: stringsOf(m.Devices), Priority: intOr(m.Priority, fabric.DefaultRDMAPriority), Lossless: intsOf(m.PFCPriorities),
+		Params: m.params(), CNPDSCP: cnpDSCP, CNPPriority: cnpPrio,
 	}
 }
 
@@ -461,6 +463,9 @@ func (m *nicDCQCNModel) validate() problems {
 			fmt.Sprintf("pfc_priorities is empty, which would turn PFC off on every priority and leave RoCE lossy. "+
 				"List the lossless priorities (normally [%d], the RDMA priority), or leave it unset for [priority].", class.Priority))
 	}
+	// The CNP priority is known unless cnp or its priority is still unknown; unset, it is the
+	// firmware default.
+	cnpKnown := m.CNP == nil || !m.CNP.Priority.IsUnknown()
 	seen := map[int]bool{}
 	for i, p := range intsOf(m.PFCPriorities) {
 		at := path.Root("pfc_priorities").AtListIndex(i)
@@ -469,6 +474,10 @@ func (m *nicDCQCNModel) validate() problems {
 			ps.errorAt(at, "Priority Out of Range", fmt.Sprintf("%s is %d; priorities are 0 to 7.", at, p))
 		case seen[p]:
 			ps.errorAt(at, "Repeated PFC Priority", fmt.Sprintf("%s repeats priority %d; list each priority once.", at, p))
+		case cnpKnown && p == class.CNPPriority:
+			ps.errorAt(at, "PFC on the CNP Priority", fmt.Sprintf("%s is %d, the CNP priority (cnp.priority): every PFC priority is a lossless "+
+				"class whose DCQCN reacts to CNPs, and CNPs queued behind paused data arrive too late to slow it. Remove %d from pfc_priorities, "+
+				"or move the CNPs to a priority of their own (cnp.priority, firmware default %d).", at, p, p, fabric.DefaultCNPPriority))
 		}
 		seen[p] = true
 	}

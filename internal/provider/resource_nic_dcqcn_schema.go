@@ -26,8 +26,8 @@ func nicDCQCNSchema() schema.Schema {
 	dcqcnDefault := defaultDCQCNObject()
 	return schema.Schema{
 		MarkdownDescription: "DCQCN congestion control and host QoS of a GPU host's ConnectX ports: NP and RP enabled on the RDMA " +
-			"priority, DCQCN parameters in human units (firmware defaults unless set), CNP DSCP and priority, trust dscp, PFC " +
-			"on the RDMA priority, the OFED port traffic class, and optionally `cma_roce_tos`. It uses what the host offers: " +
+			"priority and every other lossless priority of `pfc_priorities`, DCQCN parameters in human units (firmware defaults unless set), CNP DSCP and priority, trust dscp, PFC " +
+			"on the lossless priorities, the OFED port traffic class, and optionally `cma_roce_tos`. It uses what the host offers: " +
 			"OFED sysfs (`/sys/class/net/<if>/ecn/`), else debugfs `cc_params` when the kernel is not locked down, else the " +
 			"persistent `mlxconfig` path (then `reboot_required` is true; the provider never reboots). With `persist` (default) a " +
 			"systemd oneshot unit and a udev rule rendered from the same settings re-apply everything after a reboot or driver " +
@@ -72,7 +72,8 @@ func nicDCQCNSchema() schema.Schema {
 					"min_time_between_cnps_us": i64("Minimum time between CNPs in µs (`min_time_between_cnps`). Default `4`.", def.MinTimeBetweenCNPsUS),
 				}},
 			"pfc_priorities": schema.ListAttribute{Optional: true, ElementType: types.Int64Type,
-				MarkdownDescription: "Priorities with PFC on (`mlnx_qos --pfc`); all others off. Default: `[priority]`; an empty list is refused (it would leave RoCE lossy)."},
+				MarkdownDescription: "The lossless priorities: PFC on (`mlnx_qos --pfc`), all others off, and DCQCN's notification and reaction points enabled on each, as on `priority` " +
+					"(a second lossless class such as storage on `4`, as the switch's `lossless_classes`). Default: `[priority]`; an empty list is refused (it would leave RoCE lossy), and so is the CNP priority (`cnp.priority`)."},
 			"set_traffic_class": schema.BoolAttribute{Optional: true, Computed: true, Default: booldefault.StaticBool(true),
 				MarkdownDescription: "Force the RDMA ToS on every RoCE QP of the port (OFED `tc/1/traffic_class`), which also overrides what applications ask for. Default `true`."},
 			"cma_roce_tos": schema.Int64Attribute{Optional: true,

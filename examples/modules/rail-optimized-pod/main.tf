@@ -14,6 +14,33 @@ locals {
   # NCCL_IB_TC and the NICs' traffic class: DSCP << 2 | ECT(0).
   traffic_class = provider::roce::tos(local.rdma.dscp, 2)
 
+  # The lossless classes beside the default one. Left out (the default), every argument
+  # below is null, so a pod built before the list plans no change.
+  classes = var.policy.lossless_classes
+  lossless_classes = length(local.classes) == 0 ? null : [for c in local.classes : {
+    name     = c.name
+    dscp     = c.dscp
+    priority = c.priority
+    ecn = {
+      min_threshold_bytes      = c.ecn.min_threshold_bytes
+      max_threshold_bytes      = c.ecn.max_threshold_bytes
+      mark_probability_percent = c.ecn.mark_probability_percent
+    }
+    pfc       = { pause_threshold_bytes = c.pfc.pause_threshold_bytes }
+    scheduler = c.scheduler == null ? null : { mode = c.scheduler.mode, weight = c.scheduler.weight }
+  }]
+  # The NICs' lossless priorities: PFC and DCQCN on the default priority and every class's.
+  pfc_priorities = length(local.classes) == 0 ? null : concat([local.rdma.priority], [for c in local.classes : c.priority])
+  # Fabric health names each class in its verdicts ("priority 4 (storage)").
+  health_classes = length(local.classes) == 0 ? null : merge({ compute = local.rdma.priority }, { for c in local.classes : c.name => c.priority })
+
+  # Each class's DSCPs, priority and ToS (its first DSCP << 2 | ECT(0)), the default one as
+  # compute: what a storage configuration sets as its ToS. NCCL keeps compute's.
+  traffic_classes = merge(
+    { compute = { dscp = [local.rdma.dscp], priority = local.rdma.priority, tos = local.traffic_class } },
+    { for c in local.classes : c.name => { dscp = c.dscp, priority = c.priority, tos = provider::roce::tos(c.dscp[0], 2) } },
+  )
+
   threshold_findings = provider::roce::ecn_pfc_findings(
     var.policy.ecn.min_threshold_bytes, var.policy.ecn.max_threshold_bytes, var.policy.pfc.pause_threshold_bytes,
   )
@@ -95,6 +122,8 @@ resource "roce_switch_qos" "leaf" {
   cnp_scheduler  = local.switch_policy.cnp_scheduler
   pfc_watchdog   = local.switch_policy.pfc_watchdog
 
+  lossless_classes = local.lossless_classes
+
   lifecycle {
     precondition {
       condition     = length(local.threshold_errors) == 0
@@ -159,6 +188,7 @@ resource "roce_nic_dcqcn" "node" {
   rdma_dscp         = local.rdma.dscp
   cnp               = local.switch_policy.cnp
   dcqcn             = local.dcqcn
+  pfc_priorities    = local.pfc_priorities
   set_traffic_class = var.policy.set_traffic_class
   persist           = var.policy.persist
 
@@ -222,6 +252,7 @@ data "roce_fabric_health" "pod" {
   switches         = [for s in var.switches : { address = s.address, os = s.os }]
   hosts            = [for h in var.hosts : h.address]
   priority         = local.rdma.priority
+  classes          = local.health_classes
   interval_seconds = var.checks.interval_seconds
 
   depends_on = [roce_switch_qos.leaf, roce_nic_dcqcn.node, roce_switch_qos.canary, roce_nic_dcqcn.canary]

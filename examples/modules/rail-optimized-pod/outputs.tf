@@ -29,6 +29,11 @@ output "traffic_class" {
   value       = local.traffic_class
 }
 
+output "traffic_classes" {
+  description = "Each lossless class by name, the default one as compute: its DSCPs, its priority and its ToS byte (the first DSCP << 2 | ECT(0)), for a storage configuration to set its class's ToS. NCCL uses compute's."
+  value       = local.traffic_classes
+}
+
 output "threshold_warnings" {
   description = "Findings of provider::roce::ecn_pfc_findings that do not block the plan."
   value       = [for f in local.threshold_findings : f if startswith(f, "warning:")]

@@ -61,6 +61,8 @@ resource "roce_switch_qos" "canary" {
   cnp_scheduler  = local.switch_policy.cnp_scheduler
   pfc_watchdog   = local.switch_policy.pfc_watchdog
 
+  lossless_classes = local.lossless_classes
+
   lifecycle {
     precondition {
       condition     = length(local.threshold_errors) == 0
@@ -87,6 +89,7 @@ resource "roce_nic_dcqcn" "canary" {
   rdma_dscp         = local.rdma.dscp
   cnp               = local.switch_policy.cnp
   dcqcn             = local.dcqcn
+  pfc_priorities    = local.pfc_priorities
   set_traffic_class = var.policy.set_traffic_class
   persist           = var.policy.persist
 
@@ -119,6 +122,7 @@ data "roce_fabric_health" "canary" {
   switches         = [for s in local.canary_switches : { address = s.address, os = s.os }]
   hosts            = [for h in local.canary_hosts : h.address]
   priority         = local.rdma.priority
+  classes          = local.health_classes
   interval_seconds = var.rollout.interval_seconds
 
   depends_on = [roce_switch_qos.canary, roce_host_bootstrap.canary, roce_nic_dcqcn.canary, roce_nccl_env_profile.canary]

@@ -95,6 +95,25 @@ variable "policy" {
       mode   = string
       weight = optional(number)
     }), { mode = "strict" })
+    # Lossless classes beside the default (compute) one, such as storage on priority 4: each
+    # switch's lossless_classes, the NICs' PFC and DCQCN, and fabric health's classes.
+    lossless_classes = optional(list(object({
+      name     = string
+      dscp     = list(number)
+      priority = number
+      ecn = object({
+        min_threshold_bytes      = number
+        max_threshold_bytes      = number
+        mark_probability_percent = optional(number, 100)
+      })
+      pfc = object({
+        pause_threshold_bytes = number
+      })
+      scheduler = optional(object({
+        mode   = string
+        weight = optional(number)
+      }))
+    })), [])
     # SONiC's PFC watchdog on the RDMA priority of every RoCE port.
     pfc_watchdog = optional(object({
       action              = optional(string, "drop")
@@ -180,6 +199,29 @@ variable "policy" {
     condition = (var.policy.ecn.min_threshold_bytes < var.policy.ecn.max_threshold_bytes &&
     var.policy.ecn.max_threshold_bytes <= var.policy.pfc.pause_threshold_bytes)
     error_message = "Thresholds must satisfy ECN min < ECN max <= PFC pause (policy.ecn, policy.pfc): ECN has to slow senders before PFC pauses the link."
+  }
+  validation {
+    condition = alltrue([for c in var.policy.lossless_classes :
+      c.priority >= 0 && c.priority <= 7 && floor(c.priority) == c.priority && length(c.dscp) > 0 &&
+    alltrue([for d in c.dscp : d >= 0 && d <= 63 && floor(d) == d])])
+    error_message = "policy.lossless_classes: each class needs DSCP values (whole numbers 0-63) and a priority (a whole number 0-7)."
+  }
+  validation {
+    condition = (length(distinct([for c in var.policy.lossless_classes : c.name])) == length(var.policy.lossless_classes) &&
+    !contains([for c in var.policy.lossless_classes : c.name], "compute"))
+    error_message = "policy.lossless_classes: class names must be unique and not \"compute\", the name of the default class (policy.rdma)."
+  }
+  validation {
+    condition = (length(distinct([for c in var.policy.lossless_classes : c.priority])) == length(var.policy.lossless_classes) &&
+      alltrue([for c in var.policy.lossless_classes : !contains([var.policy.rdma.priority, var.policy.cnp.priority], c.priority)]) &&
+      length(distinct(flatten([for c in var.policy.lossless_classes : c.dscp]))) == length(flatten([for c in var.policy.lossless_classes : c.dscp])) &&
+    alltrue([for c in var.policy.lossless_classes : !contains(c.dscp, var.policy.rdma.dscp) && !contains(c.dscp, var.policy.cnp.dscp)]))
+    error_message = "policy.lossless_classes: every class needs a priority and DSCPs of its own, none shared with another class, policy.rdma or policy.cnp."
+  }
+  validation {
+    condition = alltrue([for c in var.policy.lossless_classes :
+    c.ecn.min_threshold_bytes < c.ecn.max_threshold_bytes && c.ecn.max_threshold_bytes <= c.pfc.pause_threshold_bytes])
+    error_message = "policy.lossless_classes: each class's thresholds must satisfy ECN min < ECN max <= PFC pause (ecn, pfc)."
   }
   validation {
     condition     = var.policy.ecn.mark_probability_percent >= 1 && var.policy.ecn.mark_probability_percent <= 100

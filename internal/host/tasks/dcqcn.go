@@ -10,11 +10,15 @@ import (
 // DCQCN sets the mlx5 DCQCN congestion control of ConnectX physical
 // functions: it turns the notification point (CNP generation, roce_np) and
 // the reaction point (rate limiting on CNPs, roce_rp) on for Priority and
-// sets every RP/NP parameter of Params plus the CNP DSCP and 802.1p priority.
+// every priority of Lossless, and sets every RP/NP parameter of Params plus
+// the CNP DSCP and 802.1p priority.
 //
-// Only Priority is switched on; the enable bits of the other priorities are
+// Only those priorities are switched on; the enable bits of the others are
 // left as they are (firmware turns all eight on by default, and turning ECN
-// reaction off elsewhere is not this task's business).
+// reaction off elsewhere is not this task's business). NVIDIA's "DCQCN CC
+// Parameters" (DOCA documentation, networking-docs.nvidia.com, 3.4.0) names
+// the three views of one per-priority switch: OFED's enable/<prio> files,
+// WinOF's DcQcnEnablePrio0..7 and the NV configuration's ROCE_CC_PRIO_MASK.
 //
 // It takes the first interface the host offers, per netdev:
 //   - OFED sysfs, /sys/class/net/<if>/ecn/roce_{np,rp}/..., when the ecn/
@@ -36,6 +40,11 @@ type DCQCN struct {
 	Netdevs []string
 	// Priority is the 802.1p priority of RoCE data, 0..7 (conventionally 3).
 	Priority int
+	// Lossless are the further lossless priorities (a storage class on 4,
+	// say) whose traffic DCQCN must throttle too: NP and RP are switched on
+	// for each of them as for Priority. Empty means Priority alone; listing
+	// Priority again changes nothing.
+	Lossless []int
 	// Params are the DCQCN parameters in human units; start from
 	// fabric.DefaultDCQCN().
 	Params fabric.DCQCN
@@ -43,7 +52,8 @@ type DCQCN struct {
 	// default 48).
 	CNPDSCP int
 	// CNPPriority is the 802.1p priority of those CNPs, 0..7 (firmware
-	// default 6); it must differ from Priority.
+	// default 6); it must differ from Priority and from every Lossless
+	// priority.
 	CNPPriority int
 }
 

@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"regexp"
+	"slices"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/host/facts"
@@ -42,11 +43,13 @@ func planDebugfs(n host.Netdev, cc map[string]facts.CCParams, want []dcqcnSettin
 	}
 	var d knobDiff
 	total := 0
-	prio := -1
+	var prios []int
 	for _, s := range want {
 		file, ok := s.debugfsFile()
 		if !ok {
-			prio = s.prio
+			if !slices.Contains(prios, s.prio) {
+				prios = append(prios, s.prio)
+			}
 			continue
 		}
 		total++
@@ -66,7 +69,7 @@ func planDebugfs(n host.Netdev, cc map[string]facts.CCParams, want []dcqcnSettin
 		d.add(file, v, s.value, cmd)
 	}
 	note := host.Unchanged(fmt.Sprintf("%s: debugfs has no per-priority enable; DCQCN acts on the priorities of the "+
-		"firmware's ROCE_CC_PRIO_MASK (default all), priority %d included unless that mask was changed", n.Name, prio))
+		"firmware's ROCE_CC_PRIO_MASK (default all), %s included unless that mask was changed", n.Name, prioritiesText(prios)))
 	if d.empty() {
 		return []host.Change{note, host.Unchanged(fmt.Sprintf("%s has its DCQCN values (debugfs %s, %d checked)", n.Name, n.PCIAddr, total))}, nil
 	}

@@ -2,7 +2,9 @@ package tasks
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
@@ -29,22 +31,43 @@ func nvSetCommands(bdf string, params []string) host.Commands {
 }
 
 // nvWant turns the settings into NV parameters for port: the enables become
-// one ROCE_CC_PRIO_MASK that keeps the bits of curMask and adds the
-// priority's; the values map one to one.
+// one ROCE_CC_PRIO_MASK, a bit per priority (bit n enables DCQCN on priority
+// n, NVIDIA's "DCQCN CC Parameters", DOCA documentation 3.4.0), that keeps
+// the bits of curMask and adds every enabled priority's; the values map one
+// to one.
 func nvWant(want []dcqcnSetting, port int, curMask int64) []nvSetting {
-	var out []nvSetting
-	maskDone := false
+	mask := curMask
 	for _, s := range want {
 		if s.prio >= 0 {
-			if !maskDone {
-				out = append(out, nvSetting{name: nvPrioMask(port), value: curMask | 1<<s.prio})
-				maskDone = true
-			}
-			continue
+			mask |= 1 << s.prio
 		}
-		out = append(out, nvSetting{name: s.nvName(port), value: s.value})
+	}
+	out := []nvSetting{{name: nvPrioMask(port), value: mask}}
+	for _, s := range want {
+		if s.prio < 0 {
+			out = append(out, nvSetting{name: s.nvName(port), value: s.value})
+		}
 	}
 	return out
+}
+
+// enabledBits names the priorities of the enable settings as a mask's bits:
+// "bit 3", or "bits 3, 4".
+func enabledBits(want []dcqcnSetting) string {
+	var prios []int
+	for _, s := range want {
+		if s.prio >= 0 && !slices.Contains(prios, s.prio) {
+			prios = append(prios, s.prio)
+		}
+	}
+	if len(prios) == 1 {
+		return "bit " + strconv.Itoa(prios[0])
+	}
+	s := make([]string, len(prios))
+	for i, p := range prios {
+		s[i] = strconv.Itoa(p)
+	}
+	return "bits " + strings.Join(s, ", ")
 }
 
 // nvSetting is one NV configuration parameter and its value.
@@ -74,7 +97,7 @@ func planNVConfig(n host.Netdev, nv map[string]map[string]int64, want []dcqcnSet
 			fact:   "mlxconfig NV configuration",
 			object: "netdev " + n.Name + " (" + n.PCIAddr + ")",
 			fix: "set it once by hand and reboot: " + nvSet(n.PCIAddr, params).String() + " (and " + nvPrioMask(port) +
-				" with bit " + strconv.Itoa(want[0].prio) + " set; the default 255 has it); or boot without kernel lockdown " +
+				" with " + enabledBits(want) + " set; the default 255 has it); or boot without kernel lockdown " +
 				"(Secure Boot) to use debugfs, or install OFED for the ecn/ sysfs tree",
 		}
 	}

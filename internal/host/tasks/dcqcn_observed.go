@@ -11,9 +11,10 @@ import (
 // Observed returns t with Params, CNPDSCP and CNPPriority replaced by what
 // the host holds, read through the path each netdev takes (OFED sysfs,
 // debugfs cc_params, or the next-boot NV configuration) from the first
-// netdev t selects. Priority and Netdevs stay as given: the firmware turns
-// DCQCN on for every priority by default, so the enable bits cannot tell
-// which priority was configured. Netdevs that hold other values than the
+// netdev t selects. Priority, Lossless and Netdevs stay as given: the
+// firmware turns DCQCN on for every priority by default, so the enable bits
+// cannot tell which priorities were configured (the caller takes the
+// lossless ones from the host's PFC, HostQoS.Observed). Netdevs that hold other values than the
 // first show up when t's result is planned against f.
 //
 // f must hold t.Needs(). It is what an import reads a host back with.

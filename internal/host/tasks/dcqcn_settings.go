@@ -3,6 +3,7 @@ package tasks
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,12 +51,49 @@ func nvPrioMask(port int) string { return "ROCE_CC_PRIO_MASK_P" + strconv.Itoa(p
 // paths and script lines, so anything else is a bug in package fabric.
 var knobNameRE = regexp.MustCompile(`^[a-z0-9_]+(/[0-7])?$`)
 
+// priorities are the priorities DCQCN is switched on for: Priority, then the
+// other Lossless ones in ascending order, each once.
+func (t DCQCN) priorities() []int {
+	out := []int{t.Priority}
+	rest := slices.Clone(t.Lossless)
+	slices.Sort(rest)
+	for _, p := range slices.Compact(rest) {
+		if p != t.Priority {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// prioritiesText names the priorities as the notes and the boot script say
+// them: "priority 3", or "priorities 3, 4".
+func prioritiesText(prios []int) string {
+	if len(prios) == 1 {
+		return "priority " + strconv.Itoa(prios[0])
+	}
+	s := make([]string, len(prios))
+	for i, p := range prios {
+		s[i] = strconv.Itoa(p)
+	}
+	return "priorities " + strings.Join(s, ", ")
+}
+
 // settings validates the task and returns every value it sets: the NP and RP
-// enables of Priority, the RP knobs in OFED sysfs order, then the NP knobs
-// (min_time_between_cnps, cnp_dscp, cnp_802p_prio).
+// enables of each priority (Priority first), the RP knobs in OFED sysfs
+// order, then the NP knobs (min_time_between_cnps, cnp_dscp, cnp_802p_prio).
 func (t DCQCN) settings() ([]dcqcnSetting, error) {
 	if t.Priority < 0 || t.Priority > 7 {
 		return nil, fmt.Errorf("priority %d: want 0..7 (conventionally %d)", t.Priority, fabric.DefaultRDMAPriority)
+	}
+	for _, p := range t.Lossless {
+		if p < 0 || p > 7 {
+			return nil, fmt.Errorf("lossless priority %d: want 0..7", p)
+		}
+		if p == t.CNPPriority {
+			return nil, fmt.Errorf("lossless priority %d is the CNP priority: CNPs must not queue behind the data they throttle, "+
+				"and a lossless priority pauses them; move the CNPs to a lossy priority (firmware default %d) or drop %d from the lossless priorities",
+				p, fabric.DefaultCNPPriority, p)
+		}
 	}
 	if t.CNPDSCP < 0 || t.CNPDSCP > 63 {
 		return nil, fmt.Errorf("CNP DSCP %d: want 0..63 (firmware default %d)", t.CNPDSCP, fabric.DefaultCNPDSCP)
@@ -72,10 +110,11 @@ func (t DCQCN) settings() ([]dcqcnSetting, error) {
 		return nil, err
 	}
 	cnp := fabric.TrafficClass{CNPDSCP: t.CNPDSCP, CNPPriority: t.CNPPriority}.CNPKnobs()
-	enable := "enable/" + strconv.Itoa(t.Priority)
-	out := []dcqcnSetting{
-		{side: "np", name: enable, prio: t.Priority, value: 1},
-		{side: "rp", name: enable, prio: t.Priority, value: 1},
+	var out []dcqcnSetting
+	for _, p := range t.priorities() {
+		enable := "enable/" + strconv.Itoa(p)
+		out = append(out, dcqcnSetting{side: "np", name: enable, prio: p, value: 1},
+			dcqcnSetting{side: "rp", name: enable, prio: p, value: 1})
 	}
 	for _, k := range knobs.RP {
 		out = append(out, dcqcnSetting{side: "rp", name: k.Name, prio: -1, value: k.Value})

@@ -126,6 +126,8 @@ func TestDCQCNInvalid(t *testing.T) {
 		{"cnp dscp", func(d *DCQCN) { d.CNPDSCP = 64 }, "CNP DSCP 64: want 0..63"},
 		{"cnp priority", func(d *DCQCN) { d.CNPPriority = 9 }, "CNP priority 9: want 0..7"},
 		{"shared priority", func(d *DCQCN) { d.CNPPriority = 3 }, "CNP priority 3 is the RoCE data priority"},
+		{"lossless range", func(d *DCQCN) { d.Lossless = []int{4, 8} }, "lossless priority 8: want 0..7"},
+		{"lossless cnp", func(d *DCQCN) { d.Lossless = []int{4, 6} }, "lossless priority 6 is the CNP priority"},
 		{"params", func(d *DCQCN) { d.Params = fabric.DCQCN{} }, "DCQCN.Gain is 0"},
 	}
 	for _, tc := range tests {

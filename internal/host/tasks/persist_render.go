@@ -144,7 +144,7 @@ func (p Persistence) renderDCQCN(b *strings.Builder, f host.Facts) ([]string, er
 		}
 	}
 	if sysfs {
-		fmt.Fprintf(b, "\n# dcqcn_sysfs NETDEV: DCQCN through OFED's ecn/ tree, priority %d switched on.\ndcqcn_sysfs() {\n", t.Priority)
+		fmt.Fprintf(b, "\n# dcqcn_sysfs NETDEV: DCQCN through OFED's ecn/ tree, %s switched on.\ndcqcn_sysfs() {\n", prioritiesText(t.priorities()))
 		for _, s := range want {
 			fmt.Fprintf(b, "\tput \"%s/%s\" %d\n", ecnDir("$1"), s.sysfsFile(), s.value)
 		}
