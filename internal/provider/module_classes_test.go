@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sync"
@@ -12,18 +13,22 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/nvue"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hostprofile"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
 )
 
 // TestRailOptimizedPodModuleLosslessClasses applies the module with a storage class beside the
-// default (compute) one through the real Terraform CLI: the SONiC leaf holds both classes,
+// default (compute) one through the real Terraform CLI: the SONiC and the Cumulus leaf hold
+// both classes (and the Cumulus leaf is as before after destroy),
 // each host port has PFC and DCQCN's NP and RP on both classes' priorities, as read
 // from the host twin itself (priority 4's points are switched off before the apply, so the apply
 // must turn them on), the second plan is empty, and traffic_classes gives each class's ToS.
 func TestRailOptimizedPodModuleLosslessClasses(t *testing.T) {
 	sw := newSwitchFixture(t, switchtwin.Options{Release: "202511", Ports: 8})
+	cumulus := newCumulusFixture(t, "5.12")
+	cumulusBefore := treeJSON(cumulus.twin.Applied())
 	fleet := podFleet(t, hosttwin.HostSpec{Name: "gpu1", Profile: "cx7"})
 	onTwin(t, fleet, "gpu1", `for n in /sys/class/infiniband/*/device/net/*; do nd=${n##*/}; `+
 		`echo 0 > /sys/class/net/$nd/ecn/roce_np/enable/4; echo 0 > /sys/class/net/$nd/ecn/roce_rp/enable/4; done`)
@@ -38,12 +43,16 @@ func TestRailOptimizedPodModuleLosslessClasses(t *testing.T) {
 
 provider "roce" {
   gnmi = { username = %q, password = %q, ca_file = %q }
+  nvue = { username = "cumulus", password = %q, ca_file = %q }
   ssh  = { user = "root", private_key_file = %q, known_hosts_file = %q }
 }
 
 module "pod" {
   source        = "../modules/rail-optimized-pod"
-  switches      = [{ name = "leaf1", address = %q, sonic_release = "202511", ports = ["Ethernet0", "Ethernet4"] }]
+  switches = [
+    { name = "leaf1", address = %q, sonic_release = "202511", ports = ["Ethernet0", "Ethernet4"] },
+    { name = "leaf2", address = %q, os = "cumulus", ports = ["swp1", "swp2"] },
+  ]
   hosts         = [{ name = "gpu1", address = %q }]
   policy = {
     ecn = { min_threshold_bytes = 102400, max_threshold_bytes = 153600 }
@@ -58,7 +67,7 @@ module "pod" {
 output "traffic_classes" {
   value = module.pod.traffic_classes
 }
-`, twinUser, twinPassword, sw.caFile, fleet.UserKeyFile(), fleet.KnownHostsFile(), sw.addr, twinAddress(t, fleet, "gpu1"))})
+`, twinUser, twinPassword, sw.caFile, twinPassword, cumulus.caFile, fleet.UserKeyFile(), fleet.KnownHostsFile(), sw.addr, cumulus.addr, twinAddress(t, fleet, "gpu1"))})
 
 	cli := newTerraformCLIIn(t, root)
 	if out, code := cli.run("get"); code != 0 {
@@ -81,6 +90,21 @@ output "traffic_classes" {
 	}
 	if got := sw.entry("DSCP_TO_TC_MAP", "ROCE"); got["26"] != "3" || got["34"] != "4" {
 		t.Errorf("DSCP_TO_TC_MAP|ROCE = %v, want 26 -> 3 and 34 -> 4", got)
+	}
+	// The Cumulus leaf: both priorities in its PFC profile, storage's DSCP, queue and ECN.
+	applied := cumulus.twin.Applied()
+	for _, want := range []struct {
+		path string
+		v    any
+	}{
+		{"qos/pfc/ROCE/switch-priority/3", map[string]any{}}, {"qos/pfc/ROCE/switch-priority/4", map[string]any{}},
+		{"qos/mapping/ROCE/dscp/34/switch-priority", 4.0}, {"qos/egress-queue-mapping/default-global/switch-priority/4/traffic-class", 4.0},
+		{"qos/congestion-control/ROCE/traffic-class/4/min-threshold", 200000.0}, {"qos/congestion-control/ROCE/traffic-class/4/max-threshold", 400000.0},
+		{"interface/swp1/qos/pfc/profile", "ROCE"},
+	} {
+		if got, _ := nvue.Lookup(applied, nvue.Path(want.path)...); !reflect.DeepEqual(got, want.v) {
+			t.Errorf("Cumulus leaf %s = %#v, want %#v", want.path, got, want.v)
+		}
 	}
 	// The host itself: PFC, NP and RP on 3 and 4 on every port, and nowhere else PFC.
 	hostRoot, err := fleet.Root("gpu1")
@@ -118,6 +142,9 @@ output "traffic_classes" {
 	}
 	if out, code := cli.run("destroy", "-auto-approve", "-input=false", "-refresh=false"); code != 0 {
 		t.Fatalf("destroy failed:\n%s", out)
+	}
+	if treeJSON(cumulus.twin.Applied()) != cumulusBefore {
+		t.Error("destroy left the Cumulus leaf different from before")
 	}
 }
 
