@@ -30,6 +30,16 @@ module "pod" {
     ecn  = { min_threshold_bytes = var.ecn_min_threshold_bytes, max_threshold_bytes = 153600, mark_probability_percent = 100 }
     pfc  = { pause_threshold_bytes = var.pfc_pause_threshold_bytes }
 
+    # Storage (NVMe-oF, GPUDirect Storage) on SONiC's second stock lossless priority, with the
+    # same marking: before SONiC 202511 every class shares the stock WRED profile.
+    lossless_classes = [{
+      name     = "storage"
+      dscp     = [34]
+      priority = 4
+      ecn      = { min_threshold_bytes = var.ecn_min_threshold_bytes, max_threshold_bytes = 153600 }
+      pfc      = { pause_threshold_bytes = var.pfc_pause_threshold_bytes }
+    }]
+
     pfc_watchdog = { action = "drop", detection_time_ms = 200, restoration_time_ms = 200 }
     dcqcn        = { ai_rate_mbps = 10, min_time_between_cnps_us = 4 } # firmware: 5 and 4
 

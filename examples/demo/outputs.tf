@@ -3,6 +3,11 @@ output "traffic_class" {
   value       = module.pod.traffic_class
 }
 
+output "traffic_classes" {
+  description = "Each lossless class (compute for NCCL, storage): its DSCPs, priority and ToS byte."
+  value       = module.pod.traffic_classes
+}
+
 output "switches" {
   description = "Per switch: ports, cable length, lossless headroom per port, in sync."
   value       = module.pod.switches
@@ -27,7 +32,9 @@ output "preflight_ok" {
 output "summary" {
   description = "A readable account of what the apply configured on each switch and host."
   value = join("\n", concat(
-    ["Switches (SONiC: CONFIG_DB over gNMI; Cumulus: NVUE revisions); RoCE data travels with ToS ${module.pod.traffic_class}:"],
+    ["Lossless classes (PFC and ECN on every switch port, PFC and DCQCN on every NIC):"],
+    [for name, c in module.pod.traffic_classes : "  ${name}: DSCP ${join(",", c.dscp)} -> priority ${c.priority}, ToS ${c.tos}"],
+    ["Switches (SONiC: CONFIG_DB over gNMI; Cumulus: NVUE revisions); NCCL's RoCE data travels with ToS ${module.pod.traffic_class}:"],
     flatten([for name, s in module.pod.switches : [
       "  ${name} ${s.address} (${s.os == "cumulus" ? "Cumulus" : "SONiC"}): ${s.port_count} lossless ports ${s.ports[0]}..${s.ports[length(s.ports) - 1]}, cable ${s.cable_length_m} m, in sync: ${s.in_sync}",
       "      DSCP ${join(",", s.rdma.dscp)} -> TC ${s.rdma.priority} (PFC, ECN), CNP DSCP ${s.cnp.dscp} -> TC ${s.cnp.priority}",

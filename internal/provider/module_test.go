@@ -82,17 +82,21 @@ func TestRailOptimizedPodModule(t *testing.T) {
 	if ds := size.By["data.roce_gdr_preflight.node"]; ds > podDataSourceBudget {
 		t.Errorf("the data sources take %d bytes of state per host, over the budget of %d: %v", ds, podDataSourceBudget, size.By)
 	}
-	// The Cumulus leaf got the same class: DSCP 26 to switch priority 3, lossless, on its ports.
+	// The Cumulus leaf got the same classes: DSCP 26 to switch priority 3 and 34 to 4, lossless,
+	// on its ports.
 	var summary string
 	decodeOutput(t, cli.outputs(), "summary", &summary)
-	if want := "leaf2 " + cumulus.addr + " (Cumulus): 2 lossless ports swp1..swp2"; !strings.Contains(summary, want) {
-		t.Errorf("summary lacks %q:\n%s", want, summary)
+	for _, want := range []string{"leaf2 " + cumulus.addr + " (Cumulus): 2 lossless ports swp1..swp2", "storage: DSCP 34 -> priority 4, ToS 138"} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("summary lacks %q:\n%s", want, summary)
+		}
 	}
 	applied := cumulus.twin.Applied()
 	for _, want := range []struct {
 		path string
 		v    any
-	}{{"qos/mapping/ROCE/dscp/26/switch-priority", 3.0}, {"interface/swp2/qos/pfc/profile", "ROCE"}, {"qos/congestion-control/ROCE/traffic-class/3/min-threshold", 102400.0}} {
+	}{{"qos/mapping/ROCE/dscp/26/switch-priority", 3.0}, {"interface/swp2/qos/pfc/profile", "ROCE"}, {"qos/congestion-control/ROCE/traffic-class/3/min-threshold", 102400.0},
+		{"qos/mapping/ROCE/dscp/34/switch-priority", 4.0}, {"qos/congestion-control/ROCE/traffic-class/4/min-threshold", 102400.0}} {
 		if got, _ := nvue.Lookup(applied, nvue.Path(want.path)...); got != want.v {
 			t.Errorf("Cumulus leaf %s = %v, want %v", want.path, got, want.v)
 		}
