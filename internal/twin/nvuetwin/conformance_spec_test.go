@@ -30,6 +30,21 @@ func TestConformanceSpecETSDWRRNeedsBandwidth(t *testing.T) {
 	wantState(t, out, "applied_and_saved")
 }
 
+// A congestion-control traffic class may mark with probability 0: the schema's range is 0 to
+// 100, where its thresholds start at 1.
+func TestConformanceSpecECNProbabilityZero(t *testing.T) {
+	// src: spec schema-qos-ecn-qos-ecn-config (~2,646,700): probability minimum 0, maximum
+	// 100, default 100; min-threshold and max-threshold minimum 1.
+	s := newSwitch(t, nvuetwin.Options{})
+	_, out := s.change(obj("qos", obj("congestion-control", obj("C", obj("traffic-class", obj("3", obj("ecn", "enable", "probability", 0)))))), nil)
+	wantState(t, out, "applied_and_saved")
+	s = newSwitch(t, nvuetwin.Options{})
+	id := s.newRevision()
+	if code, body := s.do(http.MethodPatch, "/"+revQuery(id), obj("qos", obj("congestion-control", obj("C", obj("traffic-class", obj("3", obj("probability", 101))))))); code < 400 || code > 499 {
+		t.Errorf("PATCH probability 101: %d %v, want 4xx", code, body)
+	}
+}
+
 // The schema's minimums: a traffic pool's memory-percent and a PFC profile's buffers start at
 // 1, and a PATCH outside them is refused.
 func TestConformanceSpecMinimums(t *testing.T) {

@@ -178,7 +178,7 @@ func (v *validator) qos(q nvue.Tree) {
 			if x, ok := em["bw-percent"]; ok {
 				if em["mode"] != "dwrr" {
 					v.fail(l, "%s", errETSBandwidth)
-				} else if f, ok := v.integer(l+".bw-percent", x, 1, 100); ok {
+				} else if f, ok := v.integer(l+".bw-percent", x, 1, 100); ok { // the spec takes 0, the QoS guide "between 1 and 100"
 					total += f
 				}
 			} else if em["mode"] == "dwrr" {
@@ -236,8 +236,8 @@ func (v *validator) qos(q nvue.Tree) {
 			if okLo && okHi && lo > hi {
 				v.fail(l, "min-threshold %v is above max-threshold %v", lo, hi)
 			}
-			if x, ok := em["probability"]; ok {
-				v.integer(l+".probability", x, 1, 100)
+			if x, ok := em["probability"]; ok { // 0 to 100: spec schema-qos-ecn-qos-ecn-config
+				v.integer(l+".probability", x, 0, 100)
 			}
 			for _, f := range []string{"ecn", "red"} {
 				if x, ok := em[f]; ok {
