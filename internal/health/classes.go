@@ -56,16 +56,19 @@ func (j *judge) of(p int) string {
 
 // losslessText names the judged priorities: "the lossless priority 3", or "the lossless
 // priorities 3, 4 (storage)".
-func (j *judge) losslessText() string {
+func (j *judge) losslessText() string { return "the lossless " + j.losslessList() }
+
+// losslessList is losslessText without its article: "priority 3", "priorities 3, 4 (storage)".
+func (j *judge) losslessList() string {
 	ps := j.judged()
 	if len(ps) == 1 {
-		return "the lossless " + j.label(ps[0])
+		return j.label(ps[0])
 	}
 	s := make([]string, len(ps))
 	for i, p := range ps {
 		s[i] = strings.TrimPrefix(j.label(p), "priority ")
 	}
-	return "the lossless priorities " + strings.Join(s, ", ")
+	return "priorities " + strings.Join(s, ", ")
 }
 
 // pfcVector is mlnx_qos's --pfc argument with PFC on prios: "0,0,0,1,1,0,0,0".
@@ -80,14 +83,15 @@ func pfcVector(prios []int) string {
 	return strings.Join(v, ",")
 }
 
-// nicPFCFix is how a NIC port gets PFC on the judged priorities: for one, the words remedies
-// always used; for several, the whole mlnx_qos vector.
-func (j *judge) nicPFCFix(netdev string) string {
+// nicPFCFix is how a NIC port gets PFC on the judged priorities, after verb ("enable PFC on",
+// "set the NIC's PFC to"): for one priority its position in mlnx_qos's vector, for several
+// the whole vector.
+func (j *judge) nicPFCFix(verb, netdev string) string {
 	ps := j.judged()
 	if len(ps) == 1 {
-		return fmt.Sprintf("enable PFC on %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", ps[0], netdev, ps[0])
+		return fmt.Sprintf("%s %s only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", verb, j.label(ps[0]), netdev, ps[0])
 	}
-	return fmt.Sprintf("enable PFC on %s only (mlnx_qos -i %s --pfc %s), as the switch has them", strings.TrimPrefix(j.losslessText(), "the lossless "), netdev, pfcVector(ps))
+	return fmt.Sprintf("%s %s only (mlnx_qos -i %s --pfc %s), as the switch has them", verb, j.losslessList(), netdev, pfcVector(ps))
 }
 
 // ecnEnables names the files that enable DCQCN's point on every judged priority of h.
@@ -112,13 +116,4 @@ func (j *judge) classesNotLossless(sp SwitchPort) []int {
 		}
 	}
 	return out
-}
-
-// nicPFCRemedy is the remedy for pauses outside the lossless priorities on netdev.
-func (j *judge) nicPFCRemedy(netdev string) string {
-	ps := j.judged()
-	if len(ps) == 1 {
-		return fmt.Sprintf("set the NIC's PFC to priority %d only (mlnx_qos -i %s --pfc with 1 at position %d), as the switch has it", ps[0], netdev, ps[0])
-	}
-	return fmt.Sprintf("set the NIC's PFC to %s only (mlnx_qos -i %s --pfc %s), as the switch has them", strings.TrimPrefix(j.losslessText(), "the lossless "), netdev, pfcVector(ps))
 }

@@ -273,7 +273,7 @@ func (j *judge) losslessDrops() {
 	}
 	pass := fmt.Sprintf("no drops on priority %d at %d switch ports and %d NIC ports", p, len(j.d.Switches), len(j.linkCounters()))
 	if len(j.o.Classes) > 0 {
-		pass = fmt.Sprintf("no drops on %s at %d switch ports and %d NIC ports", strings.TrimPrefix(j.losslessText(), "the lossless "), len(j.d.Switches), len(j.linkCounters()))
+		pass = fmt.Sprintf("no drops on %s at %d switch ports and %d NIC ports", j.losslessList(), len(j.d.Switches), len(j.linkCounters()))
 	}
 	if perPort > 0 {
 		pass += fmt.Sprintf(" (%d of them counted by %s, every priority's drops: their driver has no %s)", perPort, portDiscards, HostDiscards(p))
@@ -288,7 +288,7 @@ func (j *judge) losslessDrops() {
 // port counts them with (portDiscards: every priority's, judged once).
 func (j *judge) nicDrops(h HostPort, l Link) ([]verdict.Verdict, string) {
 	var fails []verdict.Verdict
-	fix := j.nicPFCFix(l.Netdev)
+	fix := j.nicPFCFix("enable PFC on", l.Netdev)
 	var counter string
 	for _, p := range j.judged() {
 		n, c, ok := discards(l.Ethtool, p)
@@ -303,7 +303,7 @@ func (j *judge) nicDrops(h HostPort, l Link) ([]verdict.Verdict, string) {
 			if c == portDiscards {
 				v.Detail = fmt.Sprintf("the NIC dropped %d received packets for want of buffer (%s, every priority's: its driver has no %s)", n, c, HostDiscards(p))
 				v.Remedy = fmt.Sprintf("if the drops are on %s (RDMA retransmissions rise with them), the NIC does not pause the switch on it: %s; "+
-					"a newer mlx5 driver counts them per priority (%s)", strings.TrimPrefix(j.losslessText(), "the lossless "), fix, HostDiscards(p))
+					"a newer mlx5 driver counts them per priority (%s)", j.losslessList(), fix, HostDiscards(p))
 			}
 			fails = append(fails, v)
 		}
@@ -362,7 +362,7 @@ func (j *judge) pfcPriority() {
 			if n := sp.Stats[PFCRxFrames(prio)] + sp.Stats[PFCTxFrames(prio)]; n > 0 {
 				fails = append(fails, verdict.Verdict{Target: sp.Switch, Subject: fmt.Sprintf("%s priority %d", sp.Port, prio),
 					Detail: fmt.Sprintf("PFC frames on %s, which is not %s: %s", j.label(prio), j.losslessText(), describe(sp.Stats, PFCRxFrames(prio), PFCTxFrames(prio))),
-					Remedy: fmt.Sprintf("enable PFC on %s only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", strings.TrimPrefix(j.losslessText(), "the lossless "), prio)})
+					Remedy: fmt.Sprintf("enable PFC on %s only, on the switch (pfc_enable) and on every NIC (mlnx_qos --pfc), or make priority %d lossless end to end", j.losslessList(), prio)})
 			}
 		}
 		for _, cp := range j.classesNotLossless(sp) {
@@ -378,14 +378,14 @@ func (j *judge) pfcPriority() {
 	}
 	pass := fmt.Sprintf("PFC frames only on the lossless priorities %s", joinInts(lossless))
 	if len(j.o.Classes) > 0 {
-		pass = "PFC frames only on " + strings.TrimPrefix(j.losslessText(), "the ") + ", each lossless on every switch port that lists its lossless priorities"
+		pass = "PFC frames only on " + "lossless " + j.losslessList() + ", each lossless on every switch port that lists its lossless priorities"
 	}
 	j.report(checkPFCPriority, fails, pass)
 }
 
 // hostPauses are the pause frames of one NIC port outside the lossless priority.
 func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []verdict.Verdict {
-	prios := strings.TrimPrefix(j.losslessText(), "the lossless ")
+	prios := j.losslessList()
 	var fails []verdict.Verdict
 	rx, tx := globalPause(l.Ethtool)
 	if n := l.Ethtool[rx] + l.Ethtool[tx]; n > 0 {
@@ -405,7 +405,7 @@ func (j *judge) hostPauses(h HostPort, l Link, lossless []int) []verdict.Verdict
 		if n := l.Ethtool[HostPauseRx(prio)] + l.Ethtool[HostPauseTx(prio)]; n > 0 {
 			fails = append(fails, verdict.Verdict{Target: h.Host, Subject: fmt.Sprintf("%s priority %d", h.linkSubject(l), prio),
 				Detail: fmt.Sprintf("pause frames on %s, which is not %s: %s", j.label(prio), j.losslessText(), describe(l.Ethtool, HostPauseRx(prio), HostPauseTx(prio))),
-				Remedy: j.nicPFCRemedy(l.Netdev)})
+				Remedy: j.nicPFCFix("set the NIC's PFC to", l.Netdev)})
 		}
 	}
 	return fails
@@ -495,7 +495,7 @@ func (j *judge) ecnToCNP() {
 				Remedy: fmt.Sprintf("DCQCN's notification point is off on priority %d: enable it with roce_nic_dcqcn on this host (priority %d; an apply repairs the drift), or write 1 to %s", p, p, ecnEnable(h, "roce_np", p))}
 			if len(j.judged()) > 1 {
 				v.Remedy = fmt.Sprintf("DCQCN's notification point is off on %s (the NIC counts marks of every priority together): enable it with roce_nic_dcqcn on this host "+
-					"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", strings.TrimPrefix(j.losslessText(), "the lossless "), j.ecnEnables(h, "roce_np"))
+					"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", j.losslessList(), j.ecnEnables(h, "roce_np"))
 			}
 			fails = append(fails, v)
 		}
@@ -554,7 +554,7 @@ func (j *judge) cnpHandled() {
 			Remedy: fmt.Sprintf("DCQCN's reaction point is off on the CNPs' priority, so senders never slow down: enable it on priority %d with roce_nic_dcqcn on this host (an apply repairs the drift), or write 1 to %s", p, ecnEnable(h, "roce_rp", p))}
 		if len(j.judged()) > 1 {
 			v.Remedy = fmt.Sprintf("DCQCN's reaction point is off on a lossless priority, so its senders never slow down: enable it on %s with roce_nic_dcqcn on this host "+
-				"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", strings.TrimPrefix(j.losslessText(), "the lossless "), j.ecnEnables(h, "roce_rp"))
+				"(priority and pfc_priorities; an apply repairs the drift), or write 1 to %s", j.losslessList(), j.ecnEnables(h, "roce_rp"))
 		}
 		fails = append(fails, v)
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/host"
 	"github.com/clusterbid/terraform-provider-roce/internal/shell"
@@ -60,14 +59,7 @@ func enabledBits(want []dcqcnSetting) string {
 			prios = append(prios, s.prio)
 		}
 	}
-	if len(prios) == 1 {
-		return "bit " + strconv.Itoa(prios[0])
-	}
-	s := make([]string, len(prios))
-	for i, p := range prios {
-		s[i] = strconv.Itoa(p)
-	}
-	return "bits " + strings.Join(s, ", ")
+	return counted("bit", "bits", prios)
 }
 
 // nvSetting is one NV configuration parameter and its value.

@@ -67,15 +67,18 @@ func (t DCQCN) priorities() []int {
 
 // prioritiesText names the priorities as the notes and the boot script say
 // them: "priority 3", or "priorities 3, 4".
-func prioritiesText(prios []int) string {
-	if len(prios) == 1 {
-		return "priority " + strconv.Itoa(prios[0])
+func prioritiesText(prios []int) string { return counted("priority", "priorities", prios) }
+
+// counted is ns after the word for one or for several: "bit 3", "bits 3, 4".
+func counted(one, several string, ns []int) string {
+	if len(ns) == 1 {
+		return one + " " + strconv.Itoa(ns[0])
 	}
-	s := make([]string, len(prios))
-	for i, p := range prios {
-		s[i] = strconv.Itoa(p)
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = strconv.Itoa(n)
 	}
-	return "priorities " + strings.Join(s, ", ")
+	return several + " " + strings.Join(s, ", ")
 }
 
 // settings validates the task and returns every value it sets: the NP and RP
