@@ -180,6 +180,9 @@ func TestWant(t *testing.T) {
 		if f.String() == "" {
 			t.Errorf("fact %d has no name", f)
 		}
+		if s, err := stepFor(f); err != nil || s.parse == nil || s.label != f.String() {
+			t.Errorf("fact %s: step %+v, %v: want a labelled step that parses", f, s, err)
+		}
 	}
 }
 

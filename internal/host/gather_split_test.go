@@ -193,7 +193,11 @@ func TestSplitGatherPCIKeys(t *testing.T) {
 
 // A loop's keyless section makes the whole fact absent, with its reason.
 func TestReadSectionsKeylessLoop(t *testing.T) {
-	steps := []step{nvConfigStep()}
+	s, err := stepFor(FactNVConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []step{s}
 	want := WantFacts(FactNVConfig)
 	f, err := readSections("h", want, steps, []section{{step: 0, status: 127, stderr: "mlxconfig: command not found\n"}})
 	if err != nil {

@@ -64,24 +64,6 @@ func (s step) accepts(status int) bool {
 	return slices.Contains(s.ok, status)
 }
 
-// probeStep adapts a probe of package facts to a step that stores its value
-// with set.
-func probeStep[T any](id FactID, p facts.Probe[T], set func(*Facts, T), ok ...int) step {
-	return step{
-		label: id.String(),
-		cmd:   isolated(p.Command),
-		ok:    ok,
-		parse: func(f *Facts, _, out string) error {
-			v, err := p.Parse(out)
-			if err != nil {
-				return err
-			}
-			set(f, v)
-			return nil
-		},
-	}
-}
-
 // isolated returns r as it runs in the gather script: a simple command as it
 // is, a compound script in its own "sh -c" so that its variables and exits
 // cannot touch the gather shell.
@@ -110,71 +92,12 @@ func gatherSteps(want Want) ([]step, error) {
 }
 
 func stepFor(id FactID) (step, error) {
-	switch id {
-	case FactOFED:
-		// ofed_info exists only with OFED: "not found" (127) means inbox,
-		// which ParseOFEDInfo reads from empty output.
-		return probeStep(id, facts.OFEDInfoProbe, func(f *Facts, v facts.OFEDInfo) { f.OFED = v }, 0, 127), nil
-	case FactKernel:
-		return probeStep(id, facts.Probe[Kernel]{Command: kernelCommand, Parse: ParseKernelRelease}, func(f *Facts, v Kernel) { f.Kernel = v }), nil
-	case FactLockdown:
-		return probeStep(id, facts.LockdownProbe, func(f *Facts, v facts.LockdownMode) { f.Lockdown = v }), nil
-	case FactIBDevices:
-		return probeStep(id, facts.IBVDevinfoProbe, func(f *Facts, v []facts.IBDevice) { f.IBDevices = v }), nil
-	case FactIBDev2Netdev:
-		return probeStep(id, facts.IBDev2NetdevProbe, func(f *Facts, v []facts.DevNetdev) { f.DevNetdevs = v }), nil
-	case FactNetdevs:
-		return netdevStep(), nil
-	case FactGIDs:
-		return probeStep(id, facts.GIDTableProbe, func(f *Facts, v []facts.GIDEntry) { f.GIDs = v }), nil
-	case FactTopology:
-		return probeStep(id, facts.TopoProbe, func(f *Facts, v facts.Topology) { f.Topology = v }), nil
-	case FactGPUMemory:
-		return probeStep(id, facts.GPUMemoryProbe, func(f *Facts, v []facts.GPUMemory) { f.GPUMemory = v }), nil
-	case FactModules:
-		return probeStep(id, facts.LsmodProbe, func(f *Facts, v map[string]facts.Module) { f.Modules = v }), nil
-	case FactPeerMem:
-		return probeStep(id, facts.PeerMemProbe, func(f *Facts, v facts.PeerMem) { f.PeerMem = v }), nil
-	case FactNVIDIA:
-		return probeStep(id, facts.NVIDIAVersionProbe, func(f *Facts, v facts.NVIDIADriver) { f.NVIDIA = v }), nil
-	case FactECN:
-		fc, err := facts.ECNTreeProbe()
-		if err != nil {
-			return step{}, err
-		}
-		return probeStep(id, fc, func(f *Facts, v map[string]facts.ECNState) { f.ECN = v }), nil
-	case FactQoS:
-		return qosStep(), nil
-	case FactPackages:
-		fc, err := facts.DpkgQueryProbe(OFEDPackages...)
-		if err != nil {
-			return step{}, err
-		}
-		// dpkg-query exits 1 when a pattern matches no package; the
-		// lines of the others still come.
-		return probeStep(id, fc, func(f *Facts, v []facts.Package) { f.Packages = v }, 0, 1), nil
-	case FactCCParams:
-		return ccParamsStep()
-	case FactTrafficClass:
-		return probeStep(id, facts.TrafficClassProbe, func(f *Facts, v map[string]int) { f.TrafficClass = v }), nil
-	case FactCMARoCETos:
-		return probeStep(id, facts.CMARoCETosProbe, func(f *Facts, v map[string]int) { f.CMARoCETos = v }), nil
-	case FactNVConfig:
-		return nvConfigStep(), nil
-	case FactNCCL:
-		return probeStep(id, facts.NCCLInstallProbe, func(f *Facts, v facts.NCCLInstall) { f.NCCL = v }), nil
-	case FactOS:
-		return probeStep(id, facts.OSReleaseProbe, func(f *Facts, v facts.OSRelease) { f.OS = v }), nil
-	case FactRPMPackages:
-		fc, err := facts.RPMInstalledProbe(OFEDRPMPackages...)
-		if err != nil {
-			return step{}, err
-		}
-		return probeStep(id, fc, func(f *Facts, v []facts.Package) { f.RPMPackages = v }), nil
-	case FactDnfLocks:
-		return probeStep(id, facts.DnfVersionlockProbe, func(f *Facts, v []facts.Hold) { f.DnfLocks = v }), nil
+	if id >= numFactIDs {
+		return step{}, &unknownFactError{id}
 	}
-	return step{}, &unknownFactError{id}
+	s, err := factSteps[id]()
+	s.label = factNames[id]
+	return s, err
 }
 
 type unknownFactError struct{ f FactID }
@@ -184,7 +107,6 @@ func (e *unknownFactError) Error() string { return "unknown fact " + e.f.String(
 // netdevStep lists the ConnectX netdevs from sysfs.
 func netdevStep() step {
 	return step{
-		label:  FactNetdevs.String(),
 		inline: func(int) shell.Script { return shell.Raw(netdevLoop) },
 		parse: func(f *Facts, _, out string) error {
 			v, err := ParseNetdevs(out)
@@ -199,8 +121,7 @@ func netdevStep() step {
 // <netdev>, the name taken from a shell variable.
 func qosStep() step {
 	return step{
-		label: FactQoS.String(),
-		loop:  true,
+		loop: true,
 		inline: func(index int) shell.Script {
 			return shell.Raw(`for d_ in /sys/class/net/*; do mlx5_ "$d_" || continue; ` +
 				`if [ -e "$d_/device/physfn" ]; then continue; fi; ` +
@@ -239,8 +160,7 @@ func ccParamsStep() (step, error) {
 		return step{}, err
 	}
 	return step{
-		label: FactCCParams.String(),
-		cmd:   shell.Sh(shell.Seq(shell.Raw(ccParamsGuard), script)),
+		cmd: shell.Sh(shell.Seq(shell.Raw(ccParamsGuard), script)),
 		parse: func(f *Facts, _, out string) error {
 			v, err := facts.ParseCCParams(out)
 			if err != nil {
@@ -261,9 +181,8 @@ func ccParamsStep() (step, error) {
 // Without mlxconfig the loop marks one section without a key, status 127.
 func nvConfigStep() step {
 	return step{
-		label: FactNVConfig.String(),
-		loop:  true,
-		key:   facts.ValidPCIAddr,
+		loop: true,
+		key:  facts.ValidPCIAddr,
 		inline: func(index int) shell.Script {
 			i := strconv.Itoa(index)
 			return shell.Raw(`if command -v mlxconfig >/dev/null 2>&1; then s_=' '; ` +
