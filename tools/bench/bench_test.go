@@ -103,13 +103,16 @@ func TestCPUTargets(t *testing.T) {
 			{name: planStep, hosts: 64, controller: 1280 * time.Millisecond},
 			{name: applyStep, hosts: 64, controller: 6400 * time.Millisecond, twins: 30 * time.Second,
 				provider: providerUsage{processes: 1, cpu: 4200 * time.Millisecond}},
-			{name: noopStep, hosts: 64, controller: 2560 * time.Millisecond},
+			{name: noopStep, hosts: 64, controller: 4480 * time.Millisecond, twins: 32 * time.Second},
 		},
 	}}
+	res[0].steps[1].stateBytes = 64 * 12 << 10
 	out := renderTargets(res)
 	for _, want := range []string{
-		"controller CPU ≤ 30 ms per host on a no-op plan: MISSED (40 ms)",
-		"controller CPU ≤ 150 ms per host on a full apply (plan and apply): met (120 ms)",
+		"controller CPU ≤ 60 ms per host on a no-op plan: MISSED (70 ms)",
+		"controller CPU ≤ 300 ms per host on a full apply (plan and apply): met (120 ms)",
+		"twins CPU ≤ 100 ms per host on a no-op plan (a gather and its SSH session): MISSED (500 ms)",
+		"state ≤ 10 KiB per host after the apply: MISSED (12.0 KiB)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("targets lack %q:\n%s", want, out)

@@ -152,7 +152,9 @@ func run() error {
 					p = n
 				}
 				sc := scenario{hosts: n, rtt: rtt, parallelism: p}
+				began := time.Now()
 				r, err := runScenario(ctx, c, sc)
+				r.took = time.Since(began)
 				if err != nil {
 					return fmt.Errorf("%s: %w", sc, err)
 				}

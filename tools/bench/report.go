@@ -19,11 +19,16 @@ const (
 	targetCmdsPerRes      = 3
 	targetSetsPerSwitch   = 1
 	targetRSSMiB          = 200.0
-	targetNoopCPUPerHost  = 30.0  // controller CPU-ms per host, no-op plan
-	targetApplyCPUPerHost = 150.0 // controller CPU-ms per host, plan and apply of fresh hosts
+	targetNoopCPUPerHost  = 60.0  // controller CPU-ms per host, no-op plan
+	targetApplyCPUPerHost = 300.0 // controller CPU-ms per host, plan and apply of fresh hosts
+	targetStateKiBPerHost = 10.0  // terraform.tfstate per host after the apply, the module's defaults
+	// targetNoopTwinsPerHost is the twins' CPU-ms per host of a no-op plan: one gather with its
+	// SSH session on every host (and one switch read each), what a real host spends in its tools.
+	targetNoopTwinsPerHost = 100.0
 	targetGrowthExponent  = 1.1   // of controller CPU over host counts (growth.go)
 	scaleHosts            = 256   // the host count of the scale targets
 	targetScaleNoopWall   = 30 * time.Second
+	targetScaleScenario   = 20 * time.Minute // the scale scenario whole, twins included
 	planStep              = "terraform plan -out (empty state)"
 	applyStep             = "terraform apply of that plan"
 	noopStep              = "terraform plan (no changes)"
@@ -289,6 +294,15 @@ func renderTargets(results []scenarioResult) string {
 				fmt.Sprintf("%.0f ms", per))
 		}
 	}
+	if s, ok := best.step(noopStep); ok && s.hosts > 0 {
+		per := float64(s.twins.Microseconds()) / 1000 / float64(s.hosts)
+		check(fmt.Sprintf("twins CPU ≤ %.0f ms per host on a no-op plan (a gather and its SSH session)", targetNoopTwinsPerHost),
+			per <= targetNoopTwinsPerHost, fmt.Sprintf("%.0f ms", per))
+	}
+	if s, ok := best.step(applyStep); ok && s.stateBytes > 0 && best.hosts > 0 {
+		per := float64(s.stateBytes) / 1024 / float64(best.hosts)
+		check(fmt.Sprintf("state ≤ %.0f KiB per host after the apply", targetStateKiBPerHost), per <= targetStateKiBPerHost, fmt.Sprintf("%.1f KiB", per))
+	}
 	var rss float64
 	for _, s := range best.steps {
 		rss = max(rss, s.provider.peakMiB)
@@ -298,8 +312,22 @@ func renderTargets(results []scenarioResult) string {
 		if s, ok := best.step(noopStep); ok {
 			check(fmt.Sprintf("%d-host no-op plan under %s", scaleHosts, targetScaleNoopWall), s.wall < targetScaleNoopWall, fmt.Sprintf("%.1f s", s.wall.Seconds()))
 		}
+		if best.took > 0 {
+			check(fmt.Sprintf("%d-host scenario whole (twins, steps%s) in ≤ %s", scaleHosts, ansibleNote(best), targetScaleScenario),
+				best.took <= targetScaleScenario, best.took.Round(time.Second).String())
+		}
 	}
 	return b.String()
+}
+
+// ansibleNote says whether a scenario's whole run includes Ansible's.
+func ansibleNote(r scenarioResult) string {
+	for _, s := range r.steps {
+		if strings.HasPrefix(s.name, ansibleStepPrefix) {
+			return ", Ansible"
+		}
+	}
+	return ""
 }
 
 // cpuModel is the first "model name" of /proc/cpuinfo, or "unknown CPU".

@@ -67,6 +67,8 @@ type scenarioResult struct {
 	idempotent map[string]bool
 	// handshake is the cost of an SSH connection to one of the scenario's hosts.
 	handshake handshake
+	// took is the scenario's whole run: starting its twins, every step, stopping them.
+	took time.Duration
 }
 
 // Resources the demo manages on every host (bootstrap, DCQCN, NCCL profile).
