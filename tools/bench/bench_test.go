@@ -210,3 +210,49 @@ func TestPartialReportIsReplaced(t *testing.T) {
 		t.Errorf("results holds %d files, want the one report", len(entries))
 	}
 }
+
+// TestScaleOut: a run split into pods stands in the table with its split and is set beside the
+// one-state run of the same hosts, and neither the growth series nor the targets take it.
+func TestScaleOut(t *testing.T) {
+	one := scenarioResult{scenario: scenario{hosts: 256, rtt: 2 * time.Millisecond, parallelism: 10}, steps: []step{
+		{name: planStep, hosts: 256, wall: 100 * time.Second, controller: 25600 * time.Millisecond},
+		{name: applyStep, hosts: 256, wall: 300 * time.Second, controller: 256 * time.Second},
+		{name: noopStep, hosts: 256, wall: 50 * time.Second, controller: 38400 * time.Millisecond},
+	}}
+	split := scenarioResult{scenario: scenario{hosts: 256, rtt: 2 * time.Millisecond, parallelism: 10, pods: 4}, steps: []step{
+		{name: planStep, hosts: 256, wall: 60 * time.Second, controller: 12800 * time.Millisecond},
+		{name: applyStep, hosts: 256, wall: 140 * time.Second, controller: 64 * time.Second},
+		{name: noopStep, hosts: 256, wall: 25 * time.Second, controller: 12800 * time.Millisecond},
+	}}
+	res := []scenarioResult{one, split}
+	out := renderScaleOut(res)
+	for _, want := range []string{
+		"## Scale-out: 256 (4 × 64) hosts, RTT 2ms, -parallelism=10 against one state",
+		"- full apply (plan and apply): 200.0 s against 400.0 s wall (2.00×), 300 ms against 1100 ms controller CPU per host",
+		"- no-op plan: 25.0 s against 50.0 s wall (2.00×), 50 ms against 150 ms controller CPU per host",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("scale-out lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "drift repair") {
+		t.Errorf("scale-out compares a step neither run has:\n%s", out)
+	}
+	if table := renderTable(res); !strings.Contains(table, "| 256 (4 × 64) | 2ms | 10 | terraform plan (no changes) | 25.0 s |") {
+		t.Errorf("table lacks the split's row:\n%s", table)
+	}
+	if targets := renderTargets(res); !strings.Contains(targets, "MISSED (150 ms)") {
+		t.Errorf("targets are not the one-state run's:\n%s", targets)
+	}
+	small := func(pods int) scenarioResult {
+		return scenarioResult{scenario: scenario{hosts: 16, rtt: 2 * time.Millisecond, parallelism: 10, pods: pods}, steps: []step{
+			{name: noopStep, hosts: 16, controller: 2400 * time.Millisecond},
+		}}
+	}
+	if g := renderGrowth([]scenarioResult{small(1), one}); !strings.Contains(g, "16 hosts") {
+		t.Errorf("growth lacks the one-state series:\n%s", g)
+	}
+	if g := renderGrowth([]scenarioResult{small(4), one}); strings.Contains(g, "16 hosts") {
+		t.Errorf("growth takes a scale-out run:\n%s", g)
+	}
+}

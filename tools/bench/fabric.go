@@ -59,15 +59,6 @@ func (f *fabric) useHosts(ctx context.Context, fleet *hosttwin.Fleet) error {
 	return err
 }
 
-// tfvars writes the fabric as the variables of examples/demo.
-func (f *fabric) tfvars(path string) error {
-	v, err := twinvars.New(f.ep)
-	if err != nil {
-		return err
-	}
-	return twinvars.Write(path, v)
-}
-
 func (f *fabric) stopHosts(ctx context.Context) error {
 	if f.hosts == nil {
 		return nil

@@ -63,6 +63,9 @@ func renderGrowth(results []scenarioResult) string {
 	groups := map[key][]scenarioResult{}
 	var keys []key
 	for _, r := range results {
+		if r.pods > 1 {
+			continue // the scale-out rows stand beside the one-state series, not in it
+		}
 		p := fmt.Sprint(r.effectiveParallelism())
 		if r.parallelism == r.hosts {
 			p = "hosts"

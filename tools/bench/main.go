@@ -17,7 +17,11 @@
 // both tools leave a host with the same files.
 //
 //	bench [-hosts 8,32,64] [-rtt 0,2ms] [-switches 2] [-ports 32] [-ansible default,tuned]
-//	      [-out bench/results] [-pprof DIR]
+//	      [-pods 1,4] [-out bench/results] [-pprof DIR]
+//
+// -pods 4 also runs each host count split into four Terraform states of a quarter of the
+// hosts and switches each, applied side by side: the scale-out layout
+// (examples/scale-out), against one state of the whole fabric.
 package main
 
 import (
@@ -64,15 +68,18 @@ type config struct {
 	// parallelism holds Terraform's -parallelism per run of a host count: 0 for its default,
 	// -1 for the host count.
 	parallelism []int
-	pprof       string // where the provider processes write CPU and heap profiles (empty: none)
+	// pods holds the number of Terraform states per run of a host count (scenario.pods).
+	pods  []int
+	pprof string // where the provider processes write CPU and heap profiles (empty: none)
 }
 
 func run() error {
 	var c config
-	var hosts, rtts, ansible, ansibleHosts, parallelism string
+	var hosts, rtts, ansible, ansibleHosts, parallelism, pods string
 	flag.StringVar(&hosts, "hosts", "8,32,64", "host counts, comma-separated")
 	flag.StringVar(&rtts, "rtt", "0,2ms", "round-trip times between Terraform/Ansible and the hosts, comma-separated")
 	flag.StringVar(&parallelism, "parallelism", "", "Terraform -parallelism values to run each host count with, comma-separated: numbers, or hosts for the host count (default: Terraform's, 10)")
+	flag.StringVar(&pods, "pods", "1", "Terraform states to split each host count into (the scale-out layout, applied side by side), comma-separated: 1 is one state")
 	flag.IntVar(&c.switches, "switches", 2, "switch twins")
 	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
 	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned, mitogen), comma-separated; empty for none")
@@ -92,6 +99,16 @@ func run() error {
 	}
 	if c.parallelism, err = parseParallelism(parallelism); err != nil {
 		return fmt.Errorf("-parallelism: %w", err)
+	}
+	if c.pods, err = parseInts(pods); err != nil {
+		return fmt.Errorf("-pods: %w", err)
+	}
+	for _, p := range c.pods {
+		for _, n := range c.hosts {
+			if n%p != 0 || c.switches < p {
+				return fmt.Errorf("-pods %d: %d hosts and %d switches do not split into %d pods with a share of each", p, n, c.switches, p)
+			}
+		}
 	}
 	if ansibleHosts != "" {
 		if c.ansibleHosts, err = parseInts(ansibleHosts); err != nil {
@@ -143,15 +160,11 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	planned := len(c.hosts) * len(c.rtts) * len(c.parallelism)
+	planned := len(c.hosts) * len(c.rtts) * len(c.parallelism) * len(c.pods)
 	var results []scenarioResult
 	for _, n := range c.hosts {
 		for _, rtt := range c.rtts {
-			for _, p := range c.parallelism {
-				if p == parallelismHosts {
-					p = n
-				}
-				sc := scenario{hosts: n, rtt: rtt, parallelism: p}
+			for _, sc := range c.scenarios(n, rtt) {
 				began := time.Now()
 				r, err := runScenario(ctx, c, sc)
 				r.took = time.Since(began)
@@ -176,6 +189,20 @@ func run() error {
 	}
 	fmt.Println("results written to", path)
 	return nil
+}
+
+// scenarios are the runs of n hosts at rtt: every -parallelism for every -pods.
+func (c config) scenarios(n int, rtt time.Duration) []scenario {
+	var out []scenario
+	for _, pods := range c.pods {
+		for _, p := range c.parallelism {
+			if p == parallelismHosts {
+				p = n
+			}
+			out = append(out, scenario{hosts: n, rtt: rtt, parallelism: p, pods: pods})
+		}
+	}
+	return out
 }
 
 // ansibleFor returns the Ansible configurations to run at n hosts.

@@ -25,16 +25,16 @@ const (
 	// targetNoopTwinsPerHost is the twins' CPU-ms per host of a no-op plan: one gather with its
 	// SSH session on every host (and one switch read each), what a real host spends in its tools.
 	targetNoopTwinsPerHost = 100.0
-	targetGrowthExponent  = 1.1   // of controller CPU over host counts (growth.go)
-	scaleHosts            = 256   // the host count of the scale targets
-	targetScaleNoopWall   = 30 * time.Second
-	targetScaleScenario   = 20 * time.Minute // the scale scenario whole, twins included
-	planStep              = "terraform plan -out (empty state)"
-	applyStep             = "terraform apply of that plan"
-	noopStep              = "terraform plan (no changes)"
-	repairStep            = "terraform apply -auto-approve (drift on every host)"
-	ansibleStepPrefix     = "ansible-playbook ("
-	resultsFileTimeStamp  = "2006-01-02T15-04-05"
+	targetGrowthExponent   = 1.1 // of controller CPU over host counts (growth.go)
+	scaleHosts             = 256 // the host count of the scale targets
+	targetScaleNoopWall    = 30 * time.Second
+	targetScaleScenario    = 20 * time.Minute // the scale scenario whole, twins included
+	planStep               = "terraform plan -out (empty state)"
+	applyStep              = "terraform apply of that plan"
+	noopStep               = "terraform plan (no changes)"
+	repairStep             = "terraform apply -auto-approve (drift on every host)"
+	ansibleStepPrefix      = "ansible-playbook ("
+	resultsFileTimeStamp   = "2006-01-02T15-04-05"
 )
 
 func (r scenarioResult) step(name string) (step, bool) {
@@ -102,8 +102,8 @@ func renderTable(results []scenarioResult) string {
 			if s.stateBytes > 0 {
 				state = fmt.Sprintf("%.0f KiB", float64(s.stateBytes)/1024)
 			}
-			fmt.Fprintf(&b, "| %d | %s | %d | %s | %.1f s | %s | %s | %s | %s | %s | %s | %.1f s | %.0f ms | %s | %.1f s | %s |\n",
-				r.hosts, r.rtt, r.effectiveParallelism(), s.name, s.wall.Seconds(), r.speedups(s),
+			fmt.Fprintf(&b, "| %s | %s | %d | %s | %.1f s | %s | %s | %s | %s | %s | %s | %.1f s | %.0f ms | %s | %.1f s | %s |\n",
+				r.hostsText(), r.rtt, r.effectiveParallelism(), s.name, s.wall.Seconds(), r.speedups(s),
 				span(s.connsMin, s.connsMax), span(s.commandsMin, s.commandsMax), rpcSummary(s.rpcs), rss,
 				s.lowerBound.Round(time.Millisecond), s.controller.Seconds(), s.perHost(), providerCPU, s.twins.Seconds(), state)
 		}
@@ -205,6 +205,7 @@ func renderReport(c config, results []scenarioResult, took time.Duration, planne
 	}
 	b.WriteString(renderHandshakes(results))
 	b.WriteString("\n" + renderGrowth(results))
+	b.WriteString(renderScaleOut(results))
 	b.WriteString("\n" + renderTargets(results))
 	return b.String()
 }
@@ -229,6 +230,44 @@ func renderHandshakes(results []scenarioResult) string {
 	return "\nThe handshakes (handshake.go; the provider's SSH client in a child process, its CPU from its own rusage, sshd's from the machine's busy time):\n\n" + b.String()
 }
 
+// renderScaleOut sets each scale-out scenario beside the one-state scenario of the same hosts,
+// RTT and -parallelism: the full apply (plan and apply) and the no-op plan, by wall time and
+// controller CPU per host.
+func renderScaleOut(results []scenarioResult) string {
+	var b strings.Builder
+	for _, split := range results {
+		if split.pods <= 1 {
+			continue
+		}
+		i := slices.IndexFunc(results, func(r scenarioResult) bool {
+			return r.pods <= 1 && r.hosts == split.hosts && r.rtt == split.rtt && r.parallelism == split.parallelism
+		})
+		if i < 0 {
+			continue
+		}
+		one := results[i]
+		line := func(what string, x, y scenarioResult, names ...string) {
+			var wa, wb time.Duration
+			var ca, cb float64
+			for _, n := range names {
+				sa, ok1 := x.step(n)
+				sb, ok2 := y.step(n)
+				if !ok1 || !ok2 {
+					return
+				}
+				wa, wb, ca, cb = wa+sa.wall, wb+sb.wall, ca+sa.perHost(), cb+sb.perHost()
+			}
+			fmt.Fprintf(&b, "- %s: %.1f s against %.1f s wall (%.2f×), %.0f ms against %.0f ms controller CPU per host\n",
+				what, wa.Seconds(), wb.Seconds(), wb.Seconds()/wa.Seconds(), ca, cb)
+		}
+		fmt.Fprintf(&b, "\n## Scale-out: %s against one state\n\n", split.scenario)
+		line("full apply (plan and apply)", split, one, planStep, applyStep)
+		line("no-op plan", split, one, noopStep)
+		line("drift repair", split, one, repairStep)
+	}
+	return b.String()
+}
+
 // renderTargets checks the targets on the largest scenario with the largest RTT.
 func renderTargets(results []scenarioResult) string {
 	if len(results) == 0 {
@@ -238,7 +277,10 @@ func renderTargets(results []scenarioResult) string {
 		if a.hosts != b.hosts {
 			return a.hosts - b.hosts
 		}
-		return int(a.rtt - b.rtt)
+		if a.rtt != b.rtt {
+			return int(a.rtt - b.rtt)
+		}
+		return min(b.pods, 2) - min(a.pods, 2) // one state before its scale-out split
 	})
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Targets (%s)\n\n", best.scenario)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/hosttwin"
 	"github.com/clusterbid/terraform-provider-roce/internal/twin/switchtwin"
+	"github.com/clusterbid/terraform-provider-roce/internal/twin/twinvars"
 )
 
 type scenario struct {
@@ -19,24 +21,40 @@ type scenario struct {
 	rtt   time.Duration
 	// parallelism is Terraform's -parallelism (0: its default, 10).
 	parallelism int
+	// pods splits the hosts and switches into that many Terraform states (the scale-out
+	// layout), applied side by side; 0 or 1 is one state.
+	pods int
 }
 
 // defaultParallelism is Terraform's when -parallelism is not given.
 const defaultParallelism = 10
 
 func (s scenario) String() string {
-	if s.parallelism == 0 {
-		return fmt.Sprintf("%d hosts, RTT %s", s.hosts, s.rtt)
+	out := s.hostsText() + " hosts, RTT " + s.rtt.String()
+	if s.parallelism != 0 {
+		out += fmt.Sprintf(", -parallelism=%d", s.parallelism)
 	}
-	return fmt.Sprintf("%d hosts, RTT %s, -parallelism=%d", s.hosts, s.rtt, s.parallelism)
+	return out
+}
+
+// hostsText is the host count, with the states it is split into: "256 (4 × 64)".
+func (s scenario) hostsText() string {
+	if s.pods > 1 {
+		return fmt.Sprintf("%d (%d × %d)", s.hosts, s.pods, s.hosts/s.pods)
+	}
+	return fmt.Sprint(s.hosts)
 }
 
 // label names the scenario's folders.
 func (s scenario) label() string {
-	if s.parallelism == 0 {
-		return fmt.Sprintf("%dh-%s", s.hosts, s.rtt)
+	out := fmt.Sprintf("%dh-%s", s.hosts, s.rtt)
+	if s.parallelism != 0 {
+		out += fmt.Sprintf("-p%d", s.parallelism)
 	}
-	return fmt.Sprintf("%dh-%s-p%d", s.hosts, s.rtt, s.parallelism)
+	if s.pods > 1 {
+		out += fmt.Sprintf("-pods%d", s.pods)
+	}
+	return out
 }
 
 // step is one measured command.
@@ -103,36 +121,48 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if c.pprof != "" {
 		profiles = filepath.Join(c.pprof, sc.label())
 	}
-	ws, err := newWorkspace(c, filepath.Join(dir, "terraform"), profiles)
+	wss, err := podWorkspaces(ctx, c, dir, profiles, fab.ep, sc.pods)
 	if err != nil {
 		return res, err
 	}
-	if err := fab.tfvars(filepath.Join(ws.dir, "terraform.tfvars.json")); err != nil {
-		return res, err
-	}
-	if _, err := ws.run(ctx, "get", []int{0}, "get", "-no-color"); err != nil {
-		return res, err
+	each := func(fn func(*workspace) error) error {
+		errs := make([]error, len(wss))
+		var wg sync.WaitGroup
+		for i, w := range wss {
+			wg.Go(func() { errs[i] = fn(w) })
+		}
+		wg.Wait()
+		return errors.Join(errs...)
 	}
 	var parallelism []string
 	if sc.parallelism > 0 {
 		parallelism = []string{fmt.Sprintf("-parallelism=%d", sc.parallelism)}
 	}
 	terraform := func(name string, args ...string) func() error {
+		// Options before the plan file, which must come last.
+		args = append(append([]string{args[0], "-input=false", "-no-color"}, parallelism...), args[1:]...)
 		return func() error {
-			// Options before the plan file, which must come last.
-			args = append(append([]string{args[0], "-input=false", "-no-color"}, parallelism...), args[1:]...)
-			_, err := ws.run(ctx, name, []int{0}, args...)
-			return err
+			return each(func(w *workspace) error {
+				_, err := w.run(ctx, name, []int{0}, args...)
+				return err
+			})
 		}
 	}
 	plan := func(name string) func() error {
+		args := append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, parallelism...)
 		return func() error {
-			code, err := ws.run(ctx, name, []int{0, 2}, append([]string{"plan", "-detailed-exitcode", "-input=false", "-no-color"}, parallelism...)...)
-			if err == nil && code == 2 {
-				err = fmt.Errorf("plan after apply has changes; see %s", filepath.Join(ws.logs, name+".log"))
-			}
-			return err
+			return each(func(w *workspace) error {
+				code, err := w.run(ctx, name, []int{0, 2}, args...)
+				if err == nil && code == 2 {
+					err = fmt.Errorf("plan after apply has changes; see %s", filepath.Join(w.logs, name+".log"))
+				}
+				return err
+			})
 		}
+	}
+	usage := make([]string, len(wss))
+	for i, w := range wss {
+		usage[i] = w.usage
 	}
 
 	steps := []struct {
@@ -153,13 +183,15 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 				return res, err
 			}
 		}
-		st, err := measure(s.name, fab.hosts, fab.switches, ws.usage, s.run)
+		st, err := measure(s.name, fab.hosts, fab.switches, usage, s.run)
 		if err != nil {
 			return res, err
 		}
 		st.lowerBound = s.bound(sc.rtt)
-		if fi, err := os.Stat(filepath.Join(ws.dir, "terraform.tfstate")); err == nil {
-			st.stateBytes = fi.Size()
+		for _, w := range wss {
+			if fi, err := os.Stat(filepath.Join(w.dir, "terraform.tfstate")); err == nil {
+				st.stateBytes += fi.Size()
+			}
 		}
 		res.steps = append(res.steps, st)
 		// The step's row now, so that a run stopped later still shows it.
@@ -184,20 +216,24 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 		defer cancel()
 		_ = tfFleet.Stop(stopCtx)
 	}()
-	for i, mode := range c.ansibleFor(sc.hosts) {
+	var modes []string
+	if sc.pods <= 1 { // Ansible runs once per host count, beside its one-state scenario
+		modes = c.ansibleFor(sc.hosts)
+	}
+	for i, mode := range modes {
 		fmt.Printf("    %s  ansible-playbook (%s)\n", time.Now().UTC().Format("15:04:05"), mode)
 		fleet, err := startHosts(ctx, hostStateDir(dir, i+1), sc.hosts, sc.rtt)
 		if err != nil {
 			return res, err
 		}
 		a := ansibleRun{root: c.root, dir: filepath.Join(dir, "ansible-"+mode), mode: mode, fleet: fleet, ofed: twinOFEDVars()}
-		st, err := measure(ansibleStep(mode), fleet, nil, "", func() error { return a.run(ctx, "converge") })
+		st, err := measure(ansibleStep(mode), fleet, nil, nil, func() error { return a.run(ctx, "converge") })
 		if err == nil {
 			st.lowerBound = applyBound(sc.rtt)
 			res.steps = append(res.steps, st)
 			if c.idempotency {
 				var second step
-				second, err = measure(ansibleSecondStep(mode), fleet, nil, "", func() error {
+				second, err = measure(ansibleSecondStep(mode), fleet, nil, nil, func() error {
 					var e error
 					res.idempotent[mode], e = a.unchanged(ctx)
 					return e
@@ -221,16 +257,17 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	return res, nil
 }
 
-// measure runs fn and reports its wall time and what the twins counted meanwhile.
-func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, usage string, fn func() error) (step, error) {
+// measure runs fn and reports its wall time and what the twins counted meanwhile; usage are
+// the provider usage folders of the workspaces fn runs Terraform in.
+func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, usage []string, fn func() error) (step, error) {
 	st := step{name: name}
 	f := &fabric{hosts: fleet, switches: switches}
 	before, err := f.counters()
 	if err != nil {
 		return st, err
 	}
-	if usage != "" {
-		if err := emptyDir(usage); err != nil {
+	for _, dir := range usage {
+		if err := emptyDir(dir); err != nil {
 			return st, err
 		}
 	}
@@ -269,9 +306,7 @@ func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, us
 		}
 		st.rpcs = append(st.rpcs, d)
 	}
-	if usage != "" {
-		st.provider = readProviderUsage(usage)
-	}
+	st.provider = readProviderUsage(usage...)
 	return st, nil
 }
 
@@ -292,4 +327,40 @@ func onEveryHost(ctx context.Context, fleet *hosttwin.Fleet, script string) erro
 		}
 	}
 	return nil
+}
+
+// podWorkspaces are the scenario's Terraform workspaces: one for the whole fabric, or, for
+// pods > 1, one per pod, each with its share of the hosts and switches in its own state (the
+// scale-out layout). Each has its variables written and its modules installed.
+func podWorkspaces(ctx context.Context, c config, dir, profiles string, ep twinvars.Endpoints, pods int) ([]*workspace, error) {
+	pods = max(pods, 1)
+	var out []*workspace
+	for i := range pods {
+		name, prof := "terraform", profiles
+		part := ep
+		if pods > 1 {
+			name = fmt.Sprintf("terraform-pod%d", i+1)
+			if prof != "" {
+				prof = filepath.Join(profiles, name)
+			}
+			part.Hosts = ep.Hosts[i*len(ep.Hosts)/pods : (i+1)*len(ep.Hosts)/pods]
+			part.Switches = ep.Switches[i*len(ep.Switches)/pods : (i+1)*len(ep.Switches)/pods]
+		}
+		w, err := newWorkspace(c, filepath.Join(dir, name), prof)
+		if err != nil {
+			return nil, err
+		}
+		v, err := twinvars.New(part)
+		if err == nil {
+			err = twinvars.Write(filepath.Join(w.dir, "terraform.tfvars.json"), v)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if _, err := w.run(ctx, "get", []int{0}, "get", "-no-color"); err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
 }

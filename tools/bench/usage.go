@@ -27,14 +27,23 @@ type providerUsage struct {
 	processes int
 }
 
-// readProviderUsage sums the usage files in dir: one per process.
-func readProviderUsage(dir string) providerUsage {
+// readProviderUsage sums the usage files in dirs: one per process.
+func readProviderUsage(dirs ...string) providerUsage {
 	var u providerUsage
+	var most int64
+	for _, dir := range dirs {
+		most = max(most, u.add(dir))
+	}
+	u.peakMiB = float64(most) / 1024
+	return u
+}
+
+// add adds the usage files in dir to u and returns their largest peak RSS in KiB.
+func (u *providerUsage) add(dir string) (most int64) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return u
+		return 0
 	}
-	var most int64
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "usage-") || strings.HasSuffix(e.Name(), ".tmp") {
 			continue
@@ -56,8 +65,7 @@ func readProviderUsage(dir string) providerUsage {
 		most = max(most, kib)
 		u.cpu += time.Duration(us) * time.Microsecond
 	}
-	u.peakMiB = float64(most) / 1024
-	return u
+	return most
 }
 
 // emptyDir makes dir an empty directory.
