@@ -256,3 +256,14 @@ func TestScaleOut(t *testing.T) {
 		t.Errorf("growth takes a scale-out run:\n%s", g)
 	}
 }
+
+// TestScenarios: -pods splits run at the -pods-hosts counts only, one state at every count.
+func TestScenarios(t *testing.T) {
+	c := config{parallelism: []int{10}, pods: []int{1, 4}, podsHosts: []int{256}}
+	if got := c.scenarios(64, 0); len(got) != 1 || got[0].pods != 1 {
+		t.Errorf("scenarios(64) = %v, want one state only", got)
+	}
+	if got := c.scenarios(256, 0); len(got) != 2 || got[1].pods != 4 || got[1].hostsText() != "256 (4 × 64)" {
+		t.Errorf("scenarios(256) = %v, want one state and 4 × 64", got)
+	}
+}

@@ -68,18 +68,21 @@ type config struct {
 	// parallelism holds Terraform's -parallelism per run of a host count: 0 for its default,
 	// -1 for the host count.
 	parallelism []int
-	// pods holds the number of Terraform states per run of a host count (scenario.pods).
-	pods  []int
-	pprof string // where the provider processes write CPU and heap profiles (empty: none)
+	// pods holds the number of Terraform states per run of a host count (scenario.pods), at
+	// the counts of podsHosts (all when empty); one state runs at every count.
+	pods      []int
+	podsHosts []int
+	pprof     string // where the provider processes write CPU and heap profiles (empty: none)
 }
 
 func run() error {
 	var c config
-	var hosts, rtts, ansible, ansibleHosts, parallelism, pods string
+	var hosts, rtts, ansible, ansibleHosts, parallelism, pods, podsHosts string
 	flag.StringVar(&hosts, "hosts", "8,32,64", "host counts, comma-separated")
 	flag.StringVar(&rtts, "rtt", "0,2ms", "round-trip times between Terraform/Ansible and the hosts, comma-separated")
 	flag.StringVar(&parallelism, "parallelism", "", "Terraform -parallelism values to run each host count with, comma-separated: numbers, or hosts for the host count (default: Terraform's, 10)")
 	flag.StringVar(&pods, "pods", "1", "Terraform states to split each host count into (the scale-out layout, applied side by side), comma-separated: 1 is one state")
+	flag.StringVar(&podsHosts, "pods-hosts", "", "host counts at which to run the -pods splits, comma-separated (default: every count of -hosts)")
 	flag.IntVar(&c.switches, "switches", 2, "switch twins")
 	flag.IntVar(&c.ports, "ports", 32, "RoCE ports per switch")
 	flag.StringVar(&ansible, "ansible", "default,tuned", "Ansible configurations to compare with (default, tuned, mitogen), comma-separated; empty for none")
@@ -103,8 +106,16 @@ func run() error {
 	if c.pods, err = parseInts(pods); err != nil {
 		return fmt.Errorf("-pods: %w", err)
 	}
+	if podsHosts != "" {
+		if c.podsHosts, err = parseInts(podsHosts); err != nil {
+			return fmt.Errorf("-pods-hosts: %w", err)
+		}
+	}
 	for _, p := range c.pods {
 		for _, n := range c.hosts {
+			if p == 1 || !c.splitAt(n) {
+				continue
+			}
 			if n%p != 0 || c.switches < p {
 				return fmt.Errorf("-pods %d: %d hosts and %d switches do not split into %d pods with a share of each", p, n, c.switches, p)
 			}
@@ -160,7 +171,10 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	planned := len(c.hosts) * len(c.rtts) * len(c.parallelism) * len(c.pods)
+	planned := 0
+	for _, n := range c.hosts {
+		planned += len(c.rtts) * len(c.scenarios(n, 0))
+	}
 	var results []scenarioResult
 	for _, n := range c.hosts {
 		for _, rtt := range c.rtts {
@@ -195,6 +209,9 @@ func run() error {
 func (c config) scenarios(n int, rtt time.Duration) []scenario {
 	var out []scenario
 	for _, pods := range c.pods {
+		if pods > 1 && !c.splitAt(n) {
+			continue
+		}
 		for _, p := range c.parallelism {
 			if p == parallelismHosts {
 				p = n
@@ -203,6 +220,11 @@ func (c config) scenarios(n int, rtt time.Duration) []scenario {
 		}
 	}
 	return out
+}
+
+// splitAt reports whether the -pods splits run at n hosts.
+func (c config) splitAt(n int) bool {
+	return len(c.podsHosts) == 0 || slices.Contains(c.podsHosts, n)
 }
 
 // ansibleFor returns the Ansible configurations to run at n hosts.
