@@ -176,7 +176,7 @@ var factNames = [numFactIDs]string{
 	FactDnfLocks:     "dnf versionlock",
 }
 
-// factSteps build the gather step of each fact; gatherSteps labels it with the fact's name.
+// factSteps build the gather step of each fact; stepFor labels it with the fact's name.
 var factSteps = [numFactIDs]func() (step, error){
 	// ofed_info exists only with OFED: "not found" (127) means inbox, which
 	// ParseOFEDInfo reads from empty output.

@@ -125,15 +125,7 @@ func runScenario(ctx context.Context, c config, sc scenario) (res scenarioResult
 	if err != nil {
 		return res, err
 	}
-	each := func(fn func(*workspace) error) error {
-		errs := make([]error, len(wss))
-		var wg sync.WaitGroup
-		for i, w := range wss {
-			wg.Go(func() { errs[i] = fn(w) })
-		}
-		wg.Wait()
-		return errors.Join(errs...)
-	}
+	each := func(fn func(*workspace) error) error { return sideBySide(wss, fn) }
 	var parallelism []string
 	if sc.parallelism > 0 {
 		parallelism = []string{fmt.Sprintf("-parallelism=%d", sc.parallelism)}
@@ -312,21 +304,21 @@ func measure(name string, fleet *hosttwin.Fleet, switches []*switchtwin.Twin, us
 
 // onEveryHost runs script on every host of fleet, side by side.
 func onEveryHost(ctx context.Context, fleet *hosttwin.Fleet, script string) error {
+	return sideBySide(fleet.Hosts(), func(h hosttwin.Host) error {
+		_, err := fleet.Run(ctx, h.Name, script)
+		return err
+	})
+}
+
+// sideBySide runs fn on every item at once and returns their errors joined.
+func sideBySide[T any](items []T, fn func(T) error) error {
+	errs := make([]error, len(items))
 	var wg sync.WaitGroup
-	hosts := fleet.Hosts()
-	errs := make([]error, len(hosts))
-	for i, h := range hosts {
-		wg.Go(func() {
-			_, errs[i] = fleet.Run(ctx, h.Name, script)
-		})
+	for i, it := range items {
+		wg.Go(func() { errs[i] = fn(it) })
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // podWorkspaces are the scenario's Terraform workspaces: one for the whole fabric, or, for
