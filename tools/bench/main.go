@@ -110,6 +110,11 @@ func run() error {
 		if c.podsHosts, err = parseInts(podsHosts); err != nil {
 			return fmt.Errorf("-pods-hosts: %w", err)
 		}
+		for _, n := range c.podsHosts {
+			if !slices.Contains(c.hosts, n) {
+				return fmt.Errorf("-pods-hosts %d: not one of -hosts %s; add it there or drop it here", n, hosts)
+			}
+		}
 	}
 	for _, p := range c.pods {
 		for _, n := range c.hosts {
