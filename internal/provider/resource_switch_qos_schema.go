@@ -129,7 +129,7 @@ func switchQoSSchema() schema.Schema {
 					"size_bytes": schema.Int64Attribute{Computed: true, MarkdownDescription: "Reservation per port."},
 				}},
 			"planned_operations": schema.ListAttribute{Computed: true, ElementType: types.StringType,
-				MarkdownDescription: landing("planned_operations", "Operations of the change being planned, one readable line each; once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back.")},
+				MarkdownDescription: landing("planned_operations", "Operations of the change being planned, as readable lines; once applied, it keeps the operations of that last change. When a refresh finds the switch changed out of band, it lists what would put it back.")},
 			"in_sync": schema.BoolAttribute{Computed: true,
 				MarkdownDescription: "Whether the switch held exactly this configuration at the last refresh. An out-of-band change makes it `false`, and the next plan updates the resource."},
 			"restore_point": schema.MapAttribute{Computed: true, ElementType: types.StringType,

@@ -11,6 +11,7 @@ import (
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 
+	"github.com/clusterbid/terraform-provider-roce/internal/gnmi"
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
 )
 
@@ -176,38 +177,96 @@ func (b *Batch) Request() *gpb.SetRequest {
 	return req
 }
 
-// Lines returns one readable line per operation, in request order, for a
-// Terraform plan:
+// Lines returns the operations readably, in request order, for a Terraform plan:
 //
 //	delete CONFIG_DB/QUEUE/Ethernet0|4
 //	replace CONFIG_DB/WRED_PROFILE/AZURE_LOSSLESS/green_min_threshold = 102400
 //	update CONFIG_DB/WRED_PROFILE/ROCE {ecn=ecn_all, green_max_threshold=122880}
+//	update CONFIG_DB/PORT_QOS_MAP/{Ethernet0,Ethernet4}/pfc_enable = 3
 //
-// Fields are sorted with numbers compared as numbers; values that are empty
-// or contain spaces, commas, braces, quotes or "=" are quoted.
+// Operations that differ only in their key (the same change on many ports) share one line,
+// their keys in braces in request order, so that a 32-port switch plans a dozen lines rather
+// than hundreds: the lines are what the plan shows and what the state keeps. The lines still
+// name every operation, so two batches with equal lines send equal requests. Keys that hold
+// a brace or a comma (none of the tables a policy writes has one) and batches that write a
+// path twice get a line each. Fields are sorted with numbers compared as numbers; values that
+// are empty or contain spaces, commas, braces, quotes or "=" are quoted.
 func (b *Batch) Lines() []string {
 	ops := b.sorted()
-	lines := make([]string, 0, len(ops))
-	for _, o := range ops {
-		line := o.kind.String() + " " + o.path.String()
-		switch {
-		case o.entry != nil:
-			fields := make([]string, 0, len(o.entry))
-			for f := range o.entry {
-				fields = append(fields, f)
-			}
-			slices.SortFunc(fields, sonic.NaturalCompare)
-			parts := make([]string, len(fields))
-			for i, f := range fields {
-				parts[i] = f + "=" + quoteIfNeeded(o.entry[f])
-			}
-			line += " {" + strings.Join(parts, ", ") + "}"
-		case o.kind != opDelete:
-			line += " = " + quoteIfNeeded(o.value)
-		}
-		lines = append(lines, line)
+	type line struct {
+		head, tail string
+		keys       []string
 	}
-	return lines
+	var lines []*line
+	groups := map[[2]string]*line{}
+	groupable := !b.writesPathTwice()
+	for _, o := range ops {
+		head, key, tail := o.lineParts()
+		l := groups[[2]string{head, tail}]
+		if l == nil || !groupable || key == "" || strings.ContainsAny(key, "{},") {
+			l = &line{head: head, tail: tail}
+			lines = append(lines, l)
+			if groupable && key != "" && !strings.ContainsAny(key, "{},") {
+				groups[[2]string{head, tail}] = l
+			}
+		}
+		if key != "" {
+			l.keys = append(l.keys, key)
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		switch len(l.keys) {
+		case 0:
+			out[i] = l.head + l.tail
+		case 1:
+			out[i] = l.head + "/" + l.keys[0] + l.tail
+		default:
+			out[i] = l.head + "/{" + strings.Join(l.keys, ",") + "}" + l.tail
+		}
+	}
+	return out
+}
+
+// lineParts splits the readable line of o around its key: "update CONFIG_DB/QUEUE",
+// "Ethernet0|3" and " {scheduler=roce}"; a table operation has no key.
+func (o batchOp) lineParts() (head, key, tail string) {
+	esc := func(e string) string { return gnmi.Path{Elems: []string{e}}.String() }
+	head = o.kind.String() + " " + esc(o.path.DB) + "/" + esc(o.path.Table)
+	if o.path.Key != "" || o.path.Field != "" {
+		key = esc(o.path.Key)
+	}
+	if o.path.Field != "" {
+		tail = "/" + esc(o.path.Field)
+	}
+	switch {
+	case o.entry != nil:
+		fields := make([]string, 0, len(o.entry))
+		for f := range o.entry {
+			fields = append(fields, f)
+		}
+		slices.SortFunc(fields, sonic.NaturalCompare)
+		parts := make([]string, len(fields))
+		for i, f := range fields {
+			parts[i] = f + "=" + quoteIfNeeded(o.entry[f])
+		}
+		tail += " {" + strings.Join(parts, ", ") + "}"
+	case o.kind != opDelete:
+		tail += " = " + quoteIfNeeded(o.value)
+	}
+	return head, key, tail
+}
+
+// writesPathTwice reports whether two operations of b write the same path.
+func (b *Batch) writesPathTwice() bool {
+	seen := make(map[Path]bool, len(b.ops))
+	for _, o := range b.ops {
+		if seen[o.path] {
+			return true
+		}
+		seen[o.path] = true
+	}
+	return false
 }
 
 func quoteIfNeeded(v string) string {

@@ -2,14 +2,17 @@ package sonicdb
 
 import (
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
 
 	"github.com/clusterbid/terraform-provider-roce/internal/sonic"
@@ -151,5 +154,72 @@ func TestBatchApplyTo(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"QUEUE", "SCHEDULER"}, b.tables()); diff != "" {
 		t.Errorf("tables (-want +got):\n%s", diff)
+	}
+}
+
+func TestBatchLinesGroupKeys(t *testing.T) {
+	b := &Batch{}
+	for _, port := range []string{"Ethernet8", "Ethernet0", "Ethernet4"} {
+		b.UpdateField(ConfigDBPath("PFC_WD", port, "action"), "drop")
+	}
+	b.UpdateField(ConfigDBPath("PFC_WD", "Ethernet12", "action"), "alert")
+	b.UpdateField(ConfigDBPath("BUFFER_PG", "Ethernet0,Ethernet4|3", "profile"), "pg_lossless")
+	b.UpdateField(ConfigDBPath("BUFFER_PG", "Ethernet8|3", "profile"), "pg_lossless")
+	want := []string{
+		"update CONFIG_DB/BUFFER_PG/Ethernet0,Ethernet4|3/profile = pg_lossless",
+		"update CONFIG_DB/BUFFER_PG/Ethernet8|3/profile = pg_lossless",
+		"update CONFIG_DB/PFC_WD/{Ethernet0,Ethernet4,Ethernet8}/action = drop",
+		"update CONFIG_DB/PFC_WD/Ethernet12/action = alert",
+	}
+	if diff := cmp.Diff(want, b.Lines()); diff != "" {
+		t.Errorf("grouped lines (-want +got):\n%s", diff)
+	}
+
+	// A path written twice keeps a line per operation, so the lines keep the order.
+	twice := &Batch{}
+	twice.UpdateField(ConfigDBPath("PFC_WD", "Ethernet0", "action"), "drop")
+	twice.UpdateField(ConfigDBPath("PFC_WD", "Ethernet4", "action"), "drop")
+	twice.UpdateField(ConfigDBPath("PFC_WD", "Ethernet0", "action"), "alert")
+	want = []string{
+		"update CONFIG_DB/PFC_WD/Ethernet0/action = drop",
+		"update CONFIG_DB/PFC_WD/Ethernet0/action = alert",
+		"update CONFIG_DB/PFC_WD/Ethernet4/action = drop",
+	}
+	if diff := cmp.Diff(want, twice.Lines()); diff != "" {
+		t.Errorf("a path written twice (-want +got):\n%s", diff)
+	}
+}
+
+// Lines are the plan's record of what apply sends: a batch that sends something else must
+// read differently.
+func TestBatchLinesNameEveryOperation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := []string{"Ethernet0", "Ethernet4", "Ethernet8", "Ethernet0|3", "Ethernet4|3"}
+	values := []string{"drop", "alert", "3"}
+	build := func(ops [][3]int) *Batch {
+		b := &Batch{}
+		for _, o := range ops {
+			p := ConfigDBPath("PFC_WD", keys[o[0]], []string{"action", "detection_time"}[o[1]])
+			if o[2] == len(values) {
+				b.Delete(p)
+			} else {
+				b.UpdateField(p, values[o[2]])
+			}
+		}
+		return b
+	}
+	for range 2000 {
+		var ops [][3]int
+		for range 1 + rng.IntN(6) {
+			ops = append(ops, [3]int{rng.IntN(len(keys)), rng.IntN(2), rng.IntN(len(values) + 1)})
+		}
+		other := slices.Clone(ops)
+		i := rng.IntN(len(other))
+		other[i][rng.IntN(3)] = rng.IntN(2)
+		a, b := build(ops), build(other)
+		if slices.Equal(a.Lines(), b.Lines()) != proto.Equal(a.Request(), b.Request()) {
+			t.Fatalf("batches %v and %v: equal lines %v, equal requests %v\n%q\n%q", ops, other,
+				slices.Equal(a.Lines(), b.Lines()), proto.Equal(a.Request(), b.Request()), a.Lines(), b.Lines())
+		}
 	}
 }

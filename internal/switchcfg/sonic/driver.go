@@ -63,7 +63,8 @@ var lands = map[string]string{
 		"the switch's `LOSSLESS_TRAFFIC_PATTERN` and shared headroom pool, by release (the 2 KiB reduced-pattern compensation only after 202511), and writes to APPL_DB. " +
 		"For an SKU the provider has no table for, the Spectrum-4 formula with the worst-case pattern, what `provider::roce::pfc_headroom` returns. " +
 		"After an apply the provider reads the switch's lossless priority groups back and fails, naming the port, when one is missing.",
-	"planned_operations": "CONFIG_DB operations, one SetRequest (`update CONFIG_DB/PORT_QOS_MAP/Ethernet0/pfc_enable = 3`). A last line starting `shared:` names what an operation " +
+	"planned_operations": "CONFIG_DB operations of one SetRequest, one line per change; the same change on several ports shares a line, the keys in braces " +
+		"(`update CONFIG_DB/PORT_QOS_MAP/{Ethernet0,Ethernet4}/pfc_enable = 3`). A last line starting `shared:` names what an operation " +
 		"changes beyond this resource: before 202511 the ECN thresholds go into the stock `AZURE_LOSSLESS` WRED profile, and the line counts and names the other queues bound to it.",
 	"restore_point": "Keys are `TABLE|KEY|field`.",
 }
