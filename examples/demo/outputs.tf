@@ -43,7 +43,7 @@ output "summary" {
     ["Hosts (SSH):"],
     flatten([for name, h in module.pod.hosts : [
       "  ${name} ${h.address}: OFED ${h.ofed_version}, GPUDirect ${h.gpudirect_mode}, reboot required: ${h.reboot_required}",
-      "      DCQCN through ${h.dcqcn.mechanism} on priority ${h.dcqcn.priority}, CNP DSCP ${h.dcqcn.cnp.dscp} / priority ${h.dcqcn.cnp.priority}",
+      "      DCQCN through ${h.dcqcn.mechanism}, in sync: ${h.dcqcn.in_sync}",
       "      ${h.nccl.path}: ${join(" ", compact(split("\n", h.nccl.rendered)))}",
       "      preflight: ${h.preflight.ok ? "ok" : "FAILED"} (${h.preflight.passed} checks passed, ${h.preflight.failed} failed)",
     ]]),

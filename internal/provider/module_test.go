@@ -153,16 +153,24 @@ func checkPod(t *testing.T, cli *terraformCLI, sw *switchFixture, fleet *hosttwi
 		GPUDirectMode string `json:"gpudirect_mode"`
 		DCQCN         struct {
 			Mechanism string `json:"mechanism"`
-			Priority  int    `json:"priority"`
-			RDMADSCP  int    `json:"rdma_dscp"`
+			InSync    bool   `json:"in_sync"`
 		} `json:"dcqcn"`
 		NCCL struct {
 			Path  string `json:"path"`
-			IBTC  int    `json:"ib_tc"`
 			Lines string `json:"rendered"`
 		} `json:"nccl"`
 	}
 	decodeOutput(t, outputs, "hosts", &summary)
+	// The class every host carries is the pod's, stated once.
+	var classes map[string]struct {
+		DSCP     []int `json:"dscp"`
+		Priority int   `json:"priority"`
+		ToS      int   `json:"tos"`
+	}
+	decodeOutput(t, outputs, "traffic_classes", &classes)
+	if c := classes["compute"]; len(c.DSCP) != 1 || c.DSCP[0] != 26 || c.Priority != 3 || c.ToS != 106 {
+		t.Errorf("traffic_classes compute = %+v, want DSCP 26 on priority 3, ToS 106", c)
+	}
 	for _, h := range hosts {
 		s, found := summary[h]
 		switch {
@@ -170,9 +178,9 @@ func checkPod(t *testing.T, cli *terraformCLI, sw *switchFixture, fleet *hosttwi
 			t.Errorf("no summary for host %s", h)
 		case s.OFEDVersion != "25.10-1.7.1" || s.GPUDirectMode != "peermem":
 			t.Errorf("%s: OFED %q, GPUDirect %q; want 25.10-1.7.1 and peermem (auto on cx7)", h, s.OFEDVersion, s.GPUDirectMode)
-		case s.DCQCN.Mechanism != "OFED sysfs" || s.DCQCN.Priority != 3 || s.DCQCN.RDMADSCP != 26:
-			t.Errorf("%s: DCQCN %+v, want OFED sysfs on priority 3 for DSCP 26", h, s.DCQCN)
-		case s.NCCL.IBTC != 106 || s.NCCL.Path != "/etc/nccl.conf":
+		case s.DCQCN.Mechanism != "OFED sysfs" || !s.DCQCN.InSync:
+			t.Errorf("%s: DCQCN %+v, want it set through OFED sysfs and in sync", h, s.DCQCN)
+		case !strings.Contains(s.NCCL.Lines, "NCCL_IB_TC=106\n") || s.NCCL.Path != "/etc/nccl.conf":
 			t.Errorf("%s: NCCL %+v, want NCCL_IB_TC 106 in /etc/nccl.conf", h, s.NCCL)
 		}
 		// NCCL, the port's traffic class and the policy's DCQCN override (ai_rate_mbps = 10,

@@ -65,23 +65,20 @@ output "preflight_ok" {
 }
 
 output "hosts" {
-  description = "Per host: the OFED stack running, the GPUDirect mode, DCQCN and host QoS (with the mechanism the provider used: OFED sysfs, debugfs cc_params or NV config through mlxconfig), the NCCL file and the pre-flight verdict."
+  description = "Per host: the OFED stack running, the GPUDirect mode, how DCQCN and host QoS were set (OFED sysfs, debugfs cc_params or NV config through mlxconfig) and whether they hold, the NCCL file and the pre-flight verdict. The priorities and DSCPs, the same on every host, are in traffic_classes."
   value = { for name, h in local.hosts : name => {
     address         = h.address
     ofed_version    = local.all_bootstrap[name].ofed_running_version
     gpudirect_mode  = local.all_bootstrap[name].gpudirect_mode
     reboot_required = local.all_bootstrap[name].reboot_required || local.all_dcqcn[name].reboot_required
+    # The priorities, DSCPs and ToS are the pod's, in traffic_classes: kept once, not per host.
     dcqcn = {
       mechanism       = length(local.dcqcn_mechanisms[name]) > 0 ? join(", ", local.dcqcn_mechanisms[name]) : "unchanged by the last apply"
-      priority        = local.all_dcqcn[name].priority
-      rdma_dscp       = local.all_dcqcn[name].rdma_dscp
-      cnp             = local.all_dcqcn[name].cnp
       reboot_required = local.all_dcqcn[name].reboot_required
       in_sync         = local.all_dcqcn[name].in_sync
     }
     nccl = {
       path     = local.all_nccl[name].path
-      ib_tc    = local.all_nccl[name].ib_tc
       rendered = local.all_nccl[name].rendered
     }
     preflight = {
