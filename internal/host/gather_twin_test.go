@@ -188,10 +188,11 @@ func TestGatherProfiles(t *testing.T) {
 	}
 }
 
-// rhelFactsAbsent are the RHEL-family facts of a Debian twin, whose rpm and dnf are hidden.
+// rhelFactsAbsent are the RHEL-family facts of a Debian twin, whose rpm and dnf are hidden;
+// the gather runs in Debian's sh, dash, which words the missing command so.
 var rhelFactsAbsent = []string{
-	"dnf versionlock: exit status 127: bash: line 1: dnf: command not found",
-	"rpm: exit status 127: bash: line 1: rpm: command not found",
+	"dnf versionlock: exit status 127: sh: 1: dnf: not found",
+	"rpm: exit status 127: sh: 1: rpm: not found",
 }
 
 func TestGatherNetdevDetails(t *testing.T) {

@@ -124,6 +124,16 @@ func Sh(r Runnable) Command {
 	return c
 }
 
+// Exec returns "exec <c>": the shell that runs it becomes c, in the same process (the same
+// PID and process group, the same standard streams), rather than forking a child for it.
+func Exec(c Command) Script {
+	text, err := c.Render()
+	if err != nil {
+		return Script{text: "exec " + c.String(), p: precSimple, err: err}
+	}
+	return Script{text: "exec " + text, p: precSimple}
+}
+
 // join renders parts separated by op. Every part must bind at least as
 // tightly as the operator allows, otherwise it is wrapped in a brace group.
 // Pipelines and sequences are associative, so parts of the same level join

@@ -118,3 +118,29 @@ func TestScriptSemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestExec checks that Exec renders "exec <command>" and that the shell becomes the command:
+// the same PID, and nothing after it runs.
+func TestExec(t *testing.T) {
+	script := Seq(Raw("echo $$"), Exec(Sh(Raw("echo $$"))), New("echo", "never"))
+	line, err := script.Render()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `echo $$; exec sh -c 'echo $$'; echo never`; line != want {
+		t.Errorf("Render() = %q, want %q", line, want)
+	}
+	for _, sh := range shells(t) {
+		out, err := exec.Command(sh, "-c", line).Output()
+		if err != nil {
+			t.Fatalf("%s: %v", sh, err)
+		}
+		pids := strings.Fields(string(out))
+		if len(pids) != 2 || pids[0] != pids[1] {
+			t.Errorf("%s -c %q printed %q, want the same PID twice and nothing else", sh, line, out)
+		}
+	}
+	if _, err := Exec(Sh(Raw("echo \x00"))).Render(); !errors.Is(err, ErrNUL) {
+		t.Errorf("Exec of a bad command: Render() error = %v, want ErrNUL", err)
+	}
+}
