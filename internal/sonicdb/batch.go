@@ -202,11 +202,12 @@ func (b *Batch) Lines() []string {
 	groupable := !b.writesPathTwice()
 	for _, o := range ops {
 		head, key, tail := o.lineParts()
+		share := groupable && key != "" && !strings.ContainsAny(key, "{},")
 		l := groups[[2]string{head, tail}]
-		if l == nil || !groupable || key == "" || strings.ContainsAny(key, "{},") {
+		if l == nil || !share {
 			l = &line{head: head, tail: tail}
 			lines = append(lines, l)
-			if groupable && key != "" && !strings.ContainsAny(key, "{},") {
+			if share {
 				groups[[2]string{head, tail}] = l
 			}
 		}
